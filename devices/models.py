@@ -1,0 +1,175 @@
+import uuid
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.db import models
+from django.urls import reverse
+
+from devices import credentials
+
+# Hostnames and IP literals only: letters, digits, dots, dashes, colons (IPv6); no leading dash,
+# so nothing a user types can be taken for an option by ssh or a shell.
+host_validator = RegexValidator(
+    r"^[A-Za-z0-9_.:\[\]][A-Za-z0-9_.:\[\]-]{0,252}$",
+    "Enter a host name or an IP address (letters, digits, '.', '-', ':'; no leading '-').",
+)
+username_validator = RegexValidator(
+    r"^[a-z_][a-z0-9_-]{0,31}$",
+    "Enter a Linux user name (lower-case letters, digits, '_' and '-', not starting with a digit "
+    "or '-').",
+)
+queue_validator = RegexValidator(r"^[a-z0-9][a-z0-9_-]{0,63}$", "Enter a queue name.")
+
+
+class Board(models.Model):
+    class Status(models.TextChoices):
+        NEW = "new", "new"
+        ONLINE = "online", "online"
+        OFFLINE = "offline", "offline"
+        BUSY = "busy", "busy"
+        MAINTENANCE = "maintenance", "maintenance"
+        NEEDS_ATTENTION = "needs_attention", "needs attention"
+
+    class AuthMethod(models.TextChoices):
+        KEY = "key", "SSH private key"
+        PASSWORD = "password", "password"  # noqa: S105 - a label, not a password
+
+    code = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    name = models.CharField(max_length=64, unique=True)
+    host = models.CharField(max_length=253, validators=[host_validator])
+    port = models.PositiveIntegerField(
+        default=22, validators=[MinValueValidator(1), MaxValueValidator(65535)]
+    )
+    username = models.CharField(max_length=32, default="pi", validators=[username_validator])
+    auth_method = models.CharField(max_length=16, choices=AuthMethod.choices)
+    # Fernet token; see devices.credentials. Never rendered, never exported.
+    credential_ciphertext = models.TextField(editable=False)
+    # The host key the user confirmed ("ssh-ed25519 AAAA..."); empty until confirmed.
+    host_key = models.TextField(blank=True, editable=False)
+    # The key the board offered at registration, waiting for the user's confirmation.
+    offered_host_key = models.TextField(blank=True, editable=False)
+    tags = models.CharField(max_length=200, blank=True, help_text="Comma-separated labels.")
+    queue = models.CharField(
+        max_length=64,
+        default="default",
+        validators=[queue_validator],
+        help_text="The worker queue whose workers can reach this board.",
+    )
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.NEW)
+    status_reason = models.CharField(max_length=500, blank=True)
+    last_seen = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(port__gte=1, port__lte=65535), name="board_port_in_range"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(auth_method__in=["key", "password"]),
+                name="board_auth_method_known",
+            ),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return reverse("devices:board", args=[self.code])
+
+    def set_credential(self, kind: str, secret: str) -> None:
+        self.auth_method = kind
+        self.credential_ciphertext = credentials.encrypt(secret)
+
+    def credential(self) -> credentials.Credential:
+        return credentials.Credential(
+            self.auth_method, credentials.decrypt(self.credential_ciphertext)
+        )
+
+    @property
+    def tag_list(self) -> list[str]:
+        return [tag.strip() for tag in self.tags.split(",") if tag.strip()]
+
+    @property
+    def latest_snapshot(self):
+        return self.snapshots.order_by("-taken_at").first()
+
+
+class FactSnapshot(models.Model):
+    """What one probe found on a board. Kept as history; never edited."""
+
+    board = models.ForeignKey(Board, on_delete=models.CASCADE, related_name="snapshots")
+    taken_at = models.DateTimeField(auto_now_add=True)
+    boot_id = models.CharField(max_length=64, blank=True)
+    # Columns for the dashboard; the whole probe result is in `facts`.
+    model = models.CharField(max_length=120, blank=True)
+    revision = models.CharField(max_length=16, blank=True)
+    kernel_bits = models.PositiveSmallIntegerField(null=True)
+    userland_bits = models.PositiveSmallIntegerField(null=True)
+    os_name = models.CharField(max_length=120, blank=True)
+    temperature_c = models.FloatField(null=True)
+    throttled = models.PositiveIntegerField(null=True)
+    facts = models.JSONField()
+
+    class Meta:
+        ordering = ["-taken_at"]
+        indexes = [
+            # board page: a board's snapshot history, newest first
+            models.Index(fields=["board", "-taken_at"], name="snapshot_board_recent"),
+        ]
+
+    def __str__(self):
+        return f"{self.board} at {self.taken_at:%Y-%m-%d %H:%M}"
+
+
+class BoardTask(models.Model):
+    """One piece of background work on a board (fetch host key, probe, health check).
+
+    The row is the source of truth for the page that shows its progress; Redis only
+    carries the work.
+    """
+
+    class Kind(models.TextChoices):
+        FETCH_HOST_KEY = "fetch_host_key", "fetch host key"
+        PROBE = "probe", "probe"
+        HEALTH = "health", "health check"
+
+    class State(models.TextChoices):
+        QUEUED = "queued", "queued"
+        RUNNING = "running", "running"
+        DONE = "done", "done"
+        FAILED = "failed", "failed"
+
+    code = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    board = models.ForeignKey(Board, on_delete=models.CASCADE, related_name="tasks")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
+    error = models.TextField(blank=True)
+    snapshot = models.ForeignKey(FactSnapshot, null=True, blank=True, on_delete=models.SET_NULL)
+    created = models.DateTimeField(auto_now_add=True)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created"]
+        indexes = [
+            # board page: the latest tasks of a board
+            models.Index(fields=["board", "-created"], name="task_board_recent"),
+        ]
+
+    def __str__(self):
+        return f"{self.get_kind_display()} of {self.board} ({self.state})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.state in {self.State.DONE, self.State.FAILED}
+
+    @property
+    def duration_s(self) -> float | None:
+        if self.started and self.finished:
+            return (self.finished - self.started).total_seconds()
+        return None

@@ -1,0 +1,330 @@
+"""The one place pifarm talks SSH (the only module that imports paramiko).
+
+Rules this module enforces for every caller:
+- host keys are checked against the key the user pinned, before any credential is sent;
+  there is no auto-add, and an unpinned board can only have its key fetched;
+- every step has a deadline: TCP connect, SSH banner, key exchange, authentication, and each
+  command (locally, and remotely with coreutils `timeout`);
+- command lines are built from argument lists with shlex, so every value is quoted;
+- stdout and stderr are drained together (no deadlock on large output) and capped.
+"""
+
+import base64
+import hashlib
+import io
+import select
+import shlex
+import socket
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import paramiko
+
+from devices.credentials import Credential
+
+OUTPUT_CAP = 1024 * 1024  # bytes kept of each stream; the rest is read and dropped
+KILL_GRACE_S = 5  # after the remote `timeout` sends TERM, KILL follows this much later
+TIMEOUT_EXIT_STATUS = 124  # what coreutils `timeout` exits with when it stopped the command
+
+
+class SSHError(Exception):
+    """Base class: the message is meant for the user and never holds a secret."""
+
+
+class ConnectFailed(SSHError):
+    pass
+
+
+class HostKeyMismatch(SSHError):
+    pass
+
+
+class AuthFailed(SSHError):
+    pass
+
+
+class CommandTimeout(SSHError):
+    pass
+
+
+class ConnectionLost(SSHError):
+    pass
+
+
+@dataclass(frozen=True)
+class Target:
+    host: str
+    port: int
+    username: str
+    credential: Credential
+    host_key: str  # pinned "type base64" line
+
+    def __repr__(self) -> str:
+        return f"Target({self.username}@{self.host}:{self.port})"
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    connect: float = 10.0
+    banner: float = 10.0
+    auth: float = 10.0
+
+
+@dataclass
+class Result:
+    exit_status: int
+    stdout: bytes
+    stderr: bytes
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_status == 0
+
+    @property
+    def text(self) -> str:
+        return self.stdout.decode("utf-8", errors="replace")
+
+    def error_text(self, limit: int = 500) -> str:
+        return self.stderr.decode("utf-8", errors="replace").strip()[-limit:]
+
+
+def key_line(key: paramiko.PKey) -> str:
+    return f"{key.get_name()} {key.get_base64()}"
+
+
+def fingerprint(host_key: str) -> str:
+    """SHA256 fingerprint as `ssh-keygen -l` prints it."""
+    try:
+        blob = base64.b64decode(host_key.split()[1], validate=True)
+    except (IndexError, ValueError):
+        raise SSHError("not an SSH public key line") from None
+    digest = base64.b64encode(hashlib.sha256(blob).digest()).decode().rstrip("=")
+    return f"SHA256:{digest}"
+
+
+def _open_transport(host: str, port: int, timeouts: Timeouts, key_types=None):
+    try:
+        sock = socket.create_connection((host, port), timeout=timeouts.connect)
+    except TimeoutError:
+        raise ConnectFailed(
+            f"{host}:{port} did not answer within {timeouts.connect:g} s (unreachable?)"
+        ) from None
+    except ConnectionRefusedError:
+        raise ConnectFailed(f"{host}:{port} refused the connection (is sshd running?)") from None
+    except OSError as exc:
+        raise ConnectFailed(f"cannot connect to {host}:{port}: {exc.strerror or exc}") from None
+    transport = paramiko.Transport(sock)
+    transport.banner_timeout = timeouts.banner
+    transport.handshake_timeout = timeouts.banner
+    transport.auth_timeout = timeouts.auth
+    if key_types:
+        transport.get_security_options().key_types = key_types
+    try:
+        transport.start_client(timeout=timeouts.banner)
+    except (paramiko.SSHException, EOFError, OSError) as exc:
+        transport.close()
+        raise ConnectFailed(f"{host}:{port} did not complete the SSH handshake: {exc}") from None
+    return transport
+
+
+def fetch_host_key(host: str, port: int, timeouts: Timeouts = Timeouts()) -> str:
+    """The host key a server offers, without authenticating (for the user to confirm)."""
+    transport = _open_transport(host, port, timeouts)
+    try:
+        return key_line(transport.get_remote_server_key())
+    finally:
+        transport.close()
+
+
+def _host_key_types(pinned: str) -> list[str]:
+    """Negotiate the pinned key's algorithm, so the server cannot offer another of its keys."""
+    kind = pinned.split()[0]
+    if kind == "ssh-rsa":
+        return ["rsa-sha2-512", "rsa-sha2-256", "ssh-rsa"]
+    return [kind]
+
+
+def _load_private_key(text: str) -> paramiko.PKey:
+    for key_class in (paramiko.Ed25519Key, paramiko.ECDSAKey, paramiko.RSAKey):
+        try:
+            return key_class.from_private_key(io.StringIO(text))
+        except (paramiko.SSHException, ValueError, IndexError):
+            continue
+    raise AuthFailed("the stored private key is not an unencrypted Ed25519, ECDSA or RSA key")
+
+
+def parse_private_key(text: str) -> str:
+    """Validate a pasted private key; return its public half (for display)."""
+    return key_line(_load_private_key(text))
+
+
+class Session:
+    """An authenticated connection to one board. Use as a context manager."""
+
+    def __init__(self, target: Target, timeouts: Timeouts = Timeouts()):
+        if not target.host_key:
+            raise HostKeyMismatch("no host key is pinned for this board; confirm it first")
+        self.target = target
+        self.timeouts = timeouts
+        self._transport = None
+
+    def __enter__(self):
+        self.connect()
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    def connect(self) -> None:
+        target = self.target
+        transport = _open_transport(
+            target.host, target.port, self.timeouts, _host_key_types(target.host_key)
+        )
+        offered = key_line(transport.get_remote_server_key())
+        if offered.split()[:2] != target.host_key.split()[:2]:
+            transport.close()
+            raise HostKeyMismatch(
+                f"the host key of {target.host}:{target.port} has changed: pinned "
+                f"{fingerprint(target.host_key)}, offered {fingerprint(offered)}. "
+                "Nothing was sent. If the board was reinstalled, register its new key; "
+                "otherwise someone may be intercepting the connection."
+            )
+        try:
+            self._authenticate(transport)
+        except AuthFailed:
+            transport.close()
+            raise
+        self._transport = transport
+
+    def _authenticate(self, transport) -> None:
+        credential, user = self.target.credential, self.target.username
+        try:
+            if credential.kind == "key":
+                transport.auth_publickey(user, _load_private_key(credential.secret))
+            else:
+                transport.auth_password(user, credential.secret)
+        except paramiko.AuthenticationException:
+            raise AuthFailed(f"the board refused the {credential.kind} of user {user}") from None
+        except (paramiko.SSHException, EOFError, OSError) as exc:
+            raise AuthFailed(f"authentication did not complete: {exc}") from None
+
+    def close(self) -> None:
+        if self._transport is not None:
+            self._transport.close()
+            self._transport = None
+
+    def run(
+        self,
+        argv: Sequence[str],
+        timeout: float,
+        *,
+        sudo: bool = False,
+        stdin: bytes | None = None,
+        output_cap: int = OUTPUT_CAP,
+    ) -> Result:
+        """Run argv on the board; each element is quoted, so none is shell syntax."""
+        remote = ["timeout", "-k", str(KILL_GRACE_S), f"{timeout:g}", *argv]
+        if sudo:
+            remote = ["sudo", "-n", "--", *remote]
+        result = self._exec(shlex.join(remote), timeout + KILL_GRACE_S + 2, stdin, output_cap)
+        if result.exit_status == TIMEOUT_EXIT_STATUS:
+            raise CommandTimeout(f"{argv[0]} did not finish within {timeout:g} s; it was stopped")
+        return result
+
+    def run_script(self, script: str, timeout: float, *, sudo: bool = False) -> Result:
+        """Run a fixed sh script fed on stdin (pifarm's own scripts, never user text)."""
+        return self.run(["sh", "-s"], timeout, sudo=sudo, stdin=script.encode())
+
+    def _exec(self, command: str, deadline_s: float, stdin, cap: int) -> Result:
+        if self._transport is None or not self._transport.is_active():
+            raise ConnectionLost("the connection to the board is closed")
+        try:
+            channel = self._transport.open_session(timeout=self.timeouts.connect)
+            channel.exec_command(command)
+            if stdin is not None:
+                channel.sendall(stdin)
+            channel.shutdown_write()
+        except (paramiko.SSHException, EOFError, OSError) as exc:
+            raise ConnectionLost(f"the connection dropped while starting a command: {exc}") from None
+        try:
+            return _drain(channel, time.monotonic() + deadline_s, cap)
+        finally:
+            channel.close()
+
+    def write_file_atomic(self, path: str, data: bytes, *, sudo: bool, timeout: float = 30) -> str:
+        """Replace path with data: temp file, checksum check, backup, rename. Returns backup path.
+
+        The rename is the only step that touches the file itself, so a dropped connection
+        leaves either the old or the new content, never a truncated file.
+        """
+        digest = hashlib.sha256(data).hexdigest()
+        backup = f"{path}.pifarm-{time.strftime('%Y%m%d-%H%M%S')}.bak"
+        result = self.run(
+            ["sh", "-c", _ATOMIC_WRITE, "pifarm-write", path, backup, digest],
+            timeout,
+            sudo=sudo,
+            stdin=data,
+        )
+        if not result.ok:
+            raise SSHError(f"writing {path} failed: {result.error_text() or result.exit_status}")
+        return backup if result.text.strip() == "backup" else ""
+
+
+# $1 path, $2 backup path, $3 expected sha256; data on stdin.
+_ATOMIC_WRITE = r"""
+set -eu
+tmp="$(dirname -- "$1")/.pifarm-tmp.$$"
+trap 'rm -f -- "$tmp"' EXIT
+cat > "$tmp"
+got=$(sha256sum -- "$tmp" | cut -d' ' -f1)
+if [ "$got" != "$3" ]; then echo "checksum mismatch: got $got" >&2; exit 3; fi
+if [ -e "$1" ]; then chmod --reference="$1" -- "$tmp"; chown --reference="$1" -- "$tmp"; fi
+sync -- "$tmp"
+if [ -e "$1" ]; then cp -p -- "$1" "$2"; echo backup; fi
+mv -f -- "$tmp" "$1"
+trap - EXIT
+sync -- "$(dirname -- "$1")"
+"""
+
+
+def _drain(channel, deadline: float, cap: int) -> Result:
+    """Read stdout and stderr as they come until the command exits or the deadline passes."""
+    out, err = bytearray(), bytearray()
+    out_cut = err_cut = False
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise CommandTimeout("the command did not finish in time; it was stopped")
+        readable, _, _ = select.select([channel], [], [], min(remaining, 0.5))
+        got_data = False
+        while channel.recv_ready():
+            chunk = channel.recv(65536)
+            got_data = got_data or bool(chunk)
+            out_cut = _keep(out, chunk, cap) or out_cut
+        while channel.recv_stderr_ready():
+            chunk = channel.recv_stderr(65536)
+            got_data = got_data or bool(chunk)
+            err_cut = _keep(err, chunk, cap) or err_cut
+        if channel.exit_status_ready() and not channel.recv_ready():
+            if not channel.recv_stderr_ready():
+                break
+        if readable and not got_data and channel.closed:
+            break
+        if not channel.get_transport().is_active():
+            raise ConnectionLost("the connection to the board dropped during the command")
+    if not channel.exit_status_ready():
+        raise ConnectionLost("the connection closed before the command reported its exit status")
+    status = channel.recv_exit_status()
+    if status == -1:
+        raise ConnectionLost("the command ended without an exit status (sshd went away?)")
+    return Result(status, bytes(out), bytes(err), out_cut, err_cut)
+
+
+def _keep(buffer: bytearray, chunk: bytes, cap: int) -> bool:
+    room = cap - len(buffer)
+    if room > 0:
+        buffer.extend(chunk[:room])
+    return len(chunk) > room

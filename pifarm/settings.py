@@ -1,0 +1,170 @@
+"""pifarm settings, read from the environment (see .env.example for every variable).
+
+Defaults make a clean checkout run on one machine: SQLite and an embedded Redis in
+PIFARM_DATA_DIR. DATABASE_URL and REDIS_URL switch to shared servers for a team.
+"""
+
+from pathlib import Path
+from urllib.parse import urlparse
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+from django.core.management.utils import get_random_secret_key
+from cryptography.fernet import Fernet
+
+from pifarm import embedded_redis
+from pifarm.env import env_bool, env_int, env_list, env_str, persistent_secret
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(env_str("PIFARM_DATA_DIR", str(BASE_DIR / "var"))).resolve()
+
+DEBUG = env_bool("PIFARM_DEBUG", False)
+SECRET_KEY = persistent_secret("PIFARM_SECRET_KEY", DATA_DIR / "secret_key", get_random_secret_key)
+ALLOWED_HOSTS = env_list("PIFARM_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
+CSRF_TRUSTED_ORIGINS = env_list("PIFARM_CSRF_TRUSTED_ORIGINS", "")
+
+# Board credentials (SSH keys, passwords) are encrypted with this Fernet key. Several keys,
+# comma-separated, allow rotation: the first encrypts, all decrypt.
+CREDENTIAL_KEYS = persistent_secret(
+    "PIFARM_CREDENTIAL_KEY",
+    DATA_DIR / "credential_key",
+    lambda: Fernet.generate_key().decode(),
+).split(",")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "django_rq",
+    "devices",
+    "benchmarks",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "pifarm.urls"
+WSGI_APPLICATION = "pifarm.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+
+def _database(url: str | None) -> dict:
+    if not url:
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": DATA_DIR / "pifarm.sqlite3"}
+    try:
+        config = dj_database_url.parse(url, conn_max_age=60)
+    except (ValueError, KeyError) as exc:
+        raise ImproperlyConfigured(f"DATABASE_URL is not a valid database URL: {exc}") from None
+    if config.get("ENGINE") not in {
+        "django.db.backends.postgresql",
+        "django.db.backends.sqlite3",
+    }:
+        raise ImproperlyConfigured("DATABASE_URL must be a postgres:// or sqlite:// URL")
+    return config
+
+
+DATABASES = {"default": _database(env_str("DATABASE_URL") or None)}
+if "sqlite3" in DATABASES["default"]["ENGINE"]:
+    # Web server and workers write concurrently: wait for the lock instead of failing.
+    DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+
+def _redis_url(url: str | None) -> str:
+    if not url:
+        return embedded_redis.url(DATA_DIR)
+    if urlparse(url).scheme not in {"redis", "rediss", "unix"}:
+        raise ImproperlyConfigured("REDIS_URL must start with redis://, rediss:// or unix://")
+    return url
+
+
+REDIS_URL = _redis_url(env_str("REDIS_URL") or None)
+EMBEDDED_REDIS = not env_str("REDIS_URL")
+
+# Queues: "default" for work any worker can do; boards name the queue of the worker that can
+# reach them (PIFARM_QUEUES lists the extra ones, e.g. "bench-a,bench-b").
+RQ_QUEUE_NAMES = ["default", *env_list("PIFARM_QUEUES", "")]
+RQ_QUEUES = {name: {"URL": REDIS_URL, "DEFAULT_TIMEOUT": 900} for name in RQ_QUEUE_NAMES}
+RQ_SHOW_ADMIN_LINK = True
+
+# SSH to boards: every step has a deadline (seconds).
+SSH_CONNECT_TIMEOUT = env_int("PIFARM_SSH_CONNECT_TIMEOUT", 10, minimum=1)
+SSH_COMMAND_TIMEOUT = env_int("PIFARM_SSH_COMMAND_TIMEOUT", 60, minimum=1)
+HEALTH_CHECK_INTERVAL = env_int("PIFARM_HEALTH_CHECK_INTERVAL", 60, minimum=5)
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "devices:dashboard"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = env_str("PIFARM_TIME_ZONE", "UTC")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = DATA_DIR / "staticfiles"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if not DEBUG
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
+
+# Behind HTTPS (a team server) turn these on; the demo on localhost runs plain HTTP.
+HTTPS = env_bool("PIFARM_HTTPS", False)
+SESSION_COOKIE_SECURE = HTTPS
+CSRF_COOKIE_SECURE = HTTPS
+SECURE_SSL_REDIRECT = HTTPS
+SECURE_HSTS_SECONDS = 31536000 if HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
+SECURE_HSTS_PRELOAD = HTTPS
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if HTTPS else None
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SESSION_COOKIE_HTTPONLY = True
+X_FRAME_OPTIONS = "DENY"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("PIFARM_LOG_LEVEL", "INFO")},
+    # paramiko logs every transport event at INFO; keep its warnings only.
+    "loggers": {"paramiko": {"level": "WARNING"}},
+}
+
