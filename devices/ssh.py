@@ -248,7 +248,9 @@ class Session:
                 channel.sendall(stdin)
             channel.shutdown_write()
         except (paramiko.SSHException, EOFError, OSError) as exc:
-            raise ConnectionLost(f"the connection dropped while starting a command: {exc}") from None
+            raise ConnectionLost(
+                f"the connection dropped while starting a command: {exc}"
+            ) from None
         try:
             return _drain(channel, time.monotonic() + deadline_s, cap)
         finally:

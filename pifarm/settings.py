@@ -8,9 +8,9 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import dj_database_url
+from cryptography.fernet import Fernet
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.utils import get_random_secret_key
-from cryptography.fernet import Fernet
 
 from pifarm import embedded_redis
 from pifarm.env import env_bool, env_int, env_list, env_str, persistent_secret
@@ -167,4 +167,3 @@ LOGGING = {
     # paramiko logs every transport event at INFO; keep its warnings only.
     "loggers": {"paramiko": {"level": "WARNING"}},
 }
-

@@ -1,0 +1,64 @@
+from django.contrib import admin
+
+from devices import ssh
+from devices.models import Board, BoardTask, FactSnapshot
+
+
+@admin.register(Board)
+class BoardAdmin(admin.ModelAdmin):
+    # credential_ciphertext is not editable and never listed: secrets stay out of the admin.
+    list_display = ["name", "host", "port", "username", "status", "queue", "last_seen"]
+    list_filter = ["status", "queue", "auth_method"]
+    search_fields = ["name", "host", "tags"]
+    fields = [
+        "name",
+        "host",
+        "port",
+        "username",
+        "auth_method_label",
+        "host_key_fingerprint",
+        "tags",
+        "queue",
+        "status",
+        "status_reason",
+        "last_seen",
+        "created_by",
+    ]
+    readonly_fields = ["auth_method_label", "host_key_fingerprint", "last_seen", "created_by"]
+
+    def has_add_permission(self, request):
+        return False  # boards are registered through the fingerprint check, not here
+
+    @admin.display(description="Logs in with")
+    def auth_method_label(self, board):
+        return board.get_auth_method_display()
+
+    @admin.display(description="Pinned host key")
+    def host_key_fingerprint(self, board):
+        return ssh.fingerprint(board.host_key) if board.host_key else "not confirmed"
+
+
+@admin.register(FactSnapshot)
+class FactSnapshotAdmin(admin.ModelAdmin):
+    list_display = ["board", "taken_at", "model", "kernel_bits", "userland_bits", "os_name"]
+    list_filter = ["board"]
+    readonly_fields = [field.name for field in FactSnapshot._meta.fields]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(BoardTask)
+class BoardTaskAdmin(admin.ModelAdmin):
+    list_display = ["board", "kind", "state", "created", "finished"]
+    list_filter = ["kind", "state"]
+    readonly_fields = [field.name for field in BoardTask._meta.fields]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

@@ -1,0 +1,127 @@
+"""RQ jobs on boards. Each takes a BoardTask id, claims it, and records how it ended."""
+
+import logging
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from devices import remote, ssh
+from devices.credentials import CredentialError
+from devices.locks import BoardBusy, board_lock
+from devices.models import Board, BoardTask, FactSnapshot
+from devices.probe import PROBE_SCRIPT, ProbeError, parse_probe_output
+
+log = logging.getLogger(__name__)
+
+PROBE_TIMEOUT_S = 30
+LOCK_TTL_S = 120
+
+
+def _claim(task_id: int) -> BoardTask | None:
+    """Move the task from queued to running; None if someone else already did."""
+    claimed = BoardTask.objects.filter(pk=task_id, state=BoardTask.State.QUEUED).update(
+        state=BoardTask.State.RUNNING, started=timezone.now()
+    )
+    if not claimed:
+        log.warning("task %s was not queued any more; skipping", task_id)
+        return None
+    return BoardTask.objects.select_related("board").get(pk=task_id)
+
+
+def _finish(task: BoardTask, error: str = "", snapshot: FactSnapshot | None = None) -> None:
+    BoardTask.objects.filter(pk=task.pk).update(
+        state=BoardTask.State.FAILED if error else BoardTask.State.DONE,
+        error=error,
+        snapshot=snapshot,
+        finished=timezone.now(),
+    )
+
+
+def _mark_board(board: Board, status: str, reason: str = "") -> None:
+    """Record reachability, leaving a board that a person put in maintenance alone."""
+    updates = {"status_reason": reason}
+    if status == Board.Status.ONLINE:
+        updates["last_seen"] = timezone.now()
+    Board.objects.filter(pk=board.pk).exclude(status=Board.Status.MAINTENANCE).update(
+        status=status, **updates
+    )
+
+
+def _status_for(error: Exception) -> str:
+    if isinstance(error, ssh.HostKeyMismatch | ssh.AuthFailed | CredentialError):
+        return Board.Status.NEEDS_ATTENTION
+    return Board.Status.OFFLINE
+
+
+def fetch_host_key(task_id: int) -> None:
+    task = _claim(task_id)
+    if task is None:
+        return
+    board = task.board
+    try:
+        offered = ssh.fetch_host_key(board.host, board.port, remote.timeouts())
+    except ssh.SSHError as exc:
+        _finish(task, str(exc))
+        return
+    Board.objects.filter(pk=board.pk).update(offered_host_key=offered)
+    _finish(task)
+
+
+def probe_board(task_id: int) -> None:
+    task = _claim(task_id)
+    if task is None:
+        return
+    board = task.board
+    try:
+        with board_lock(board.pk, ttl=LOCK_TTL_S, wait=LOCK_TTL_S):
+            with remote.session(board) as session:
+                result = session.run_script(PROBE_SCRIPT, PROBE_TIMEOUT_S)
+            facts = parse_probe_output(result.text)
+    except (ssh.SSHError, CredentialError) as exc:
+        _mark_board(board, _status_for(exc), str(exc))
+        _finish(task, str(exc))
+        return
+    except (BoardBusy, ProbeError) as exc:
+        _finish(task, str(exc))
+        return
+    with transaction.atomic():
+        snapshot = _save_snapshot(board, facts)
+        _mark_board(board, Board.Status.ONLINE)
+        _finish(task, snapshot=snapshot)
+
+
+def _save_snapshot(board: Board, facts) -> FactSnapshot:
+    return FactSnapshot.objects.create(
+        board=board,
+        boot_id=facts.boot_id or "",
+        model=facts.model or "",
+        revision=facts.revision.code if facts.revision else "",
+        kernel_bits=facts.kernel_bits,
+        userland_bits=facts.userland_bits,
+        os_name=facts.os_pretty_name or "",
+        temperature_c=facts.temperature_c,
+        throttled=facts.throttled,
+        facts=facts.to_dict(),
+    )
+
+
+def check_health(task_id: int) -> None:
+    """Is the board reachable and does it let us in? One short command, no lock wait."""
+    task = _claim(task_id)
+    if task is None:
+        return
+    board = task.board
+    try:
+        with board_lock(board.pk, ttl=LOCK_TTL_S):
+            with remote.session(board) as session:
+                session.run(["true"], settings.SSH_CONNECT_TIMEOUT)
+    except BoardBusy:
+        _finish(task)  # a job is driving the board right now: it is evidently reachable
+        return
+    except (ssh.SSHError, CredentialError) as exc:
+        _mark_board(board, _status_for(exc), str(exc))
+        _finish(task, str(exc))
+        return
+    _mark_board(board, Board.Status.ONLINE)
+    _finish(task)

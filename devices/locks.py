@@ -1,0 +1,30 @@
+"""One job drives a board at a time, across workers and machines.
+
+The lock lives in the shared Redis and expires by itself, so a worker that dies while
+holding it blocks its board for at most the lock's lifetime.
+"""
+
+from contextlib import contextmanager
+
+import django_rq
+from redis.exceptions import LockError
+
+
+class BoardBusy(Exception):
+    pass
+
+
+@contextmanager
+def board_lock(board_id: int, *, ttl: float, wait: float = 0):
+    lock = django_rq.get_connection("default").lock(
+        f"pifarm:board-lock:{board_id}", timeout=ttl, blocking=wait > 0, blocking_timeout=wait
+    )
+    if not lock.acquire():
+        raise BoardBusy("another job is driving this board right now")
+    try:
+        yield lock
+    finally:
+        try:
+            lock.release()
+        except LockError:  # expired while we worked: someone else may hold it now
+            pass

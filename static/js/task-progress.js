@@ -1,0 +1,38 @@
+// Polls a background task until it finishes, updating its state in place; then swaps in
+// the refreshed block (data-refresh-url) or reloads the page (data-reload).
+(function () {
+  "use strict";
+  const POLL_MS = 1000;
+
+  function watch(box) {
+    const stateEl = box.querySelector(".task-state");
+    const errorEl = box.querySelector(".task-error");
+    async function poll() {
+      let data;
+      try {
+        const response = await fetch(box.dataset.taskUrl, { headers: { Accept: "application/json" } });
+        if (!response.ok) throw new Error(response.status);
+        data = await response.json();
+      } catch (err) {
+        stateEl.textContent = "status unavailable, retrying…";
+        setTimeout(poll, POLL_MS * 3);
+        return;
+      }
+      stateEl.textContent = data.label + (data.duration_s ? " in " + data.duration_s.toFixed(1) + " s" : "");
+      stateEl.className = "task-state state-" + data.state;
+      errorEl.textContent = data.error;
+      if (!data.finished) {
+        setTimeout(poll, POLL_MS);
+      } else if (box.dataset.reload) {
+        window.location.reload();
+      } else if (box.dataset.refreshUrl && data.state === "done") {
+        const html = await (await fetch(box.dataset.refreshUrl)).text();
+        document.getElementById(box.dataset.refreshTarget).innerHTML = html;
+      }
+    }
+    const state = stateEl.className.match(/state-(\w+)/)[1];
+    if (state === "queued" || state === "running") poll();
+  }
+
+  document.querySelectorAll(".task[data-task-url]").forEach(watch);
+})();
