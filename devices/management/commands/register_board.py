@@ -27,6 +27,11 @@ class Command(BaseCommand):
         parser.add_argument("--tags", default="")
         parser.add_argument("--queue", default="default")
         parser.add_argument("--no-probe", action="store_true", help="do not queue a probe")
+        parser.add_argument(
+            "--replace",
+            action="store_true",
+            help="update the board of that name (new address, key or credential), keeping history",
+        )
 
     def handle(self, *args, **opts):
         kind, secret = self._credential(opts["key_file"], opts["password_file"])
@@ -36,10 +41,10 @@ class Command(BaseCommand):
                 f"{opts['host']} offered {ssh.fingerprint(offered)}, not {opts['fingerprint']}; "
                 "nothing was registered"
             )
-        board = Board(
-            name=opts["name"], host=opts["host"], port=opts["port"], username=opts["user"],
-            tags=opts["tags"], queue=opts["queue"], host_key=offered,
-        )  # fmt: skip
+        board = Board.objects.filter(name=opts["name"]).first() if opts["replace"] else None
+        board = board or Board(name=opts["name"])
+        board.host, board.port, board.username = opts["host"], opts["port"], opts["user"]
+        board.tags, board.queue, board.host_key = opts["tags"], opts["queue"], offered
         board.set_credential(kind, secret)
         try:
             board.full_clean()

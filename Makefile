@@ -1,0 +1,48 @@
+# pifarm: `make demo` runs the app with a simulated farm; `make test` runs every test.
+# Both install what they need first (Debian packages as root, then a virtualenv).
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+# Debian packages: sshd/sudo/iproute2 for the simulated Pis, the benchmark tools they run,
+# Chromium for the browser tests, gcc for building Python wheels when needed.
+APT_PACKAGES := python3-venv openssh-server openssh-client sudo iproute2 procps iperf3 \
+	chromium chromium-driver gcc make
+export PIFARM_PLAYWRIGHT_BROWSER ?= /usr/bin/chromium
+
+.PHONY: setup system venv demo test lint clean
+
+setup: system venv
+
+system:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing Debian packages: $$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+venv: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r requirements-dev.txt
+	touch $@
+
+demo: setup
+	$(PY) manage.py migrate --no-input -v0
+	$(PY) manage.py collectstatic --no-input -v0
+	$(PY) manage.py demo
+
+test: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	PIFARM_DATA_DIR=$(CURDIR)/var/test $(PY) -m pytest $(PYTEST_ARGS)
+
+lint: venv
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+clean:
+	-$(PY) -m pisim down --all
+	rm -rf var/test

@@ -1,0 +1,124 @@
+"""Run pifarm with a farm of simulated Pis: the main job of `make demo`."""
+
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+
+DEMO_FARM = "demo"
+DEMO_SUBNET_INDEX = 1  # the farm lives in 10.213.1.0/24 (see pisim)
+
+
+class Command(BaseCommand):
+    help = "Start a simulated farm, register its boards, a worker and the web server."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--nodes", type=int, default=3)
+        parser.add_argument("--port", type=int, default=int(os.environ.get("PIFARM_PORT", 8000)))
+        parser.add_argument("--workers", type=int, default=2)
+
+    def handle(self, *args, nodes, port, workers, **options):
+        if os.geteuid() != 0:
+            raise CommandError("the simulated farm needs root (network namespaces, sshd)")
+        password = self._demo_user()
+        children = []
+        try:
+            farm = self._start_farm(nodes)
+            self._register(farm)
+            children += [self._spawn("rqworker", "default") for _ in range(workers)]
+            children.append(
+                self._spawn("healthcheck", "--every", str(settings.HEALTH_CHECK_INTERVAL))
+            )
+            children.append(self._web_server(port))
+            self.stdout.write(
+                self.style.SUCCESS(
+                    f"\npifarm is running at http://127.0.0.1:{port}/\n"
+                    f"log in as demo / {password}\n"
+                    f"{len(farm)} simulated Pis: "
+                    + ", ".join(f"{node['name']} ({node['profile']})" for node in farm)
+                    + "\nPress Ctrl-C to stop everything.\n"
+                )
+            )
+            self._wait(children)
+        finally:
+            self._stop(children)
+
+    def _demo_user(self) -> str:
+        path = settings.DATA_DIR / "demo_password"
+        if path.exists():
+            password = path.read_text().strip()
+        else:
+            password = secrets.token_urlsafe(12)
+            path.write_text(password + "\n")
+            path.chmod(0o600)
+        user, _ = get_user_model().objects.get_or_create(username="demo")
+        user.is_staff = user.is_superuser = True
+        user.set_password(password)
+        user.save()
+        return password
+
+    def _start_farm(self, nodes: int) -> list[dict]:
+        self.stdout.write(f"starting {nodes} simulated Pis…")
+        command = [sys.executable, "-m", "pisim", "up", "--name", DEMO_FARM]
+        command += ["--subnet-index", str(DEMO_SUBNET_INDEX), "--nodes", str(nodes), "--json"]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=180)
+        if done.returncode != 0:
+            raise CommandError(f"the simulated farm did not start:\n{done.stderr}")
+        return json.loads(done.stdout)["nodes"]
+
+    def _register(self, farm: list[dict]) -> None:
+        for node in farm:
+            call_command(
+                "register_board",
+                f"sim-{node['name']}",
+                node["host"],
+                port=node["port"],
+                user=node["user"],
+                key_file=Path(node["private_key_path"]),
+                fingerprint=node["host_key_fingerprint"],
+                tags=f"simulated,{node['profile']}",
+                replace=True,
+                stdout=self.stdout,
+            )
+
+    def _spawn(self, *command: str) -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, "manage.py", *command], cwd=settings.BASE_DIR)
+
+    def _web_server(self, port: int) -> subprocess.Popen:
+        gunicorn = Path(sys.executable).with_name("gunicorn")
+        return subprocess.Popen(
+            [str(gunicorn), "pifarm.wsgi", "--bind", f"127.0.0.1:{port}", "--threads", "8"],
+            cwd=settings.BASE_DIR,
+        )
+
+    def _wait(self, children: list[subprocess.Popen]) -> None:
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+        try:
+            while all(child.poll() is None for child in children):
+                time.sleep(1)
+        except KeyboardInterrupt:
+            return
+        dead = [child.args for child in children if child.poll() is not None]
+        raise CommandError(f"a demo process stopped: {dead}")
+
+    def _stop(self, children: list[subprocess.Popen]) -> None:
+        for child in children:
+            child.terminate()
+        for child in children:
+            try:
+                child.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                child.kill()
+        subprocess.run(
+            [sys.executable, "-m", "pisim", "down", "--name", DEMO_FARM], timeout=60, check=False
+        )
+        self.stdout.write("stopped the web server, the workers and the simulated farm")
