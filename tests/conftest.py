@@ -1,0 +1,56 @@
+import django_rq
+import pytest
+from rq import SimpleWorker
+
+pytest_plugins = ["pisim.pytest_plugin"]
+
+PASSWORD = "correct horse battery staple"  # the test user's, not a board's
+
+
+@pytest.fixture(autouse=True)
+def test_settings(settings):
+    """Tests render templates without collectstatic, and hash test passwords fast."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+
+
+@pytest.fixture
+def user(django_user_model):
+    return django_user_model.objects.create_user("alice", password=PASSWORD)
+
+
+@pytest.fixture
+def staff(django_user_model):
+    return django_user_model.objects.create_superuser("root-admin", password=PASSWORD)
+
+
+@pytest.fixture
+def logged_in(client, user):
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def redis_queue():
+    """The real (embedded or REDIS_URL) Redis, emptied for this test."""
+    connection = django_rq.get_connection("default")
+    connection.flushdb()
+    yield django_rq.get_queue("default")
+    connection.flushdb()
+
+
+@pytest.fixture
+def run_jobs(redis_queue, django_capture_on_commit_callbacks):
+    """Run every queued job with a real RQ worker, in this process, until the queue is empty.
+
+    SimpleWorker runs jobs in-process, so they see the test's database.
+    """
+
+    def run():
+        worker = SimpleWorker([redis_queue], connection=redis_queue.connection)
+        worker.work(burst=True, with_scheduler=False)
+
+    return run

@@ -1,0 +1,114 @@
+import uuid
+
+import pytest
+from django.urls import reverse
+
+from devices.models import Board, BoardTask, FactSnapshot
+
+from .factories import TEST_PRIVATE_KEY, make_board
+
+pytestmark = pytest.mark.django_db
+
+
+def snapshot_for(board, throttled=0x50005):
+    return FactSnapshot.objects.create(
+        board=board,
+        model="Raspberry Pi 4 Model B Rev 1.4",
+        kernel_bits=64,
+        userland_bits=32,
+        os_name="Raspberry Pi OS",
+        temperature_c=51.2,
+        throttled=throttled,
+        facts={
+            "model": "Raspberry Pi 4 Model B Rev 1.4",
+            "config_txt": "arm_boost=1\n",
+            "config_path": "/boot/firmware/config.txt",
+            "throttled": throttled,
+            "tools": {"iperf3": True, "lame": False},
+        },
+    )
+
+
+def test_the_board_page_shows_facts_and_throttling_in_words(logged_in):
+    board = make_board()
+    snapshot_for(board)
+    response = logged_in.get(board.get_absolute_url())
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert "Raspberry Pi 4 Model B Rev 1.4" in body
+    assert "/boot/firmware/config.txt" in body
+    assert "under-voltage" in body.lower()
+    assert TEST_PRIVATE_KEY.splitlines()[1] not in body
+
+
+def test_an_unknown_board_is_404(logged_in):
+    assert logged_in.get(reverse("devices:board", args=[uuid.uuid4()])).status_code == 404
+
+
+def test_anonymous_users_cannot_see_a_board(client):
+    board = make_board()
+    assert client.get(board.get_absolute_url()).status_code == 302
+
+
+def test_actions_need_post(logged_in):
+    board = make_board()
+    url = reverse("devices:start_task", args=[board.code, "probe"])
+    assert logged_in.get(url).status_code == 405
+
+
+def test_an_unknown_action_is_404(logged_in):
+    board = make_board()
+    url = reverse("devices:start_task", args=[board.code, "reboot"])
+    assert logged_in.post(url).status_code == 404
+
+
+def test_reprobe_queues_a_probe(logged_in, redis_queue):
+    board = make_board()
+    logged_in.post(reverse("devices:start_task", args=[board.code, "probe"]))
+    assert board.tasks.get().kind == BoardTask.Kind.PROBE
+
+
+def test_task_status_answers_json(logged_in):
+    board = make_board()
+    task = BoardTask.objects.create(board=board, kind=BoardTask.Kind.PROBE)
+    data = logged_in.get(reverse("devices:task_status", args=[task.code])).json()
+    assert data == {
+        "state": "queued",
+        "label": "queued",
+        "kind": "probe",
+        "error": "",
+        "finished": False,
+        "duration_s": None,
+    }
+
+
+def test_the_dashboard_lists_boards_with_status_and_bitness(logged_in):
+    board = make_board(status=Board.Status.ONLINE)
+    snapshot_for(board)
+    body = logged_in.get(reverse("devices:dashboard")).content.decode()
+    assert "bench-1" in body
+    assert "64 / 32-bit" in body
+    assert "51.2 °C" in body
+
+
+def test_confirm_refuses_a_fingerprint_that_is_not_the_offered_one(logged_in):
+    board = make_board(host_key="")
+    Board.objects.filter(pk=board.pk).update(
+        offered_host_key="ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOzP"
+    )
+    url = reverse("devices:confirm_decision", args=[board.code])
+    response = logged_in.post(url, {"decision": "accept", "fingerprint": "SHA256:forged"})
+    board.refresh_from_db()
+    assert response.status_code == 302
+    assert board.host_key == ""
+
+
+def test_rejecting_the_key_forgets_the_board(logged_in):
+    board = make_board(host_key="")
+    from devices import ssh
+
+    offered = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOzP"
+    Board.objects.filter(pk=board.pk).update(offered_host_key=offered)
+    url = reverse("devices:confirm_decision", args=[board.code])
+    logged_in.post(url, {"decision": "reject", "fingerprint": ssh.fingerprint(offered)})
+    assert not Board.objects.filter(pk=board.pk).exists()

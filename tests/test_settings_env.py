@@ -1,0 +1,52 @@
+"""A bad value in the environment stops start-up with a message naming the variable."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import redis
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def manage_check(tmp_path, **env):
+    inherited = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+    environment = {**inherited, "PIFARM_DATA_DIR": str(tmp_path), **env}
+    return subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("DATABASE_URL", "mysql-ish://nope"),
+        ("DATABASE_URL", "mysql://root@127.0.0.1/test"),
+        ("REDIS_URL", "http://127.0.0.1:6379"),
+        ("PIFARM_DEBUG", "perhaps"),
+        ("PIFARM_SSH_CONNECT_TIMEOUT", "ten"),
+        ("PIFARM_HEALTH_CHECK_INTERVAL", "1"),
+    ],
+)
+def test_a_bad_value_stops_start_up_naming_the_variable(tmp_path, variable, value):
+    done = manage_check(tmp_path, **{variable: value})
+    assert done.returncode != 0
+    assert variable in done.stderr
+
+
+def test_defaults_start_with_sqlite_and_an_embedded_redis(tmp_path):
+    done = manage_check(tmp_path)
+    assert done.returncode == 0, done.stderr
+    embedded = redis.Redis(unix_socket_path=str(tmp_path / "redis.sock"))
+    try:
+        assert embedded.ping()
+    finally:
+        embedded.shutdown(nosave=True)
+    assert (tmp_path / "credential_key").stat().st_mode & 0o777 == 0o600
