@@ -125,3 +125,14 @@ def check_health(task_id: int) -> None:
         return
     _mark_board(board, Board.Status.ONLINE)
     _finish(task)
+
+
+def task_crashed(job, connection, exc_type, exc_value, traceback) -> None:
+    """RQ failure callback: a job that raised (a bug, a job timeout) still ends its task."""
+    BoardTask.objects.filter(
+        pk=job.args[0], state__in=[BoardTask.State.QUEUED, BoardTask.State.RUNNING]
+    ).update(
+        state=BoardTask.State.FAILED,
+        error=f"the job failed unexpectedly ({exc_type.__name__}); see the worker log",
+        finished=timezone.now(),
+    )

@@ -2,12 +2,13 @@
 
 import django_rq
 from django.db import transaction
+from rq import Callback
 
 from devices.models import Board, BoardTask
 
 
 def start(board: Board, kind: str) -> BoardTask:
-    from devices import jobs  # jobs imports this module's callers' models; keep it lazy
+    from devices import jobs  # jobs needs the SSH stack: load it only when work starts
 
     task = BoardTask.objects.create(board=board, kind=kind)
     job_function = {
@@ -17,5 +18,9 @@ def start(board: Board, kind: str) -> BoardTask:
     }[kind]
     queue = django_rq.get_queue(board.queue)
     # Only the task id goes into Redis: job arguments show on the queue dashboard.
-    transaction.on_commit(lambda: queue.enqueue(job_function, task.pk, job_timeout=300))
+    transaction.on_commit(
+        lambda: queue.enqueue(
+            job_function, task.pk, job_timeout=300, on_failure=Callback(jobs.task_crashed)
+        )
+    )
     return task

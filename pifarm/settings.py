@@ -93,6 +93,8 @@ DATABASES = {"default": _database(env_str("DATABASE_URL") or None)}
 if "sqlite3" in DATABASES["default"]["ENGINE"]:
     # Web server and workers write concurrently: wait for the lock instead of failing.
     DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}
+    # A file, not memory, so that worker processes started by the tests see the test data.
+    DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / "test.sqlite3")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 

@@ -8,7 +8,7 @@ PASSWORD = "correct horse battery staple"  # the test user's, not a board's
 
 
 @pytest.fixture(autouse=True)
-def test_settings(settings):
+def fast_test_settings(settings):
     """Tests render templates without collectstatic, and hash test passwords fast."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only
     settings.STORAGES = {
@@ -43,7 +43,7 @@ def redis_queue():
 
 
 @pytest.fixture
-def run_jobs(redis_queue, django_capture_on_commit_callbacks):
+def run_jobs(redis_queue):
     """Run every queued job with a real RQ worker, in this process, until the queue is empty.
 
     SimpleWorker runs jobs in-process, so they see the test's database.

@@ -1,0 +1,66 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = os.environ.get("PIFARM_PLAYWRIGHT_BROWSER", "/usr/bin/chromium")
+# Chromium flags for a closed network: no background requests to anywhere.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    # Playwright's sync API runs an event loop in this thread; Django's ORM calls made by the
+    # test itself (not by the live server) are still synchronous.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def worker_process(transactional_db, redis_queue):
+    """A real `manage.py rqworker` process on the test database and the test Redis."""
+    database = connection.settings_dict["NAME"]
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{database}", "REDIS_URL": settings.REDIS_URL}
+    worker = subprocess.Popen(
+        [sys.executable, "manage.py", "rqworker", "default", "--worker-class", "rq.SimpleWorker"],
+        cwd=ROOT,
+        env=env,
+    )
+    yield worker
+    worker.terminate()
+    worker.wait(timeout=20)
+
+
+def screenshot(page, name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path

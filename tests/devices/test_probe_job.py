@@ -1,0 +1,113 @@
+"""Probing simulated Pis end to end: a real RQ worker, real Redis, real sshd."""
+
+import pytest
+
+from devices import tasks
+from devices.models import Board, BoardTask
+
+from .simfarm import register_node
+
+pytestmark = [pytest.mark.pisim, pytest.mark.django_db(transaction=True)]
+
+
+def probe(board, run_jobs) -> BoardTask:
+    task = tasks.start(board, BoardTask.Kind.PROBE)
+    run_jobs()
+    task.refresh_from_db()
+    return task
+
+
+def test_a_pi4_on_bookworm_is_probed_right(pisim_farm, run_jobs):
+    node = pisim_farm.nodes["pi4"]
+    board = register_node(node)
+    task = probe(board, run_jobs)
+    assert task.state == BoardTask.State.DONE, task.error
+    facts = task.snapshot.facts
+    assert facts["model"] == "Raspberry Pi 4 Model B Rev 1.4"
+    assert facts["revision"]["code"] == "c03114"
+    assert facts["revision"]["memory_mb"] == 4096
+    assert facts["revision"]["soc"] == "BCM2711"
+    assert facts["config_path"] == "/boot/firmware/config.txt"
+    assert facts["config_txt"] == node.read_file("/boot/firmware/config.txt").decode()
+    assert "bookworm" in facts["os_pretty_name"].lower()
+    assert facts["governor"] == "ondemand"
+    assert facts["throttled"] == 0
+    assert facts["arm_clock_hz"] > 0
+    assert facts["boot_id"] == node.boot_id
+    assert facts["tools"]["iperf3"] is True
+    board.refresh_from_db()
+    assert board.status == Board.Status.ONLINE
+    assert board.last_seen is not None
+
+
+def test_a_pi3_on_an_older_os_keeps_config_txt_in_boot(pisim_farm, run_jobs):
+    node = pisim_farm.nodes["pi3"]
+    task = probe(register_node(node), run_jobs)
+    assert task.state == BoardTask.State.DONE, task.error
+    facts = task.snapshot.facts
+    assert facts["model"] == "Raspberry Pi 3 Model B Rev 1.2"
+    assert facts["revision"]["code"] == "a02082"
+    assert facts["revision"]["board_type"] == "3B"
+    assert facts["config_path"] == "/boot/config.txt"
+    assert facts["config_txt"] == node.read_file("/boot/config.txt").decode()
+    assert "bullseye" in facts["os_pretty_name"].lower()
+
+
+def test_kernel_and_userland_bitness_are_recorded_separately(pisim_farm, run_jobs):
+    node = pisim_farm.nodes["pi4"]
+    task = probe(register_node(node), run_jobs)
+    snapshot = task.snapshot
+    uname = node.run_as_root(["uname", "-m"]).stdout.strip()
+    long_bit = node.run_as_root(["getconf", "LONG_BIT"]).stdout.strip()
+    assert snapshot.facts["kernel_arch"] == uname
+    assert snapshot.userland_bits == int(long_bit)
+    assert snapshot.facts["dpkg_arch"]
+
+
+def test_every_probe_is_kept_as_history(pisim_farm, run_jobs):
+    board = register_node(pisim_farm.nodes["pi3"])
+    probe(board, run_jobs)
+    probe(board, run_jobs)
+    assert board.snapshots.count() == 2
+
+
+def test_an_unreachable_board_is_marked_offline_with_the_reason(
+    pisim_node_factory, run_jobs, settings
+):
+    settings.SSH_CONNECT_TIMEOUT = 2
+    node = pisim_node_factory()
+    board = register_node(node)
+    node.set_unreachable(True)
+    task = probe(board, run_jobs)
+    board.refresh_from_db()
+    assert task.state == BoardTask.State.FAILED
+    assert "did not answer within 2 s" in task.error
+    assert board.status == Board.Status.OFFLINE
+    assert "did not answer" in board.status_reason
+
+
+def test_a_changed_host_key_needs_attention_and_runs_nothing(pisim_node_factory, run_jobs):
+    node = pisim_node_factory()
+    board = register_node(node)
+    node.change_host_key()
+    task = probe(board, run_jobs)
+    board.refresh_from_db()
+    assert task.state == BoardTask.State.FAILED
+    assert "host key" in task.error and "changed" in task.error
+    assert board.status == Board.Status.NEEDS_ATTENTION
+    assert not board.snapshots.exists()
+
+
+def test_health_check_marks_boards_online_and_offline(pisim_node_factory, run_jobs, settings):
+    settings.SSH_CONNECT_TIMEOUT = 2
+    node = pisim_node_factory()
+    board = register_node(node)
+    tasks.start(board, BoardTask.Kind.HEALTH)
+    run_jobs()
+    board.refresh_from_db()
+    assert board.status == Board.Status.ONLINE
+    node.set_unreachable(True)
+    tasks.start(board, BoardTask.Kind.HEALTH)
+    run_jobs()
+    board.refresh_from_db()
+    assert board.status == Board.Status.OFFLINE
