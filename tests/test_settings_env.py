@@ -1,6 +1,7 @@
 """A bad value in the environment stops start-up with a message naming the variable."""
 
 import os
+import secrets
 import subprocess
 import sys
 from pathlib import Path
@@ -50,3 +51,18 @@ def test_defaults_start_with_sqlite_and_an_embedded_redis(tmp_path):
     finally:
         embedded.shutdown(nosave=True)
     assert (tmp_path / "credential_key").stat().st_mode & 0o777 == 0o600
+
+
+def test_the_deployment_checklist_passes_with_production_settings(tmp_path):
+    production = {"PIFARM_HTTPS": "1", "PIFARM_SECRET_KEY": secrets.token_urlsafe(50)}
+    inherited = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+    done = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env={**inherited, "PIFARM_DATA_DIR": str(tmp_path), **production},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    redis.Redis(unix_socket_path=str(tmp_path / "redis.sock")).shutdown(nosave=True)
+    assert done.returncode == 0, done.stderr
