@@ -1,0 +1,289 @@
+"""PID 1 of a simulated Pi: sets up the node's mount namespace, then runs and watches sshd.
+
+Started by the supervisor as
+    ip netns exec pisim-<farm>-<node> unshare --pid --fork --kill-child --mount --uts
+        --propagation private --mount-proc <python> -m pisim.boot <nodedir>
+Killing that unshare process powers the node off: every process of the node dies with us.
+
+Signals from the supervisor: SIGUSR1 = kill sshd and every session now, keep sshd down;
+SIGUSR2 = start sshd again; SIGHUP = restart the sshd listener (new host key).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import signal
+import socket
+import sys
+import time
+from pathlib import Path
+
+MS_BIND = 0x1000
+MS_REC = 0x4000
+MS_RDONLY = 0x1
+MS_NOSUID = 0x2
+MS_NODEV = 0x4
+SSHD = "/usr/sbin/sshd"
+GOVERNORS = "conservative ondemand userspace powersave performance schedutil"  # yaml: governor
+_libc = ctypes.CDLL(None, use_errno=True)
+_log_fd = 2
+
+
+def log(msg: str) -> None:
+    os.write(_log_fd, f"{time.strftime('%H:%M:%S')} boot: {msg}\n".encode())
+
+
+def mount(src: str | None, target: str, fstype: str | None = None, flags: int = 0,
+          data: str | None = None) -> None:
+    rc = _libc.mount(src.encode() if src else None, target.encode(),
+                     fstype.encode() if fstype else None, ctypes.c_ulong(flags),
+                     data.encode() if data else None)
+    if rc != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"mount {src} on {target}: {os.strerror(err)}")
+
+
+def write(path: str, data: str | bytes, mode: int = 0o444) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data.encode() if isinstance(data, str) else data)
+    os.chmod(path, mode)
+
+
+def tmpfs(target: str, mode: str = "755", size: str | None = None) -> None:
+    opts = f"mode={mode}" + (f",size={size}" if size else "")
+    mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, opts)
+
+
+def setup_firmware_tree(booted: dict) -> None:
+    """/sys/firmware/devicetree/base, as the firmware hands it to Linux."""
+    tmpfs("/sys/firmware")
+    base = "/sys/firmware/devicetree/base"
+    write(f"{base}/model", booted["model"] + "\0")  # trailing NUL like a real Pi (yaml)
+    write(f"{base}/serial-number", booted["serial"] + "\0")
+    write(f"{base}/compatible", booted["compatible"])
+    # yaml: tryboot.detect: 4 bytes big-endian, 1 during a trial boot.
+    write(f"{base}/chosen/bootloader/tryboot", int(booted["tryboot"]).to_bytes(4, "big"))
+    write(f"{base}/chosen/bootloader/boot-mode", (1).to_bytes(4, "big"))
+
+
+def setup_cpu_tree(booted: dict) -> None:
+    """Simulated cpufreq sysfs: one policy shared by all cores, like a Pi."""
+    tmpfs("/sys/devices/system/cpu")
+    root = "/sys/devices/system/cpu"
+    n = booted["ncpu"]
+    cpus = f"0-{n - 1}" if n > 1 else "0"
+    for name in ("online", "possible", "present"):
+        write(f"{root}/{name}", cpus + "\n")
+    write(f"{root}/offline", "\n")
+    ints = booted["config"]["ints"]
+    fmax, fmin = ints["arm_freq"] * 1000, ints["arm_freq_min"] * 1000
+    pol = f"{root}/cpufreq/policy0"
+    steps = sorted({fmin, *range(fmin, fmax, 100000), fmax})
+    files = {
+        "affected_cpus": " ".join(map(str, range(n))), "related_cpus": " ".join(map(str, range(n))),
+        "cpuinfo_max_freq": fmax, "cpuinfo_min_freq": fmin, "cpuinfo_transition_latency": 355000,
+        "scaling_available_governors": GOVERNORS + " ", "scaling_driver": "cpufreq-dt",
+        "scaling_available_frequencies": " ".join(map(str, steps)) + " ",
+        "scaling_max_freq": fmax, "scaling_min_freq": fmin, "scaling_cur_freq": fmin,
+        "scaling_setspeed": "<unsupported>",
+    }
+    for name, value in files.items():
+        write(f"{pol}/{name}", f"{value}\n")
+    write(f"{pol}/scaling_governor", booted["governor"] + "\n", 0o644)  # root may change it
+    for cpu in range(n):
+        os.makedirs(f"{root}/cpu{cpu}", exist_ok=True)
+        os.symlink("../cpufreq/policy0", f"{root}/cpu{cpu}/cpufreq")
+        if cpu:
+            write(f"{root}/cpu{cpu}/online", "1\n", 0o644)
+    tmpfs("/sys/class/thermal")
+    write("/sys/class/thermal/thermal_zone0/type", "cpu-thermal\n")
+    write("/sys/class/thermal/thermal_zone0/temp", "40000\n")
+
+
+def setup_mounts(node: Path, booted: dict) -> int:
+    """All of the node's private mounts; returns an O_PATH fd of the node's run dir."""
+    for name in ("cpuinfo", "meminfo"):
+        mount(str(node / "proc" / name), f"/proc/{name}", flags=MS_BIND)
+    mount(str(node / "proc" / "boot_id"), "/proc/sys/kernel/random/boot_id", flags=MS_BIND)
+    setup_firmware_tree(booted)
+    setup_cpu_tree(booted)
+    etc = node / "etc"
+    for name in ("passwd", "shadow", "group", "gshadow", "hostname", "hosts", "os-release"):
+        if (etc / name).exists():
+            # /etc/os-release is a symlink on Debian: the bind lands on its target, which is
+            # what readers of either path should see.
+            mount(str(etc / name), f"/etc/{name}", flags=MS_BIND)
+    for name in ("sudoers.d", "default", "ssh"):
+        mount(str(etc / name), f"/etc/{name}", flags=MS_BIND)
+    mount(str(node / "boot"), "/boot", flags=MS_BIND)
+    mount(str(node / "home"), "/home", flags=MS_BIND)
+    for sub in ("bin", "sbin"):
+        target = f"/usr/local/{sub}"
+        try:  # read-only overlay keeps what the host has in /usr/local/bin usable
+            mount("overlay", target, "overlay", MS_RDONLY, f"lowerdir={node / sub}:{target}")
+        except OSError as exc:
+            log(f"overlay on {target} failed ({exc}); plain bind")
+            mount(str(node / sub), target, flags=MS_BIND)
+    tmpfs("/tmp", "1777")  # noqa: S108 - the node's own, empty /tmp
+    tmpfs("/dev/shm", "1777")  # noqa: S108
+    tmpfs("/var/log", "755", "64m")
+    run_fd = os.open(node / "run", os.O_PATH | os.O_DIRECTORY)
+    tmpfs("/run", "755")  # hides the host's /run, including every farm's directory
+    for d, mode in (("/run/sshd", 0o755), ("/run/lock", 0o1777), ("/run/pisim", 0o755),
+                    ("/run/user", 0o755)):
+        os.mkdir(d)
+        os.chmod(d, mode)
+    mount(f"/proc/self/fd/{run_fd}", "/run/pisim", flags=MS_BIND)
+    return run_fd
+
+
+def node_cpu_ticks() -> int:
+    """utime+stime of every process of this node except PID 1 (our /proc is the node's)."""
+    total = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or entry == "1":
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
+class Init:
+    def __init__(self, booted: dict):
+        self.booted = booted
+        self.sshd_pid: int | None = None
+        self.sshd_down_since = 0.0
+        self.hold = False
+        self.generation = 0
+        self.pending: list[str] = []
+        ints = booted["config"]["ints"]
+        self.fmax, self.fmin = ints["arm_freq"], ints["arm_freq_min"]
+        self.temp = 0.0
+        self.last_ticks = node_cpu_ticks()
+        self.last_sample = time.monotonic()
+
+    def on_signal(self, signum, _frame) -> None:
+        if signum == signal.SIGUSR1:
+            # Takes effect now, inside the handler: "sshd dies in the middle of a command".
+            self.hold = True
+            os.kill(-1, signal.SIGKILL)  # from PID 1: every other process of the namespace
+            log("sshd and all sessions killed")
+        else:
+            self.pending.append({signal.SIGUSR2: "release", signal.SIGHUP: "restart"}[signum])
+
+    def status(self) -> None:
+        data = {"generation": self.generation, "pid": self.sshd_pid, "held": self.hold}
+        tmp = "/run/pisim/.sshd.json.tmp"
+        with open(tmp, "w") as f:
+            json.dump(data, f)
+        os.replace(tmp, "/run/pisim/sshd.json")
+
+    def start_sshd(self) -> None:
+        self.sshd_pid = os.posix_spawn(
+            SSHD, [SSHD, "-D", "-e", "-f", "/etc/ssh/sshd_config"],
+            {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+             "LANG": "C.UTF-8"},
+            file_actions=[(os.POSIX_SPAWN_DUP2, _log_fd, 1), (os.POSIX_SPAWN_DUP2, _log_fd, 2)],
+            setsid=True)
+        self.generation += 1
+        log(f"sshd started (pid {self.sshd_pid}, generation {self.generation})")
+        self.status()
+
+    def reap(self) -> None:
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            if pid == self.sshd_pid:
+                log(f"sshd exited (status {status})")
+                self.sshd_pid = None
+                self.sshd_down_since = time.monotonic()
+                self.status()
+
+    def handle(self, what: str) -> None:
+        if what == "release":
+            self.hold = False
+            if self.sshd_pid is None:
+                self.start_sshd()
+        elif what == "restart" and not self.hold:
+            if self.sshd_pid:
+                os.kill(self.sshd_pid, signal.SIGTERM)
+                os.waitpid(self.sshd_pid, 0)
+                self.sshd_pid = None
+            self.start_sshd()
+        self.status()
+
+    def refresh_sysfs(self) -> None:
+        """Simulated scaling_cur_freq and SoC temperature from governor and node load."""
+        now = time.monotonic()
+        ticks = node_cpu_ticks()
+        elapsed = max(now - self.last_sample, 0.01)
+        load = max(0, ticks - self.last_ticks) / (elapsed * 100 * self.booted["ncpu"])
+        self.last_ticks, self.last_sample = ticks, now
+        pol = "/sys/devices/system/cpu/cpufreq/policy0"
+        try:
+            with open(f"{pol}/scaling_governor") as f:
+                governor = f.read().strip()
+        except OSError:
+            governor = "ondemand"
+        ints = self.booted["config"]["ints"]
+        if governor == "performance" or ints.get("force_turbo"):
+            mhz = self.fmax
+        elif governor in ("powersave", "userspace"):
+            mhz = self.fmin
+        else:
+            mhz = self.fmax if load > 0.1 else self.fmin
+        write(f"{pol}/scaling_cur_freq", f"{mhz * 1000}\n")
+        target = 38 + 6 * mhz / 1000 + 14 * min(load, 1.0) + 0.5 * ints.get("over_voltage", 0)
+        self.temp = target if not self.temp else self.temp + (target - self.temp) * 0.2
+        write("/sys/class/thermal/thermal_zone0/temp", f"{int(self.temp * 1000)}\n")
+
+    def loop(self) -> None:
+        next_refresh = 0.0
+        restart_delay = float(self.booted.get("sshd_restart_delay", 1.0))
+        while True:
+            self.reap()
+            while self.pending:
+                self.handle(self.pending.pop(0))
+            now = time.monotonic()
+            if self.sshd_pid is None and not self.hold and now - self.sshd_down_since > (
+                    restart_delay if self.generation else 0):
+                self.start_sshd()
+            if now >= next_refresh:
+                self.refresh_sysfs()
+                next_refresh = now + 1.0
+            time.sleep(0.05)
+
+
+def main(argv: list[str]) -> int:
+    global _log_fd
+    node = Path(argv[0])
+    _log_fd = os.open(node / "log" / "node.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    booted = json.loads((node / "run" / "booted.json").read_text())
+    try:
+        setup_mounts(node, booted)
+        socket.sethostname(booted["hostname"])
+    except Exception as exc:  # noqa: BLE001 - log why the node failed to boot, then die
+        log(f"boot failed: {exc!r}")
+        return 1
+    os.chdir("/")
+    init = Init(booted)
+    for sig in (signal.SIGUSR1, signal.SIGUSR2, signal.SIGHUP):
+        signal.signal(sig, init.on_signal)
+    log(f"booted (boot_count {booted['boot_count']}, tryboot {booted['tryboot']})")
+    init.loop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

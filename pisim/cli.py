@@ -1,0 +1,94 @@
+"""python -m pisim up|status|down|supervise"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .farm import Farm, cleanup_all, list_farms, stop_supervisor, teardown_farm
+from .profiles import PROFILES
+from .util import RUN_ROOT, PisimError
+
+
+def cmd_up(args) -> int:
+    profiles = [p.strip() for p in args.profiles.split(",") if p.strip()]
+    unknown = [p for p in profiles if p not in PROFILES]
+    if unknown or not profiles:
+        print(f"unknown profile(s) {unknown}; known: {', '.join(PROFILES)}", file=sys.stderr)
+        return 2
+    farm = Farm(args.name, args.subnet_index, args.downtime)
+    try:
+        for i in range(args.nodes):
+            farm.add_node(f"node{i + 1}", profile=profiles[i % len(profiles)])
+        farm.start(detach=True)
+    except PisimError as exc:
+        print(f"pisim up: {exc}", file=sys.stderr)
+        return 1
+    doc = farm.describe()
+    if args.json:
+        print(json.dumps(doc, indent=2))
+    else:
+        print(f"farm {farm.name} up (simulated Raspberry Pis), details in {farm.dir}/farm.json")
+        for n in doc["nodes"]:
+            print(f"  {n['name']:<8} {n['profile']:<14} {n['user']}@{n['host']}:{n['port']}  "
+                  f"key {n['private_key_path']}  host key {n['host_key_fingerprint']}")
+    return 0
+
+
+def cmd_status(args) -> int:
+    names = [args.name] if args.name else list_farms()
+    if not names:
+        print("no pisim farm")
+    for name in names:
+        try:
+            farm = Farm.attach(name)
+        except PisimError as exc:
+            print(exc)
+            continue
+        print(f"farm {name}: 10.213.{farm.subnet_index}.0/24, supervisor "
+              f"{'running' if farm.started else 'NOT running'}")
+        for node in farm.nodes.values():
+            reach = "ssh ok" if node.accepts_tcp(0.3) else "no ssh"
+            print(f"  {node.name:<8} {node.info['profile']:<14} {node.host:<14} "
+                  f"{node.state:<8} boot_count={node.boot_count} {reach}")
+    return 0
+
+
+def cmd_down(args) -> int:
+    if args.all:
+        removed = cleanup_all()
+        print(f"removed: {', '.join(removed) or 'nothing'}")
+        return 0
+    stop_supervisor(RUN_ROOT / args.name)
+    teardown_farm(args.name)
+    print(f"farm {args.name} down")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m pisim",
+                                     description="Simulated Raspberry Pi farm (needs root).")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    up = sub.add_parser("up", help="start a farm in the background")
+    up.add_argument("--nodes", type=int, default=2)
+    up.add_argument("--name", default="demo")
+    up.add_argument("--subnet-index", type=int, default=1)
+    up.add_argument("--profiles", default="pi3b-legacy,pi4b-bookworm")
+    up.add_argument("--downtime", type=float, default=2.0)
+    up.add_argument("--json", action="store_true")
+    st = sub.add_parser("status", help="nodes up/down and boot counts")
+    st.add_argument("--name")
+    down = sub.add_parser("down", help="tear a farm down")
+    group = down.add_mutually_exclusive_group()
+    group.add_argument("--name", default="demo")
+    group.add_argument("--all", action="store_true")
+    sv = sub.add_parser("supervise", help=argparse.SUPPRESS)
+    sv.add_argument("rundir")
+    sv.add_argument("--owner-pid", type=int)
+    args = parser.parse_args(argv)
+    if args.cmd == "supervise":
+        from .supervisor import main as supervise
+
+        return supervise(args.rundir, args.owner_pid)
+    return {"up": cmd_up, "status": cmd_status, "down": cmd_down}[args.cmd](args)

@@ -1,0 +1,31 @@
+"""Fault injection settings of a simulated Pi."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+
+
+@dataclass
+class Faults:
+    """What goes wrong with a node.
+
+    max_boot_arm_freq: the node hangs at boot when the booted arm_freq is above this (a bad
+        overclock). A hang during a tryboot is reset by the watchdog after watchdog_timeout
+        seconds when watchdog=True, and the board then boots config.txt (yaml: tryboot.caveat).
+    throttled_after_boot: get_throttled value reported after each boot (e.g. 0x50005).
+    sshd_restart_delay: seconds before sshd is back after kill_sshd() or an sshd crash.
+    """
+
+    max_boot_arm_freq: int | None = None
+    watchdog: bool = True
+    watchdog_timeout: float = 3.0
+    throttled_after_boot: int | None = None
+    sshd_restart_delay: float = 1.0
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict | None) -> Faults:
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in (data or {}).items() if k in names})

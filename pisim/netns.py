@@ -1,0 +1,121 @@
+"""Network plumbing of a farm: one bridge on the host, one veth pair and netns per node.
+
+Only 10.213.<subnet_index>.0/24 is used; nodes get no default route, nothing is forwarded or
+NATed, and only interfaces that pisim created (named psbr*/psv*, alias "pisim:<farm>...") are
+ever touched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from .util import NETNS_PREFIX, SUBNET_PREFIX, PisimError, run
+
+
+def bridge_name(subnet_index: int) -> str:
+    return f"psbr{subnet_index}"
+
+
+def list_links() -> list[dict]:
+    out = run(["ip", "-j", "link", "show"]).stdout
+    return json.loads(out or "[]")
+
+
+def list_netns() -> list[str]:
+    return [line.split()[0] for line in run(["ip", "netns", "list"]).stdout.splitlines()
+            if line.strip()]
+
+
+def netns_pids(ns: str) -> list[int]:
+    proc = run(["ip", "netns", "pids", ns], check=False)
+    return [int(p) for p in proc.stdout.split() if p.isdigit()]
+
+
+def create_bridge(farm: str, subnet_index: int) -> None:
+    br = bridge_name(subnet_index)
+    if Path(f"/sys/class/net/{br}").exists():
+        raise PisimError(f"subnet index {subnet_index} is in use: {br} exists "
+                         f"(another farm? `python -m pisim status`)")
+    run(["ip", "link", "add", br, "type", "bridge"])
+    run(["ip", "link", "set", br, "alias", f"pisim:{farm}"])
+    run(["ip", "addr", "add", f"{SUBNET_PREFIX}.{subnet_index}.1/24", "dev", br])
+    run(["ip", "link", "set", br, "up"])
+
+
+def shape_args(mbit: int) -> list[str]:
+    # Token bucket at the board's Ethernet line rate; burst >= rate/HZ so it can reach it.
+    burst = max(mbit * 1_000_000 // 8 // 100, 32_000)
+    return ["root", "tbf", "rate", f"{mbit}mbit", "burst", str(burst), "latency", "50ms"]
+
+
+def create_node_net(info: dict, mbit: int) -> None:
+    """netns + veth pair, node side renamed eth0, shaped with tc in both directions."""
+    ns, host, peer = info["netns"], info["host_veth"], info["peer_veth"]
+    br = bridge_name(info["subnet_index"])
+    if ns in list_netns():
+        raise PisimError(f"network namespace {ns} already exists")
+    run(["ip", "netns", "add", ns])
+    run(["ip", "link", "add", host, "type", "veth", "peer", "name", peer, "netns", ns])
+    run(["ip", "link", "set", host, "alias", f"pisim:{info['farm']}:{info['name']}"])
+    run(["ip", "-n", ns, "link", "set", peer, "name", "eth0"])
+    run(["ip", "-n", ns, "addr", "add", f"{info['ip']}/24", "dev", "eth0"])
+    run(["ip", "-n", ns, "link", "set", "lo", "up"])
+    run(["ip", "-n", ns, "link", "set", "eth0", "up"])
+    run(["ip", "link", "set", host, "master", br, "up"])
+    run(["tc", "qdisc", "replace", "dev", host, *shape_args(mbit)])
+    run(["tc", "-n", ns, "qdisc", "replace", "dev", "eth0", *shape_args(mbit)])
+    # A permanent neighbour entry: when the node is "unreachable" (its port down) the host
+    # still sends, and the frames vanish: connect() times out instead of failing on ARP.
+    mac = json.loads(run(["ip", "-n", ns, "-j", "link", "show", "eth0"]).stdout)[0]["address"]
+    run(["ip", "neigh", "replace", info["ip"], "lladdr", mac, "dev", br, "nud", "permanent"])
+
+
+def set_link(info: dict, up: bool) -> None:
+    """Host side of the node's cable: down = every packet silently dropped."""
+    run(["ip", "link", "set", info["host_veth"], "up" if up else "down"])
+
+
+def delete_node_net(info: dict) -> None:
+    ns = info["netns"]
+    kill_netns_processes(ns)
+    run(["ip", "link", "del", info["host_veth"]], check=False)
+    run(["ip", "netns", "del", ns], check=False)
+
+
+def kill_netns_processes(ns: str) -> None:
+    import signal
+    import time
+
+    for _ in range(50):
+        pids = [p for p in netns_pids(ns) if p != os.getpid()]
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.05)
+
+
+def delete_link(name: str) -> None:
+    run(["ip", "link", "del", name], check=False)
+
+
+def farm_links(farm: str | None) -> list[str]:
+    """Interfaces pisim created (for `farm`, or for any farm when None)."""
+    names = []
+    for link in list_links():
+        alias = link.get("ifalias", "")
+        if not alias.startswith("pisim:"):
+            continue
+        if farm is None or alias == f"pisim:{farm}" or alias.startswith(f"pisim:{farm}:"):
+            names.append(link["ifname"])
+    return names
+
+
+def farm_netns(farm: str | None) -> list[str]:
+    prefix = NETNS_PREFIX + (f"{farm}-" if farm else "")
+    return [ns for ns in list_netns() if ns.startswith(prefix)]

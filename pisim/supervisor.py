@@ -1,0 +1,428 @@
+"""The farm supervisor: owns the network and the node processes of one farm.
+
+Runs in the host namespaces as `python -m pisim supervise <rundir>`, single-threaded (node
+processes get PR_SET_PDEATHSIG, so they must be spawned by a thread that lives as long as the
+supervisor). Talks JSON lines on <rundir>/control.sock to pisim.Farm, and plain text lines on
+each node's /run/pisim/ctl.sock to the reboot/shutdown emulators inside the node.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import heapq
+import itertools
+import json
+import os
+import selectors
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import traceback
+import uuid
+from pathlib import Path
+
+from . import netns
+from .faults import Faults
+from .firmware import Board, effective_config, governor_from
+from .profiles import PROFILES, render_cpuinfo, render_meminfo
+from .util import PisimError, pid_alive, read_json, write_atomic, write_json
+
+BOOT_PY = Path(__file__).with_name("boot.py")
+REBOOT_DELAY = 0.3  # the reboot command returns, then the node goes down
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def log(msg: str) -> None:
+    print(f"{time.strftime('%H:%M:%S')} supervisor: {msg}", flush=True)
+
+
+class NodeRuntime:
+    def __init__(self, nodedir: Path):
+        self.dir = nodedir
+        self.info = read_json(nodedir / "node.json")
+        self.name = self.info["name"]
+        self.profile = PROFILES[self.info["profile"]]
+        self.proc: subprocess.Popen | None = None
+        self.init_pid: int | None = None
+        self.epoch = 0  # bumped by every power event; stale timers check it
+        self.unreachable = False
+        self.link_up = True
+        self.state = read_json(nodedir / "state.json")
+        self.ctl: socket.socket | None = None
+
+    @property
+    def faults(self) -> Faults:
+        return Faults.from_dict(read_json(self.dir / "faults.json", {}))
+
+    def save(self, **changes) -> None:
+        self.state.update(changes)
+        write_json(self.dir / "state.json", self.state)
+
+
+class Supervisor:
+    def __init__(self, rundir: Path):
+        self.rundir = rundir
+        self.farm = read_json(rundir / "meta.json")
+        self.nodes: dict[str, NodeRuntime] = {}
+        self.sel = selectors.DefaultSelector()
+        self.timers: list = []
+        self.seq = itertools.count()
+        self.running = True
+        self.bridge_created = False
+
+    # ---- timers -------------------------------------------------------------------------
+    def later(self, delay: float, node: NodeRuntime, fn, *args) -> None:
+        epoch = node.epoch
+        heapq.heappush(self.timers, (time.monotonic() + delay, next(self.seq),
+                                     lambda: fn(*args) if node.epoch == epoch else None))
+
+    # ---- power --------------------------------------------------------------------------
+    def power_off(self, node: NodeRuntime) -> None:
+        node.epoch += 1
+        if node.proc and node.proc.poll() is None:
+            node.proc.kill()  # unshare --kill-child takes PID 1, and with it the namespace
+            try:
+                node.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                log(f"{node.name}: unshare did not die")
+        node.proc = None
+        node.init_pid = None
+        netns.kill_netns_processes(node.info["netns"])
+        node.save(init_pid=None)
+
+    def boot(self, node: NodeRuntime) -> None:
+        """Firmware: read config.txt (or tryboot.txt once), then hang or start Linux."""
+        prof = node.profile
+        fw_dir = node.dir / "boot" / prof.config_dir.removeprefix("/boot").lstrip("/")
+        tryboot = bool(node.state.get("tryboot_flag"))
+        cfg_file = "config.txt"
+        if tryboot and (fw_dir / "tryboot.txt").is_file():
+            cfg_file = "tryboot.txt"  # yaml: tryboot.mechanism: loaded INSTEAD of config.txt
+
+        def read_include(name: str) -> str | None:
+            path = fw_dir / name
+            return path.read_text(errors="replace") if path.is_file() else None
+
+        text = read_include(cfg_file) or ""
+        board = Board(prof.family, prof.model_filters, prof.board_type, node.info["serial"],
+                      tryboot)
+        cfg = effective_config(text, board, prof.mem_mb, prof.gpu_mem, read_include)
+        faults = node.faults
+        boot_count = int(node.state.get("boot_count", 0)) + 1
+        boot_id = str(uuid.uuid4())
+        governor = governor_from(read_include("cmdline.txt"),
+                                 _read(node.dir / "etc" / "default" / "cpu_governor"),
+                                 prof.default_governor)
+        ncpu = max(1, min(prof.cores, len(os.sched_getaffinity(0))))
+        booted = {
+            "simulated": True, "hostname": node.name, "boot_id": boot_id,
+            "boot_count": boot_count, "tryboot": tryboot, "config_file": cfg_file,
+            "config": cfg.to_dict(), "governor": governor, "ncpu": ncpu,
+            "throttled": faults.throttled_after_boot or 0, "model": prof.model,
+            "serial": node.info["serial"], "compatible": prof.compatible,
+            "profile": prof.to_dict(), "sshd_restart_delay": faults.sshd_restart_delay,
+            "booted_at": time.time(),
+        }
+        proc_dir = node.dir / "proc"
+        write_atomic(proc_dir / "cpuinfo", render_cpuinfo(prof, node.info["serial"], ncpu))
+        write_atomic(proc_dir / "meminfo", render_meminfo(prof))
+        write_atomic(proc_dir / "boot_id", boot_id + "\n")
+        write_json(node.dir / "run" / "booted.json", booted)
+        # The one-shot flag is cleared by this boot, whatever happens next (yaml: tryboot).
+        node.save(boot_count=boot_count, boot_id=boot_id, tryboot_flag=False,
+                  booted_tryboot=tryboot)
+        arm = cfg.ints["arm_freq"]
+        if faults.max_boot_arm_freq is not None and arm > faults.max_boot_arm_freq:
+            log(f"{node.name}: hangs at boot (arm_freq {arm} > {faults.max_boot_arm_freq})")
+            node.save(state="hung")
+            self.apply_link(node)
+            if tryboot and faults.watchdog:
+                self.later(faults.watchdog_timeout, node, self.watchdog_reset, node)
+            return
+        self.spawn(node)
+        node.save(state="up", init_pid=node.init_pid)
+        self.apply_link(node)
+        log(f"{node.name}: booted #{boot_count} from {cfg_file} (arm_freq {arm})")
+
+    def spawn(self, node: NodeRuntime) -> None:
+        logf = open(node.dir / "log" / "node.log", "ab")  # noqa: SIM115 - handed to the child
+        cmd = ["ip", "netns", "exec", node.info["netns"], "unshare", "--pid", "--fork",
+               "--kill-child", "--mount", "--uts", "--propagation", "private", "--mount-proc",
+               sys.executable, "-I", str(BOOT_PY), str(node.dir)]
+        env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+               "LANG": "C.UTF-8"}
+        node.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=logf, stderr=logf,
+                                     env=env, preexec_fn=_die_with_parent, close_fds=True)
+        logf.close()
+        node.init_pid = _wait_child(node.proc.pid)
+
+    def watchdog_reset(self, node: NodeRuntime) -> None:
+        log(f"{node.name}: watchdog reset")
+        self.power_off(node)
+        node.save(state="down")
+        self.boot(node)
+
+    def reboot(self, node: NodeRuntime, tryboot: bool) -> None:
+        if tryboot:
+            node.save(tryboot_flag=True)
+        self.later(REBOOT_DELAY, node, self._go_down, node, True)
+
+    def halt(self, node: NodeRuntime) -> None:
+        self.later(REBOOT_DELAY, node, self._go_down, node, False)
+
+    def _go_down(self, node: NodeRuntime, come_back: bool) -> None:
+        self.power_off(node)
+        node.save(state="down" if come_back else "halted")
+        self.apply_link(node)
+        if come_back:
+            self.later(float(self.farm["downtime"]), node, self.boot, node)
+
+    def power_cycle(self, node: NodeRuntime) -> None:
+        """Hard reset: any reset clears the tryboot flag (yaml: tryboot.mechanism)."""
+        self.power_off(node)
+        node.save(state="down", tryboot_flag=False)
+        self.apply_link(node)
+        self.later(float(self.farm["downtime"]), node, self.boot, node)
+
+    def apply_link(self, node: NodeRuntime) -> None:
+        # A hung or halted board answers nothing: packets vanish (connect() times out);
+        # a rebooting one still refuses connections (nothing listens in its netns).
+        want_up = not node.unreachable and node.state.get("state") not in ("hung", "halted")
+        if want_up != node.link_up:
+            netns.set_link(node.info, want_up)
+            node.link_up = want_up
+
+    # ---- sshd faults --------------------------------------------------------------------
+    def kill_sshd(self, node: NodeRuntime) -> None:
+        if not node.init_pid:
+            raise PisimError(f"{node.name} is not running")
+        os.kill(node.init_pid, signal.SIGUSR1)
+        deadline = time.monotonic() + 3
+        while _namespace_members(node.init_pid) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        node.epoch += 0  # same boot: the timer below must survive, a reboot cancels it
+        self.later(node.faults.sshd_restart_delay, node, _signal, node.init_pid, signal.SIGUSR2)
+
+    # ---- requests -----------------------------------------------------------------------
+    def add_node(self, name: str) -> NodeRuntime:
+        if name in self.nodes:
+            return self.nodes[name]
+        node = NodeRuntime(self.rundir / "nodes" / name)
+        netns.create_node_net(node.info, node.profile.eth_mbit)
+        self.nodes[name] = node
+        sock_path = node.dir / "run" / "ctl.sock"
+        sock_path.unlink(missing_ok=True)
+        node.ctl = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        node.ctl.bind(str(sock_path))
+        os.chmod(sock_path, 0o666)  # noqa: S103 - `reboot` works for user pi too
+        node.ctl.listen(8)
+        self.sel.register(node.ctl, selectors.EVENT_READ, ("node", name))
+        self.boot(node)
+        return node
+
+    def node(self, name: str) -> NodeRuntime:
+        if name not in self.nodes:
+            raise PisimError(f"no node {name!r} in farm {self.farm['name']}")
+        return self.nodes[name]
+
+    def handle_control(self, req: dict) -> dict:
+        op = req.get("op")
+        if op == "ping":
+            return {"pid": os.getpid()}
+        if op == "status":
+            return {"nodes": {n: dict(node.state, unreachable=node.unreachable)
+                              for n, node in self.nodes.items()}}
+        if op == "stop":
+            self.running = False
+            return {}
+        node = self.node(req["node"]) if op != "add_node" else None
+        if op == "add_node":
+            node = self.add_node(req["node"])
+        elif op == "power_cycle":
+            self.power_cycle(node)
+        elif op == "kill_sshd":
+            self.kill_sshd(node)
+        elif op == "restart_sshd":
+            if node.init_pid:
+                os.kill(node.init_pid, signal.SIGHUP)
+        elif op == "set_unreachable":
+            node.unreachable = bool(req["value"])
+            self.apply_link(node)
+        else:
+            raise PisimError(f"unknown op {op!r}")
+        return {"state": node.state}
+
+    def handle_node_request(self, name: str, line: str) -> str:
+        node = self.nodes[name]
+        if node.state.get("state") != "up":
+            return "node is not up"
+        words = line.split()
+        if words[:1] == ["reboot"]:
+            self.reboot(node, tryboot="tryboot" in words)
+        elif words[:1] == ["halt"]:
+            self.halt(node)
+        else:
+            return f"unknown request {line!r}"
+        log(f"{name}: {line} requested from inside the node")
+        return "ok"
+
+    # ---- main loop ----------------------------------------------------------------------
+    def serve_conn(self, listener: socket.socket, kind: str, name: str | None) -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.settimeout(2)
+            try:
+                buf = b""
+                while not buf.endswith(b"\n"):
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        break
+                    buf += chunk
+                if kind == "node":
+                    reply = self.handle_node_request(name, buf.decode(errors="replace").strip())
+                    conn.sendall(reply.encode() + b"\n")
+                    return
+                try:
+                    result = {"ok": True, **self.handle_control(json.loads(buf))}
+                except Exception as exc:  # noqa: BLE001 - reported to the client
+                    log(traceback.format_exc())
+                    result = {"ok": False, "error": str(exc)}
+                conn.sendall(json.dumps(result).encode() + b"\n")
+            except OSError as exc:
+                log(f"connection error: {exc}")
+
+    def run(self, owner_pid: int | None) -> int:
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(sig, lambda *_: setattr(self, "running", False))
+        try:
+            netns.create_bridge(self.farm["name"], int(self.farm["subnet_index"]))
+            self.bridge_created = True
+            nodes_dir = self.rundir / "nodes"
+            for d in sorted(nodes_dir.iterdir() if nodes_dir.exists() else [],
+                            key=lambda p: read_json(p / "node.json")["index"]):
+                self.add_node(d.name)
+            ctl_path = self.rundir / "control.sock"
+            ctl_path.unlink(missing_ok=True)
+            control = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            control.bind(str(ctl_path))
+            os.chmod(ctl_path, 0o600)
+            control.listen(16)
+            self.sel.register(control, selectors.EVENT_READ, ("control", None))
+        except Exception:
+            log(traceback.format_exc())
+            self.teardown()
+            return 1
+        write_atomic(self.rundir / "supervisor.pid", f"{os.getpid()}\n")
+        log(f"farm {self.farm['name']} up, {len(self.nodes)} node(s)")
+        next_owner_check = 0.0
+        while self.running:
+            now = time.monotonic()
+            timeout = 0.25
+            if self.timers:
+                timeout = max(0.0, min(timeout, self.timers[0][0] - now))
+            for key, _ in self.sel.select(timeout):
+                kind, name = key.data
+                self.serve_conn(key.fileobj, kind, name)
+            while self.timers and self.timers[0][0] <= time.monotonic():
+                _, _, fn = heapq.heappop(self.timers)
+                try:
+                    fn()
+                except Exception:  # noqa: BLE001 - one node's trouble must not stop the farm
+                    log(traceback.format_exc())
+            for node in self.nodes.values():
+                if node.proc and node.proc.poll() is not None:
+                    log(f"{node.name}: node process exited ({node.proc.returncode})")
+                    node.proc = None
+                    node.init_pid = None
+                    node.save(state="crashed", init_pid=None)
+            if owner_pid and now >= next_owner_check:
+                next_owner_check = now + 0.5
+                if not _exists(owner_pid):
+                    log(f"owner {owner_pid} is gone: tearing down")
+                    break
+        self.teardown()
+        return 0
+
+    def teardown(self) -> None:
+        for node in list(self.nodes.values()):
+            try:
+                self.power_off(node)
+            except Exception:  # noqa: BLE001
+                log(traceback.format_exc())
+            netns.delete_node_net(node.info)
+            node.save(state="off")
+        if self.bridge_created:
+            netns.delete_link(netns.bridge_name(int(self.farm["subnet_index"])))
+        (self.rundir / "control.sock").unlink(missing_ok=True)
+        (self.rundir / "supervisor.pid").unlink(missing_ok=True)
+        if self.farm.get("owner_pid") and not _exists(self.farm["owner_pid"]):
+            shutil.rmtree(self.rundir, ignore_errors=True)  # nobody is left to do it
+        log("teardown done")
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(errors="replace")
+    except OSError:
+        return None
+
+
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _signal(pid: int | None, sig: int) -> None:
+    if pid:
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
+
+
+def _wait_child(pid: int, timeout: float = 5) -> int | None:
+    """Host pid of the node's PID 1 (the child of unshare running boot.py)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        except OSError:
+            return None
+        for kid in kids:
+            if pid_alive(int(kid), "boot.py"):
+                return int(kid)
+        time.sleep(0.005)
+    return None
+
+
+def _namespace_members(init_pid: int) -> list[int]:
+    """Processes in the pid namespace of init_pid, other than init itself."""
+    try:
+        ns = os.readlink(f"/proc/{init_pid}/ns/pid")
+    except OSError:
+        return []
+    members = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) != init_pid:
+            try:
+                if os.readlink(f"/proc/{entry}/ns/pid") == ns:
+                    members.append(int(entry))
+            except OSError:
+                continue
+    return members
+
+
+def main(rundir: str, owner_pid: int | None) -> int:
+    return Supervisor(Path(rundir)).run(owner_pid)
