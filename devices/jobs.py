@@ -15,6 +15,8 @@ from devices.probe import PROBE_SCRIPT, ProbeError, parse_probe_output
 log = logging.getLogger(__name__)
 
 PROBE_TIMEOUT_S = 30
+# config.txt and cpuinfo are each capped at 1 MiB by the script, then base64-encoded.
+PROBE_OUTPUT_CAP = 4 * 1024 * 1024
 LOCK_TTL_S = 120
 
 
@@ -76,7 +78,9 @@ def probe_board(task_id: int) -> None:
     try:
         with board_lock(board.pk, ttl=LOCK_TTL_S, wait=LOCK_TTL_S):
             with remote.session(board) as session:
-                result = session.run_script(PROBE_SCRIPT, PROBE_TIMEOUT_S)
+                result = session.run_script(
+                    PROBE_SCRIPT, PROBE_TIMEOUT_S, output_cap=PROBE_OUTPUT_CAP
+                )
             facts = parse_probe_output(result.text)
     except (ssh.SSHError, CredentialError) as exc:
         _mark_board(board, _status_for(exc), str(exc))

@@ -2,7 +2,7 @@
 
 Pure Python, no Django and no I/O: the caller sends PROBE_SCRIPT to ``sh -s`` on the board and
 hands the output to parse_probe_output(). Firmware and OS facts come from
-/work/shared/reference/raspberry-pi.yaml (keys cited inline).
+shared/reference/raspberry-pi.yaml (keys cited inline).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Decode Raspberry Pi board revision codes (the ``Revision`` line of /proc/cpuinfo).
 
 Pure functions, no Django and no I/O. Facts come from the project reference file
-/work/shared/reference/raspberry-pi.yaml (keys cited inline) and the official
+shared/reference/raspberry-pi.yaml (keys cited inline) and the official
 revision-codes.adoc in raspberrypi/documentation (its old-style table).
 """
 

@@ -234,9 +234,13 @@ class Session:
             raise CommandTimeout(f"{argv[0]} did not finish within {timeout:g} s; it was stopped")
         return result
 
-    def run_script(self, script: str, timeout: float, *, sudo: bool = False) -> Result:
+    def run_script(
+        self, script: str, timeout: float, *, sudo: bool = False, output_cap: int = OUTPUT_CAP
+    ) -> Result:
         """Run a fixed sh script fed on stdin (pifarm's own scripts, never user text)."""
-        return self.run(["sh", "-s"], timeout, sudo=sudo, stdin=script.encode())
+        return self.run(
+            ["sh", "-s"], timeout, sudo=sudo, stdin=script.encode(), output_cap=output_cap
+        )
 
     def _exec(self, command: str, deadline_s: float, stdin, cap: int) -> Result:
         if self._transport is None or not self._transport.is_active():

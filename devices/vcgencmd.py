@@ -1,7 +1,7 @@
 """Parsers for the text that ``vcgencmd`` prints on a Raspberry Pi.
 
 Pure functions, no Django and no I/O. Output formats are those of
-/work/shared/reference/raspberry-pi.yaml, section ``vcgencmd`` (keys cited inline). Every
+shared/reference/raspberry-pi.yaml, section ``vcgencmd`` (keys cited inline). Every
 parser raises VcgencmdError (a ValueError) with a readable message on anything else, including
 the firmware's own error replies, and never another exception type: the text comes from a
 remote board and may be anything.
