@@ -105,7 +105,7 @@ def setup_cpu_tree(booted: dict) -> None:
 
 def setup_mounts(node: Path, booted: dict) -> int:
     """All of the node's private mounts; returns an O_PATH fd of the node's run dir."""
-    for name in ("cpuinfo", "meminfo"):
+    for name in ("cpuinfo", "meminfo", "uptime"):
         mount(str(node / "proc" / name), f"/proc/{name}", flags=MS_BIND)
     mount(str(node / "proc" / "boot_id"), "/proc/sys/kernel/random/boot_id", flags=MS_BIND)
     setup_firmware_tree(booted)
@@ -166,6 +166,8 @@ class Init:
         ints = booted["config"]["ints"]
         self.fmax, self.fmin = ints["arm_freq"], ints["arm_freq_min"]
         self.temp = 0.0
+        self.booted_at = time.monotonic()
+        self.uptime_fd = os.open("/proc/uptime", os.O_RDWR)  # our bind-mounted file
         self.last_ticks = node_cpu_ticks()
         self.last_sample = time.monotonic()
 
@@ -248,6 +250,13 @@ class Init:
         self.temp = target if not self.temp else self.temp + (target - self.temp) * 0.2
         write("/sys/class/thermal/thermal_zone0/temp", f"{int(self.temp * 1000)}\n")
 
+    def refresh_uptime(self) -> None:
+        """/proc/uptime counts from this simulated boot (rewritten in place: bind-mounted)."""
+        up = time.monotonic() - self.booted_at
+        data = f"{up:.2f} {up * self.booted['ncpu'] * 0.9:.2f}\n".encode()
+        os.pwrite(self.uptime_fd, data, 0)
+        os.ftruncate(self.uptime_fd, len(data))
+
     def loop(self) -> None:
         next_refresh = 0.0
         restart_delay = float(self.booted.get("sshd_restart_delay", 1.0))
@@ -259,6 +268,7 @@ class Init:
             if self.sshd_pid is None and not self.hold and now - self.sshd_down_since > (
                     restart_delay if self.generation else 0):
                 self.start_sshd()
+            self.refresh_uptime()
             if now >= next_refresh:
                 self.refresh_sysfs()
                 next_refresh = now + 1.0

@@ -168,8 +168,8 @@ class Farm:
 
     def stop(self) -> None:
         """Tear down everything of this farm: processes, netns, veths, bridge, rundir.
-        Idempotent."""
-        if self.dir.exists():
+        Idempotent; a Farm that never claimed its directory touches nothing."""
+        if self._claimed and self.dir.exists():
             stop_supervisor(self.dir, self._proc)
             teardown_farm(self.name)
         if self._proc is not None:

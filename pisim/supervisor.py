@@ -134,6 +134,7 @@ class Supervisor:
         write_atomic(proc_dir / "cpuinfo", render_cpuinfo(prof, node.info["serial"], ncpu))
         write_atomic(proc_dir / "meminfo", render_meminfo(prof))
         write_atomic(proc_dir / "boot_id", boot_id + "\n")
+        write_atomic(proc_dir / "uptime", "0.00 0.00\n")
         write_json(node.dir / "run" / "booted.json", booted)
         # The one-shot flag is cleared by this boot, whatever happens next (yaml: tryboot).
         node.save(boot_count=boot_count, boot_id=boot_id, tryboot_flag=False,
