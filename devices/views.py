@@ -98,33 +98,30 @@ def retry_host_key(request, code):
     return redirect("devices:confirm", code=board.code)
 
 
+def _board_context(board: Board) -> dict:
+    return {
+        "board": board,
+        "host_key_fingerprint": ssh.fingerprint(board.host_key) if board.host_key else "",
+        "history": board.snapshots.all()[:HISTORY_LENGTH],
+        **_facts_context(board.latest_snapshot),
+    }
+
+
 @login_required
 @require_GET
 def board_detail(request, code):
     board = _get_board(code)
-    return render(
-        request,
-        "devices/board.html",
-        {
-            "board": board,
-            "host_key_fingerprint": ssh.fingerprint(board.host_key) if board.host_key else "",
-            "task": board.tasks.first(),
-            "history": board.snapshots.all()[:HISTORY_LENGTH],
-            **_facts_context(board.latest_snapshot),
-        },
-    )
+    if not board.host_key:
+        return redirect("devices:confirm", code=board.code)
+    context = {**_board_context(board), "task": board.tasks.first()}
+    return render(request, "devices/board.html", context)
 
 
 @login_required
 @require_GET
-def board_facts(request, code):
-    """The facts block alone, swapped into the board page when a probe finishes."""
-    board = _get_board(code)
-    return render(
-        request,
-        "devices/_facts.html",
-        {"board": board, **_facts_context(board.latest_snapshot)},
-    )
+def board_live(request, code):
+    """Status, facts and history alone, swapped into the board page when a task finishes."""
+    return render(request, "devices/_board_live.html", _board_context(_get_board(code)))
 
 
 @login_required

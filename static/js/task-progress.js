@@ -25,7 +25,7 @@
         setTimeout(poll, POLL_MS);
       } else if (box.dataset.reload) {
         window.location.reload();
-      } else if (box.dataset.refreshUrl && data.state === "done") {
+      } else if (box.dataset.refreshUrl) {
         const html = await (await fetch(box.dataset.refreshUrl)).text();
         document.getElementById(box.dataset.refreshTarget).innerHTML = html;
       }

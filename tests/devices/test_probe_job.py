@@ -57,8 +57,8 @@ def test_kernel_and_userland_bitness_are_recorded_separately(pisim_farm, run_job
     node = pisim_farm.nodes["pi4"]
     task = probe(register_node(node), run_jobs)
     snapshot = task.snapshot
-    uname = node.run_as_root(["uname", "-m"]).stdout.strip()
-    long_bit = node.run_as_root(["getconf", "LONG_BIT"]).stdout.strip()
+    uname = node.run_as_root(["uname", "-m"]).stdout.decode().strip()
+    long_bit = node.run_as_root(["getconf", "LONG_BIT"]).stdout.decode().strip()
     assert snapshot.facts["kernel_arch"] == uname
     assert snapshot.userland_bits == int(long_bit)
     assert snapshot.facts["dpkg_arch"]
