@@ -1,6 +1,6 @@
 """pisim: a simulated Raspberry Pi farm (real sshd in network/mount namespaces).
 
-    from pisim import Farm, Faults, PROFILES, cleanup_all
+from pisim import Farm, Faults, PROFILES, cleanup_all
 """
 
 from .farm import Farm, cleanup_all, cleanup_stale
@@ -9,5 +9,13 @@ from .node import Node
 from .profiles import PROFILES, Profile
 from .util import PisimError
 
-__all__ = ["PROFILES", "Farm", "Faults", "Node", "PisimError", "Profile", "cleanup_all",
-           "cleanup_stale"]
+__all__ = [
+    "PROFILES",
+    "Farm",
+    "Faults",
+    "Node",
+    "PisimError",
+    "Profile",
+    "cleanup_all",
+    "cleanup_stale",
+]

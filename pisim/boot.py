@@ -35,11 +35,16 @@ def log(msg: str) -> None:
     os.write(_log_fd, f"{time.strftime('%H:%M:%S')} boot: {msg}\n".encode())
 
 
-def mount(src: str | None, target: str, fstype: str | None = None, flags: int = 0,
-          data: str | None = None) -> None:
-    rc = _libc.mount(src.encode() if src else None, target.encode(),
-                     fstype.encode() if fstype else None, ctypes.c_ulong(flags),
-                     data.encode() if data else None)
+def mount(
+    src: str | None, target: str, fstype: str | None = None, flags: int = 0, data: str | None = None
+) -> None:
+    rc = _libc.mount(
+        src.encode() if src else None,
+        target.encode(),
+        fstype.encode() if fstype else None,
+        ctypes.c_ulong(flags),
+        data.encode() if data else None,
+    )
     if rc != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"mount {src} on {target}: {os.strerror(err)}")
@@ -83,11 +88,17 @@ def setup_cpu_tree(booted: dict) -> None:
     pol = f"{root}/cpufreq/policy0"
     steps = sorted({fmin, *range(fmin, fmax, 100000), fmax})
     files = {
-        "affected_cpus": " ".join(map(str, range(n))), "related_cpus": " ".join(map(str, range(n))),
-        "cpuinfo_max_freq": fmax, "cpuinfo_min_freq": fmin, "cpuinfo_transition_latency": 355000,
-        "scaling_available_governors": GOVERNORS + " ", "scaling_driver": "cpufreq-dt",
+        "affected_cpus": " ".join(map(str, range(n))),
+        "related_cpus": " ".join(map(str, range(n))),
+        "cpuinfo_max_freq": fmax,
+        "cpuinfo_min_freq": fmin,
+        "cpuinfo_transition_latency": 355000,
+        "scaling_available_governors": GOVERNORS + " ",
+        "scaling_driver": "cpufreq-dt",
         "scaling_available_frequencies": " ".join(map(str, steps)) + " ",
-        "scaling_max_freq": fmax, "scaling_min_freq": fmin, "scaling_cur_freq": fmin,
+        "scaling_max_freq": fmax,
+        "scaling_min_freq": fmin,
+        "scaling_cur_freq": fmin,
         "scaling_setspeed": "<unsupported>",
     }
     for name, value in files.items():
@@ -132,8 +143,12 @@ def setup_mounts(node: Path, booted: dict) -> int:
     tmpfs("/var/log", "755", "64m")
     run_fd = os.open(node / "run", os.O_PATH | os.O_DIRECTORY)
     tmpfs("/run", "755")  # hides the host's /run, including every farm's directory
-    for d, mode in (("/run/sshd", 0o755), ("/run/lock", 0o1777), ("/run/pisim", 0o755),
-                    ("/run/user", 0o755)):
+    for d, mode in (
+        ("/run/sshd", 0o755),
+        ("/run/lock", 0o1777),
+        ("/run/pisim", 0o755),
+        ("/run/user", 0o755),
+    ):
         os.mkdir(d)
         os.chmod(d, mode)
     mount(f"/proc/self/fd/{run_fd}", "/run/pisim", flags=MS_BIND)
@@ -189,11 +204,15 @@ class Init:
 
     def start_sshd(self) -> None:
         self.sshd_pid = os.posix_spawn(
-            SSHD, [SSHD, "-D", "-e", "-f", "/etc/ssh/sshd_config"],
-            {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-             "LANG": "C.UTF-8"},
+            SSHD,
+            [SSHD, "-D", "-e", "-f", "/etc/ssh/sshd_config"],
+            {
+                "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                "LANG": "C.UTF-8",
+            },
             file_actions=[(os.POSIX_SPAWN_DUP2, _log_fd, 1), (os.POSIX_SPAWN_DUP2, _log_fd, 2)],
-            setsid=True)
+            setsid=True,
+        )
         self.generation += 1
         log(f"sshd started (pid {self.sshd_pid}, generation {self.generation})")
         self.status()
@@ -265,8 +284,11 @@ class Init:
             while self.pending:
                 self.handle(self.pending.pop(0))
             now = time.monotonic()
-            if self.sshd_pid is None and not self.hold and now - self.sshd_down_since > (
-                    restart_delay if self.generation else 0):
+            if (
+                self.sshd_pid is None
+                and not self.hold
+                and now - self.sshd_down_since > (restart_delay if self.generation else 0)
+            ):
                 self.start_sshd()
             self.refresh_uptime()
             if now >= next_refresh:

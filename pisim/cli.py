@@ -31,8 +31,10 @@ def cmd_up(args) -> int:
     else:
         print(f"farm {farm.name} up (simulated Raspberry Pis), details in {farm.dir}/farm.json")
         for n in doc["nodes"]:
-            print(f"  {n['name']:<8} {n['profile']:<14} {n['user']}@{n['host']}:{n['port']}  "
-                  f"key {n['private_key_path']}  host key {n['host_key_fingerprint']}")
+            print(
+                f"  {n['name']:<8} {n['profile']:<14} {n['user']}@{n['host']}:{n['port']}  "
+                f"key {n['private_key_path']}  host key {n['host_key_fingerprint']}"
+            )
     return 0
 
 
@@ -46,12 +48,16 @@ def cmd_status(args) -> int:
         except PisimError as exc:
             print(exc)
             continue
-        print(f"farm {name}: 10.213.{farm.subnet_index}.0/24, supervisor "
-              f"{'running' if farm.started else 'NOT running'}")
+        print(
+            f"farm {name}: 10.213.{farm.subnet_index}.0/24, supervisor "
+            f"{'running' if farm.started else 'NOT running'}"
+        )
         for node in farm.nodes.values():
             reach = "ssh ok" if node.accepts_tcp(0.3) else "no ssh"
-            print(f"  {node.name:<8} {node.info['profile']:<14} {node.host:<14} "
-                  f"{node.state:<8} boot_count={node.boot_count} {reach}")
+            print(
+                f"  {node.name:<8} {node.info['profile']:<14} {node.host:<14} "
+                f"{node.state:<8} boot_count={node.boot_count} {reach}"
+            )
     return 0
 
 
@@ -67,8 +73,9 @@ def cmd_down(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pisim",
-                                     description="Simulated Raspberry Pi farm (needs root).")
+    parser = argparse.ArgumentParser(
+        prog="python -m pisim", description="Simulated Raspberry Pi farm (needs root)."
+    )
     sub = parser.add_subparsers(dest="cmd", required=True)
     up = sub.add_parser("up", help="start a farm in the background")
     up.add_argument("--nodes", type=int, default=2)

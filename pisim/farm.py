@@ -69,8 +69,10 @@ class Farm:
             self.dir.mkdir(mode=0o755)
         except FileExistsError:
             if farm_in_use(self.dir):
-                raise PisimError(f"farm {self.name!r} is in use ({self.dir}); stop it with "
-                                 f"`python -m pisim down --name {self.name}`") from None
+                raise PisimError(
+                    f"farm {self.name!r} is in use ({self.dir}); stop it with "
+                    f"`python -m pisim down --name {self.name}`"
+                ) from None
             teardown_farm(self.name)
             self.dir.mkdir(mode=0o755)
         (self.dir / "nodes").mkdir()
@@ -78,12 +80,20 @@ class Farm:
         self._claimed = True
 
     def _write_meta(self, owner_pid: int | None) -> None:
-        write_json(self.dir / "meta.json", {
-            "name": self.name, "subnet_index": self.subnet_index, "downtime": self.downtime,
-            "owner_pid": owner_pid, "created": time.time()})
+        write_json(
+            self.dir / "meta.json",
+            {
+                "name": self.name,
+                "subnet_index": self.subnet_index,
+                "downtime": self.downtime,
+                "owner_pid": owner_pid,
+                "created": time.time(),
+            },
+        )
 
-    def add_node(self, name: str, profile: str = "pi4b-bookworm",
-                 faults: Faults | None = None) -> Node:
+    def add_node(
+        self, name: str, profile: str = "pi4b-bookworm", faults: Faults | None = None
+    ) -> Node:
         """Add a node (before or after start()); after start it is booted at once."""
         if not NODE_NAME_RE.fullmatch(name):
             raise ValueError(f"node name must match {NODE_NAME_RE.pattern}: {name!r}")
@@ -94,9 +104,16 @@ class Farm:
         self._claim()
         if self._uid is None:
             self._uid = pick_uid()
-        prepare_node(self.dir / "nodes" / name, farm=self.name, subnet_index=self.subnet_index,
-                     name=name, index=len(self.nodes), profile_key=profile,
-                     faults=faults or Faults(), uid=self._uid)
+        prepare_node(
+            self.dir / "nodes" / name,
+            farm=self.name,
+            subnet_index=self.subnet_index,
+            name=name,
+            index=len(self.nodes),
+            profile_key=profile,
+            faults=faults or Faults(),
+            uid=self._uid,
+        )
         node = Node(self, self.dir / "nodes" / name)
         self.nodes[name] = node
         if self.started:
@@ -122,8 +139,15 @@ class Farm:
         if not detach:
             cmd += ["--owner-pid", str(os.getpid())]
         env = dict(os.environ, PYTHONPATH=str(PKG_PARENT))
-        self._proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                      cwd=str(PKG_PARENT), env=env, start_new_session=True)
+        self._proc = subprocess.Popen(
+            cmd,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            cwd=str(PKG_PARENT),
+            env=env,
+            start_new_session=True,
+        )
         log.close()
         deadline = time.monotonic() + timeout
         while True:
@@ -154,14 +178,26 @@ class Farm:
 
     def describe(self) -> dict:
         """The farm as a JSON-able document (what `pisim up --json` prints)."""
-        return {"farm": self.name, "subnet_index": self.subnet_index, "rundir": str(self.dir),
-                "nodes": [{"name": n.name, "profile": n.info["profile"],
-                           "model": n.profile.model, "host": n.host, "port": n.port,
-                           "user": n.user, "password": n.password,
-                           "private_key_path": n.private_key_path,
-                           "host_key_public": n.host_key_public,
-                           "host_key_fingerprint": n.host_key_fingerprint}
-                          for n in self.nodes.values()]}
+        return {
+            "farm": self.name,
+            "subnet_index": self.subnet_index,
+            "rundir": str(self.dir),
+            "nodes": [
+                {
+                    "name": n.name,
+                    "profile": n.info["profile"],
+                    "model": n.profile.model,
+                    "host": n.host,
+                    "port": n.port,
+                    "user": n.user,
+                    "password": n.password,
+                    "private_key_path": n.private_key_path,
+                    "host_key_public": n.host_key_public,
+                    "host_key_fingerprint": n.host_key_fingerprint,
+                }
+                for n in self.nodes.values()
+            ],
+        }
 
     def _write_farm_json(self) -> None:
         write_json(self.dir / "farm.json", self.describe(), 0o600)
@@ -273,8 +309,9 @@ def teardown_farm(name: str) -> None:
 def list_farms() -> list[str]:
     if not RUN_ROOT.is_dir():
         return []
-    return sorted(d.name for d in RUN_ROOT.iterdir()
-                  if d.is_dir() and FARM_NAME_RE.fullmatch(d.name))
+    return sorted(
+        d.name for d in RUN_ROOT.iterdir() if d.is_dir() and FARM_NAME_RE.fullmatch(d.name)
+    )
 
 
 def cleanup_stale() -> list[str]:
@@ -311,7 +348,8 @@ def cleanup_all() -> list[str]:
         names.add(ns.split("-")[1] if ns.count("-") >= 2 else ns)
     for link in netns.list_links():
         ifname = link["ifname"]
-        if link.get("ifalias", "").startswith("pisim:") or re.fullmatch(r"psbr\d+|psv\d+-\d+",
-                                                                          ifname):
+        if link.get("ifalias", "").startswith("pisim:") or re.fullmatch(
+            r"psbr\d+|psv\d+-\d+", ifname
+        ):
             netns.delete_link(ifname)
     return sorted(names)

@@ -13,23 +13,75 @@ from dataclasses import dataclass, field
 # yaml: overclocking.options.<name>.defaults, per board family.
 _COMMON_MIN = {"h264_freq_min": 250, "isp_freq_min": 250, "v3d_freq_min": 250}
 FAMILY_DEFAULTS: dict[str, dict[str, int]] = {
-    "pi3": {"arm_freq": 1200, "core_freq": 400, "h264_freq": 400, "isp_freq": 400,
-            "v3d_freq": 400, "sdram_freq": 450, "arm_freq_min": 600, "core_freq_min": 250,
-            "gpu_freq_min": 250, "sdram_freq_min": 400, **_COMMON_MIN},
-    "pi3p": {"arm_freq": 1400, "core_freq": 400, "h264_freq": 400, "isp_freq": 400,
-             "v3d_freq": 400, "sdram_freq": 500, "arm_freq_min": 600, "core_freq_min": 250,
-             "gpu_freq_min": 250, "sdram_freq_min": 400, "temp_soft_limit": 60, **_COMMON_MIN},
-    "pi4": {"arm_freq": 1500, "core_freq": 500, "h264_freq": 500, "isp_freq": 500,
-            "v3d_freq": 500, "hevc_freq": 500, "sdram_freq": 3200, "arm_freq_min": 600,
-            "core_freq_min": 200, "gpu_freq_min": 250, "sdram_freq_min": 3200, **_COMMON_MIN},
-    "pi400": {"arm_freq": 1800, "core_freq": 500, "h264_freq": 500, "isp_freq": 500,
-              "v3d_freq": 500, "hevc_freq": 500, "sdram_freq": 3200, "arm_freq_min": 600,
-              "core_freq_min": 200, "gpu_freq_min": 250, "sdram_freq_min": 3200,
-              **_COMMON_MIN},
-    "pi5": {"arm_freq": 2400, "core_freq": 910, "isp_freq": 910, "v3d_freq": 910,
-            "hevc_freq": 910, "sdram_freq": 4267, "arm_freq_min": 1500, "core_freq_min": 500,
-            "gpu_freq_min": 500, "isp_freq_min": 500, "v3d_freq_min": 500,
-            "sdram_freq_min": 4267},
+    "pi3": {
+        "arm_freq": 1200,
+        "core_freq": 400,
+        "h264_freq": 400,
+        "isp_freq": 400,
+        "v3d_freq": 400,
+        "sdram_freq": 450,
+        "arm_freq_min": 600,
+        "core_freq_min": 250,
+        "gpu_freq_min": 250,
+        "sdram_freq_min": 400,
+        **_COMMON_MIN,
+    },
+    "pi3p": {
+        "arm_freq": 1400,
+        "core_freq": 400,
+        "h264_freq": 400,
+        "isp_freq": 400,
+        "v3d_freq": 400,
+        "sdram_freq": 500,
+        "arm_freq_min": 600,
+        "core_freq_min": 250,
+        "gpu_freq_min": 250,
+        "sdram_freq_min": 400,
+        "temp_soft_limit": 60,
+        **_COMMON_MIN,
+    },
+    "pi4": {
+        "arm_freq": 1500,
+        "core_freq": 500,
+        "h264_freq": 500,
+        "isp_freq": 500,
+        "v3d_freq": 500,
+        "hevc_freq": 500,
+        "sdram_freq": 3200,
+        "arm_freq_min": 600,
+        "core_freq_min": 200,
+        "gpu_freq_min": 250,
+        "sdram_freq_min": 3200,
+        **_COMMON_MIN,
+    },
+    "pi400": {
+        "arm_freq": 1800,
+        "core_freq": 500,
+        "h264_freq": 500,
+        "isp_freq": 500,
+        "v3d_freq": 500,
+        "hevc_freq": 500,
+        "sdram_freq": 3200,
+        "arm_freq_min": 600,
+        "core_freq_min": 200,
+        "gpu_freq_min": 250,
+        "sdram_freq_min": 3200,
+        **_COMMON_MIN,
+    },
+    "pi5": {
+        "arm_freq": 2400,
+        "core_freq": 910,
+        "isp_freq": 910,
+        "v3d_freq": 910,
+        "hevc_freq": 910,
+        "sdram_freq": 4267,
+        "arm_freq_min": 1500,
+        "core_freq_min": 500,
+        "gpu_freq_min": 500,
+        "isp_freq_min": 500,
+        "v3d_freq_min": 500,
+        "sdram_freq_min": 4267,
+    },
 }
 FAMILY_DEFAULTS["pi4_r14"] = dict(FAMILY_DEFAULTS["pi4"])  # 1500, 1800 with arm_boost=1
 
@@ -37,13 +89,41 @@ FAMILY_DEFAULTS["pi4_r14"] = dict(FAMILY_DEFAULTS["pi4"])  # 1500, 1800 with arm
 ARM_64BIT_DEFAULT = {"pi3": 0, "pi3p": 0, "pi4": 1, "pi4_r14": 1, "pi400": 1, "pi5": 1}
 
 # yaml: config_txt_syntax.conditional_filters.models
-MODEL_FILTERS = {"pi0", "pi0w", "pi02", "pi1", "pi2", "pi3", "pi3+", "pi4", "pi400", "pi5",
-                 "pi500", "cm4", "cm4s", "cm5"}
+MODEL_FILTERS = {
+    "pi0",
+    "pi0w",
+    "pi02",
+    "pi1",
+    "pi2",
+    "pi3",
+    "pi3+",
+    "pi4",
+    "pi400",
+    "pi5",
+    "pi500",
+    "cm4",
+    "cm4s",
+    "cm5",
+}
 
 # Options whose value is a string even when it looks like a number.
-STRING_OPTIONS = {"kernel", "initramfs", "cmdline", "device_tree", "os_prefix", "overlay_prefix",
-                  "start_file", "fixup_file", "ramfsfile", "armstub", "hdmi_cvt", "hdmi_timings",
-                  "dtoverlay", "dtparam", "include"}
+STRING_OPTIONS = {
+    "kernel",
+    "initramfs",
+    "cmdline",
+    "device_tree",
+    "os_prefix",
+    "overlay_prefix",
+    "start_file",
+    "fixup_file",
+    "ramfsfile",
+    "armstub",
+    "hdmi_cvt",
+    "hdmi_timings",
+    "dtoverlay",
+    "dtparam",
+    "include",
+}
 GPU_CLOCKS = ("core_freq", "h264_freq", "isp_freq", "v3d_freq", "hevc_freq")
 
 MAX_LINE = 98  # yaml: config_txt_syntax.limits.line_length
@@ -70,8 +150,12 @@ class BootConfig:
     explicit: set[str] = field(default_factory=set)  # names set by a line that applied
 
     def to_dict(self) -> dict:
-        return {"ints": self.ints, "strs": self.strs, "dtoverlays": self.dtoverlays,
-                "dtparams": self.dtparams}
+        return {
+            "ints": self.ints,
+            "strs": self.strs,
+            "dtoverlays": self.dtoverlays,
+            "dtparams": self.dtparams,
+        }
 
 
 def parse_int(text: str) -> int | None:
@@ -127,14 +211,15 @@ def iter_lines(text: str, read_include: Callable[[str], str | None] | None, dept
         yield line
 
 
-def parse_config(text: str, board: Board,
-                 read_include: Callable[[str], str | None] | None = None) -> BootConfig:
+def parse_config(
+    text: str, board: Board, read_include: Callable[[str], str | None] | None = None
+) -> BootConfig:
     """Apply the lines of config.txt that match `board`; later lines win."""
     cfg = BootConfig()
     active: dict[str, bool] = {}
     for line in iter_lines(text, read_include):
         if line.startswith("["):
-            inner = line[1:line.index("]")] if "]" in line else line[1:]
+            inner = line[1 : line.index("]")] if "]" in line else line[1:]
             if inner.strip().lower() == "all":
                 active = {}
             elif inner.strip().lower() == "none":
@@ -171,17 +256,30 @@ def parse_config(text: str, board: Board,
     return cfg
 
 
-def effective_config(text: str, board: Board, mem_mb: int, gpu_mem: int = 76,
-                     read_include: Callable[[str], str | None] | None = None) -> BootConfig:
+def effective_config(
+    text: str,
+    board: Board,
+    mem_mb: int,
+    gpu_mem: int = 76,
+    read_include: Callable[[str], str | None] | None = None,
+) -> BootConfig:
     """Family defaults overridden by the matching config.txt lines, plus the derived values
     the firmware computes (what `vcgencmd get_config` reports)."""
     parsed = parse_config(text, board, read_include)
     ints = dict(FAMILY_DEFAULTS.get(board.family, FAMILY_DEFAULTS["pi4"]))
-    ints.update({"temp_limit": 85, "total_mem": mem_mb, "gpu_mem": gpu_mem,
-                 "arm_64bit": ARM_64BIT_DEFAULT.get(board.family, 0)})
+    ints.update(
+        {
+            "temp_limit": 85,
+            "total_mem": mem_mb,
+            "gpu_mem": gpu_mem,
+            "arm_64bit": ARM_64BIT_DEFAULT.get(board.family, 0),
+        }
+    )
     # gpu_freq sets all GPU clocks (yaml: overclocking.options.gpu_freq) unless set one by one.
-    for src, targets in (("gpu_freq", GPU_CLOCKS),
-                         ("gpu_freq_min", tuple(c + "_min" for c in GPU_CLOCKS))):
+    for src, targets in (
+        ("gpu_freq", GPU_CLOCKS),
+        ("gpu_freq_min", tuple(c + "_min" for c in GPU_CLOCKS)),
+    ):
         if src in parsed.ints:
             for target in targets:
                 if target in ints or target.startswith("core"):
@@ -203,8 +301,13 @@ def effective_config(text: str, board: Board, mem_mb: int, gpu_mem: int = 76,
         ints["arm_64bit"] = 1  # yaml: arm_64bit: Pi 5 is 64-bit only and ignores it
     strs = dict(parsed.strs)
     strs.setdefault("kernel", default_kernel(board.family, ints["arm_64bit"]))
-    return BootConfig(ints=ints, strs=strs, dtoverlays=parsed.dtoverlays,
-                      dtparams=parsed.dtparams, explicit=parsed.explicit)
+    return BootConfig(
+        ints=ints,
+        strs=strs,
+        dtoverlays=parsed.dtoverlays,
+        dtparams=parsed.dtparams,
+        explicit=parsed.explicit,
+    )
 
 
 def default_kernel(family: str, arm_64bit: int) -> str:

@@ -24,8 +24,9 @@ def list_links() -> list[dict]:
 
 
 def list_netns() -> list[str]:
-    return [line.split()[0] for line in run(["ip", "netns", "list"]).stdout.splitlines()
-            if line.strip()]
+    return [
+        line.split()[0] for line in run(["ip", "netns", "list"]).stdout.splitlines() if line.strip()
+    ]
 
 
 def netns_pids(ns: str) -> list[int]:
@@ -36,8 +37,10 @@ def netns_pids(ns: str) -> list[int]:
 def create_bridge(farm: str, subnet_index: int) -> None:
     br = bridge_name(subnet_index)
     if Path(f"/sys/class/net/{br}").exists():
-        raise PisimError(f"subnet index {subnet_index} is in use: {br} exists "
-                         f"(another farm? `python -m pisim status`)")
+        raise PisimError(
+            f"subnet index {subnet_index} is in use: {br} exists "
+            f"(another farm? `python -m pisim status`)"
+        )
     run(["ip", "link", "add", br, "type", "bridge"])
     run(["ip", "link", "set", br, "alias", f"pisim:{farm}"])
     run(["ip", "addr", "add", f"{SUBNET_PREFIX}.{subnet_index}.1/24", "dev", br])

@@ -19,8 +19,13 @@ if TYPE_CHECKING:
 
 NODE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 # Node directories that are host directories bind-mounted into the node (see pisim.boot).
-_BIND_DIRS = {"/boot": "boot", "/home": "home", "/etc/default": "etc/default",
-              "/etc/ssh": "etc/ssh", "/etc/sudoers.d": "etc/sudoers.d"}
+_BIND_DIRS = {
+    "/boot": "boot",
+    "/home": "home",
+    "/etc/default": "etc/default",
+    "/etc/ssh": "etc/ssh",
+    "/etc/sudoers.d": "etc/sudoers.d",
+}
 
 
 class Node:
@@ -134,8 +139,10 @@ class Node:
             if self.accepts_tcp(min(0.5, max(0.05, deadline - time.monotonic()))):
                 return
             if time.monotonic() >= deadline:
-                raise TimeoutError(f"{self.name} ({self.host}): sshd not reachable after "
-                                   f"{timeout} s (state {self.state})")
+                raise TimeoutError(
+                    f"{self.name} ({self.host}): sshd not reachable after "
+                    f"{timeout} s (state {self.state})"
+                )
             time.sleep(0.05)
 
     def wait_state(self, *states: str, timeout: float = 10) -> str:
@@ -187,7 +194,7 @@ class Node:
             raise ValueError(f"need an absolute node path without '..': {path!r}")
         for prefix, sub in _BIND_DIRS.items():
             if path == prefix or path.startswith(prefix + "/"):
-                return self.dir / sub / path[len(prefix):].lstrip("/")
+                return self.dir / sub / path[len(prefix) :].lstrip("/")
         return None
 
     def _init_pid(self) -> int:
@@ -196,13 +203,25 @@ class Node:
             raise PisimError(f"{self.name} is not running (state {self.state})")
         return int(pid)
 
-    def run_as_root(self, cmd: list[str], input: bytes | str | None = None,  # noqa: A002
-                    timeout: float = 30, check: bool = False) -> subprocess.CompletedProcess:
+    def run_as_root(
+        self,
+        cmd: list[str],
+        input: bytes | str | None = None,  # noqa: A002
+        timeout: float = 30,
+        check: bool = False,
+    ) -> subprocess.CompletedProcess:
         """Run cmd as root inside the node's namespaces (not through SSH)."""
         argv = ["nsenter", "-t", str(self._init_pid()), "-m", "-u", "-n", "-p", "--", *cmd]
-        return subprocess.run(argv, input=input, capture_output=True, timeout=timeout,
-                              check=check, cwd="/", text=isinstance(input, str),
-                              env={"PATH": NODE_PATH, "HOME": "/root", "LANG": "C.UTF-8"})
+        return subprocess.run(
+            argv,
+            input=input,
+            capture_output=True,
+            timeout=timeout,
+            check=check,
+            cwd="/",
+            text=isinstance(input, str),
+            env={"PATH": NODE_PATH, "HOME": "/root", "LANG": "C.UTF-8"},
+        )
 
     def read_file(self, path: str) -> bytes:
         host = self._host_path(path)
@@ -224,7 +243,8 @@ class Node:
                 os.chown(host, uid, uid)
             return
         raw = data.encode() if isinstance(data, str) else data
-        proc = self.run_as_root(["sh", "-c", 'cat > "$1" && chmod "$2" "$1"', "sh", path,
-                                 f"{mode:o}"], input=raw)
+        proc = self.run_as_root(
+            ["sh", "-c", 'cat > "$1" && chmod "$2" "$1"', "sh", path, f"{mode:o}"], input=raw
+        )
         if proc.returncode != 0:
             raise OSError(proc.stderr.decode(errors="replace").strip())

@@ -23,8 +23,19 @@ from .util import SUBNET_PREFIX, PisimError, write_atomic, write_json
 NODEBIN = Path(__file__).parent / "nodebin"
 USER = "pi"
 # Pi OS groups of the first user, where the host has them.
-EXTRA_GROUPS = ("adm", "dialout", "cdrom", "sudo", "audio", "video", "plugdev", "games", "users",
-                "input", "netdev")
+EXTRA_GROUPS = (
+    "adm",
+    "dialout",
+    "cdrom",
+    "sudo",
+    "audio",
+    "video",
+    "plugdev",
+    "games",
+    "users",
+    "input",
+    "netdev",
+)
 
 
 def node_ip(subnet_index: int, index: int) -> str:
@@ -48,16 +59,28 @@ def _lines(path: str) -> list[str]:
 def new_keypair(comment: str) -> tuple[str, str]:
     """(OpenSSH private key PEM, public key line) of a fresh ed25519 key."""
     key = Ed25519PrivateKey.generate()
-    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.OpenSSH,
-                            serialization.NoEncryption()).decode()
-    pub = key.public_key().public_bytes(serialization.Encoding.OpenSSH,
-                                        serialization.PublicFormat.OpenSSH).decode()
+    pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.OpenSSH,
+        serialization.NoEncryption(),
+    ).decode()
+    pub = (
+        key.public_key()
+        .public_bytes(serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH)
+        .decode()
+    )
     return pem, f"{pub} {comment}"
 
 
 def hash_password(password: str) -> str:
-    proc = subprocess.run(["openssl", "passwd", "-6", "-stdin"], input=password, text=True,
-                          capture_output=True, check=True, timeout=10)
+    proc = subprocess.run(
+        ["openssl", "passwd", "-6", "-stdin"],
+        input=password,
+        text=True,
+        capture_output=True,
+        check=True,
+        timeout=10,
+    )
     return proc.stdout.strip()
 
 
@@ -114,27 +137,36 @@ def _etc_files(etc: Path, name: str, uid: int, pw_hash: str, profile: Profile) -
         out.append(f"{USER}:x:{uid}:" if fname == "group" else f"{USER}:!::")
         write_atomic(etc / fname, "\n".join(out) + "\n", 0o644 if fname == "group" else 0o640)
     write_atomic(etc / "hostname", name + "\n")
-    write_atomic(etc / "hosts", f"127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost "
-                 f"ip6-loopback\nff02::1\t\tip6-allnodes\nff02::2\t\tip6-allrouters\n\n"
-                 f"127.0.1.1\t{name}\n")
+    write_atomic(
+        etc / "hosts",
+        f"127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost "
+        f"ip6-loopback\nff02::1\t\tip6-allnodes\nff02::2\t\tip6-allrouters\n\n"
+        f"127.0.1.1\t{name}\n",
+    )
     write_atomic(etc / "os-release", profile.os_release)
     # Per-node copies of whole directories, so that the node may write to them.
     for dname in ("sudoers.d", "default", "ssh"):
         src = Path("/etc") / dname
         dst = etc / dname
         if src.is_dir():
-            shutil.copytree(src, dst, symlinks=True, dirs_exist_ok=True,
-                            ignore=shutil.ignore_patterns("ssh_host_*", "sshd_config*"))
+            shutil.copytree(
+                src,
+                dst,
+                symlinks=True,
+                dirs_exist_ok=True,
+                ignore=shutil.ignore_patterns("ssh_host_*", "sshd_config*"),
+            )
         dst.mkdir(exist_ok=True)
-    write_atomic(etc / "sudoers.d" / "010_pi-nopasswd", f"{USER} ALL=(ALL) NOPASSWD: ALL\n",
-                 0o440)
+    write_atomic(etc / "sudoers.d" / "010_pi-nopasswd", f"{USER} ALL=(ALL) NOPASSWD: ALL\n", 0o440)
 
 
 def _install_bin(node: Path) -> None:
     """Emulators on PATH: /usr/local/bin for pi, /usr/local/sbin first in sudo's secure_path."""
     python = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
-    for sub, names in (("bin", ("vcgencmd", "reboot", "shutdown", "poweroff", "halt")),
-                       ("sbin", ("vcgencmd", "reboot", "shutdown", "poweroff", "halt"))):
+    for sub, names in (
+        ("bin", ("vcgencmd", "reboot", "shutdown", "poweroff", "halt")),
+        ("sbin", ("vcgencmd", "reboot", "shutdown", "poweroff", "halt")),
+    ):
         (node / sub).mkdir(exist_ok=True)
         for cmd in names:
             src = NODEBIN / ("vcgencmd.py" if cmd == "vcgencmd" else "powerctl.py")
@@ -142,8 +174,17 @@ def _install_bin(node: Path) -> None:
             write_atomic(node / sub / cmd, f"#!{python}\n{body}", 0o755)
 
 
-def prepare_node(node: Path, *, farm: str, subnet_index: int, name: str, index: int,
-                 profile_key: str, faults: Faults, uid: int) -> dict:
+def prepare_node(
+    node: Path,
+    *,
+    farm: str,
+    subnet_index: int,
+    name: str,
+    index: int,
+    profile_key: str,
+    faults: Faults,
+    uid: int,
+) -> dict:
     """Create the node directory; returns the node's static description (node.json)."""
     if profile_key not in PROFILES:
         raise PisimError(f"unknown profile {profile_key!r}; known: {', '.join(PROFILES)}")
@@ -187,13 +228,25 @@ def prepare_node(node: Path, *, farm: str, subnet_index: int, name: str, index: 
     (home / ".ssh").chmod(0o700)
 
     _install_bin(node)
-    info = {"name": name, "farm": farm, "profile": profile_key, "index": index, "ip": ip,
-            "subnet_index": subnet_index, "serial": serial, "password": password, "uid": uid,
-            "user": USER, "netns": f"pisim-{farm}-{name}",
-            "host_veth": f"psv{subnet_index}-{11 + index}",
-            "peer_veth": f"psp{subnet_index}-{11 + index}"}
+    info = {
+        "name": name,
+        "farm": farm,
+        "profile": profile_key,
+        "index": index,
+        "ip": ip,
+        "subnet_index": subnet_index,
+        "serial": serial,
+        "password": password,
+        "uid": uid,
+        "user": USER,
+        "netns": f"pisim-{farm}-{name}",
+        "host_veth": f"psv{subnet_index}-{11 + index}",
+        "peer_veth": f"psp{subnet_index}-{11 + index}",
+    }
     write_json(node / "node.json", info, 0o600)
     write_json(node / "faults.json", faults.to_dict())
-    write_json(node / "state.json", {"boot_count": 0, "boot_id": None, "state": "off",
-                                     "tryboot_flag": False, "init_pid": None})
+    write_json(
+        node / "state.json",
+        {"boot_count": 0, "boot_id": None, "state": "off", "tryboot_flag": False, "init_pid": None},
+    )
     return info

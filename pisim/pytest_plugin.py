@@ -31,8 +31,9 @@ def _skip_unless_possible() -> None:
         pytest.skip(f"pisim needs OpenSSH's sshd at {SSHD}")
 
 
-def start_free_farm(prefix: str, subnets: range, nodes: list[tuple[str, str, object]],
-                    downtime: float) -> Farm:
+def start_free_farm(
+    prefix: str, subnets: range, nodes: list[tuple[str, str, object]], downtime: float
+) -> Farm:
     """Start a farm on the first free subnet of `subnets` (other sessions may hold some)."""
     last: Exception | None = None
     for k in subnets:
@@ -63,8 +64,9 @@ def _cleanup_once() -> None:
 def pisim_farm():
     _skip_unless_possible()
     _cleanup_once()
-    farm = start_free_farm("s", SESSION_SUBNETS,
-                           [("pi3", "pi3b-legacy", None), ("pi4", "pi4b-bookworm", None)], 1.0)
+    farm = start_free_farm(
+        "s", SESSION_SUBNETS, [("pi3", "pi3b-legacy", None), ("pi4", "pi4b-bookworm", None)], 1.0
+    )
     try:
         yield farm
     finally:
@@ -77,12 +79,16 @@ class NodeFactory:
     def __init__(self):
         self.farm: Farm | None = None
 
-    def __call__(self, name: str | None = None, profile: str = "pi4b-bookworm", faults=None,
-                 downtime: float = 1.0):
+    def __call__(
+        self,
+        name: str | None = None,
+        profile: str = "pi4b-bookworm",
+        faults=None,
+        downtime: float = 1.0,
+    ):
         name = name or f"fx{len(self.farm.nodes) + 1 if self.farm else 1}"
         if self.farm is None:
-            self.farm = start_free_farm("f", FACTORY_SUBNETS, [(name, profile, faults)],
-                                        downtime)
+            self.farm = start_free_farm("f", FACTORY_SUBNETS, [(name, profile, faults)], downtime)
             return self.farm.nodes[name]
         return self.farm.add_node(name, profile=profile, faults=faults)
 

@@ -80,8 +80,14 @@ class Supervisor:
     # ---- timers -------------------------------------------------------------------------
     def later(self, delay: float, node: NodeRuntime, fn, *args) -> None:
         epoch = node.epoch
-        heapq.heappush(self.timers, (time.monotonic() + delay, next(self.seq),
-                                     lambda: fn(*args) if node.epoch == epoch else None))
+        heapq.heappush(
+            self.timers,
+            (
+                time.monotonic() + delay,
+                next(self.seq),
+                lambda: fn(*args) if node.epoch == epoch else None,
+            ),
+        )
 
     # ---- power --------------------------------------------------------------------------
     def power_off(self, node: NodeRuntime) -> None:
@@ -111,23 +117,35 @@ class Supervisor:
             return path.read_text(errors="replace") if path.is_file() else None
 
         text = read_include(cfg_file) or ""
-        board = Board(prof.family, prof.model_filters, prof.board_type, node.info["serial"],
-                      tryboot)
+        board = Board(
+            prof.family, prof.model_filters, prof.board_type, node.info["serial"], tryboot
+        )
         cfg = effective_config(text, board, prof.mem_mb, prof.gpu_mem, read_include)
         faults = node.faults
         boot_count = int(node.state.get("boot_count", 0)) + 1
         boot_id = str(uuid.uuid4())
-        governor = governor_from(read_include("cmdline.txt"),
-                                 _read(node.dir / "etc" / "default" / "cpu_governor"),
-                                 prof.default_governor)
+        governor = governor_from(
+            read_include("cmdline.txt"),
+            _read(node.dir / "etc" / "default" / "cpu_governor"),
+            prof.default_governor,
+        )
         ncpu = max(1, min(prof.cores, len(os.sched_getaffinity(0))))
         booted = {
-            "simulated": True, "hostname": node.name, "boot_id": boot_id,
-            "boot_count": boot_count, "tryboot": tryboot, "config_file": cfg_file,
-            "config": cfg.to_dict(), "governor": governor, "ncpu": ncpu,
-            "throttled": faults.throttled_after_boot or 0, "model": prof.model,
-            "serial": node.info["serial"], "compatible": prof.compatible,
-            "profile": prof.to_dict(), "sshd_restart_delay": faults.sshd_restart_delay,
+            "simulated": True,
+            "hostname": node.name,
+            "boot_id": boot_id,
+            "boot_count": boot_count,
+            "tryboot": tryboot,
+            "config_file": cfg_file,
+            "config": cfg.to_dict(),
+            "governor": governor,
+            "ncpu": ncpu,
+            "throttled": faults.throttled_after_boot or 0,
+            "model": prof.model,
+            "serial": node.info["serial"],
+            "compatible": prof.compatible,
+            "profile": prof.to_dict(),
+            "sshd_restart_delay": faults.sshd_restart_delay,
             "booted_at": time.time(),
         }
         proc_dir = node.dir / "proc"
@@ -137,8 +155,9 @@ class Supervisor:
         write_atomic(proc_dir / "uptime", "0.00 0.00\n")
         write_json(node.dir / "run" / "booted.json", booted)
         # The one-shot flag is cleared by this boot, whatever happens next (yaml: tryboot).
-        node.save(boot_count=boot_count, boot_id=boot_id, tryboot_flag=False,
-                  booted_tryboot=tryboot)
+        node.save(
+            boot_count=boot_count, boot_id=boot_id, tryboot_flag=False, booted_tryboot=tryboot
+        )
         arm = cfg.ints["arm_freq"]
         if faults.max_boot_arm_freq is not None and arm > faults.max_boot_arm_freq:
             log(f"{node.name}: hangs at boot (arm_freq {arm} > {faults.max_boot_arm_freq})")
@@ -154,13 +173,38 @@ class Supervisor:
 
     def spawn(self, node: NodeRuntime) -> None:
         logf = open(node.dir / "log" / "node.log", "ab")  # noqa: SIM115 - handed to the child
-        cmd = ["ip", "netns", "exec", node.info["netns"], "unshare", "--pid", "--fork",
-               "--kill-child", "--mount", "--uts", "--propagation", "private", "--mount-proc",
-               sys.executable, "-I", str(BOOT_PY), str(node.dir)]
-        env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-               "LANG": "C.UTF-8"}
-        node.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=logf, stderr=logf,
-                                     env=env, preexec_fn=_die_with_parent, close_fds=True)
+        cmd = [
+            "ip",
+            "netns",
+            "exec",
+            node.info["netns"],
+            "unshare",
+            "--pid",
+            "--fork",
+            "--kill-child",
+            "--mount",
+            "--uts",
+            "--propagation",
+            "private",
+            "--mount-proc",
+            sys.executable,
+            "-I",
+            str(BOOT_PY),
+            str(node.dir),
+        ]
+        env = {
+            "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+            "LANG": "C.UTF-8",
+        }
+        node.proc = subprocess.Popen(
+            cmd,
+            stdin=subprocess.DEVNULL,
+            stdout=logf,
+            stderr=logf,
+            env=env,
+            preexec_fn=_die_with_parent,
+            close_fds=True,
+        )
         logf.close()
         node.init_pid = _wait_child(node.proc.pid)
 
@@ -238,8 +282,12 @@ class Supervisor:
         if op == "ping":
             return {"pid": os.getpid()}
         if op == "status":
-            return {"nodes": {n: dict(node.state, unreachable=node.unreachable)
-                              for n, node in self.nodes.items()}}
+            return {
+                "nodes": {
+                    n: dict(node.state, unreachable=node.unreachable)
+                    for n, node in self.nodes.items()
+                }
+            }
         if op == "stop":
             self.running = False
             return {}
@@ -306,8 +354,10 @@ class Supervisor:
             netns.create_bridge(self.farm["name"], int(self.farm["subnet_index"]))
             self.bridge_created = True
             nodes_dir = self.rundir / "nodes"
-            for d in sorted(nodes_dir.iterdir() if nodes_dir.exists() else [],
-                            key=lambda p: read_json(p / "node.json")["index"]):
+            for d in sorted(
+                nodes_dir.iterdir() if nodes_dir.exists() else [],
+                key=lambda p: read_json(p / "node.json")["index"],
+            ):
                 self.add_node(d.name)
             ctl_path = self.rundir / "control.sock"
             ctl_path.unlink(missing_ok=True)

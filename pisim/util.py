@@ -46,8 +46,9 @@ def read_json(path: Path, default: dict | None = None) -> dict:
         return dict(default)
 
 
-def run(cmd: list[str], check: bool = True, timeout: float = 15,
-        **kw) -> subprocess.CompletedProcess:
+def run(
+    cmd: list[str], check: bool = True, timeout: float = 15, **kw
+) -> subprocess.CompletedProcess:
     """Run a host command (ip, tc, ...) and raise PisimError with its stderr on failure."""
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False, **kw)
     if check and proc.returncode != 0:

@@ -32,8 +32,10 @@ def action(prog: str, args: list) -> str | None:
 def main(argv: list) -> int:
     prog = os.path.basename(argv[0])
     if any(a in ("-h", "--help") for a in argv[1:]):
-        print(f"{prog} [OPTIONS...] -- SIMULATED by pisim: asks the farm supervisor to "
-              "reboot or halt this simulated Raspberry Pi.")
+        print(
+            f"{prog} [OPTIONS...] -- SIMULATED by pisim: asks the farm supervisor to "
+            "reboot or halt this simulated Raspberry Pi."
+        )
         return 0
     request = action(prog, argv[1:])
     if request is None:

@@ -31,11 +31,20 @@ Exit status:
 
 SIMULATED: this vcgencmd is the pisim emulator; values are simulated.
 """
-COMMANDS = ("version, commands, get_mem, measure_clock, measure_volts, get_throttled, "
-            "measure_temp, get_config")
+COMMANDS = (
+    "version, commands, get_mem, measure_clock, measure_volts, get_throttled, "
+    "measure_temp, get_config"
+)
 # Fixed peripheral clocks in Hz (the rest follow the booted configuration).
-FIXED_CLOCKS = {"uart": 48000000, "pwm": 0, "emmc": 250000000, "pixel": 0, "vec": 0,
-                "hdmi": 0, "dpi": 0}
+FIXED_CLOCKS = {
+    "uart": 48000000,
+    "pwm": 0,
+    "emmc": 250000000,
+    "pixel": 0,
+    "vec": 0,
+    "hdmi": 0,
+    "dpi": 0,
+}
 
 
 def node_ticks(skip: int) -> int:
@@ -114,7 +123,8 @@ def measure_volts(booted: dict, args: list) -> str:
         mhz = arm_mhz(booted)
         span = max(ints["arm_freq"] - ints["arm_freq_min"], 1)
         volts = prof["volts_idle"] + (prof["volts_busy"] - prof["volts_idle"]) * (
-            (mhz - ints["arm_freq_min"]) / span)
+            (mhz - ints["arm_freq_min"]) / span
+        )
         # yaml: over_voltage: 0.025 V steps; over_voltage_delta in microvolts.
         volts += 0.025 * ints.get("over_voltage", 0) + ints.get("over_voltage_delta", 0) / 1e6
     else:

@@ -12,13 +12,26 @@ def client_for(node, password: bool = False, timeout: float = 5) -> paramiko.SSH
     """Connected client, host key pinned to the node's current key."""
     client = paramiko.SSHClient()
     keytype, blob = node.host_key_public.split()[:2]
-    client.get_host_keys().add(node.host, keytype,
-                               paramiko.PKey.from_type_string(keytype, base64.b64decode(blob)))
+    client.get_host_keys().add(
+        node.host, keytype, paramiko.PKey.from_type_string(keytype, base64.b64decode(blob))
+    )
     client.set_missing_host_key_policy(paramiko.RejectPolicy())
-    auth = ({"password": node.password} if password else
-            {"pkey": paramiko.Ed25519Key.from_private_key(io.StringIO(node.private_key_pem))})
-    client.connect(node.host, node.port, node.user, look_for_keys=False, allow_agent=False,
-                   timeout=timeout, banner_timeout=timeout, auth_timeout=timeout, **auth)
+    auth = (
+        {"password": node.password}
+        if password
+        else {"pkey": paramiko.Ed25519Key.from_private_key(io.StringIO(node.private_key_pem))}
+    )
+    client.connect(
+        node.host,
+        node.port,
+        node.user,
+        look_for_keys=False,
+        allow_agent=False,
+        timeout=timeout,
+        banner_timeout=timeout,
+        auth_timeout=timeout,
+        **auth,
+    )
     return client
 
 

@@ -50,8 +50,12 @@ def test_malformed_and_long_lines_are_handled_like_the_firmware():
 
 
 def test_includes_and_strings():
-    cfg = effective_config("include extra.txt\ndtoverlay=a\ndtoverlay=b\n", board(PI4),
-                           4096, read_include=lambda n: "arm_freq=1700\n")
+    cfg = effective_config(
+        "include extra.txt\ndtoverlay=a\ndtoverlay=b\n",
+        board(PI4),
+        4096,
+        read_include=lambda n: "arm_freq=1700\n",
+    )
     assert cfg.ints["arm_freq"] == 1700
     assert cfg.dtoverlays == ["a", "b"]
     assert cfg.strs["kernel"] == "kernel8.img"
@@ -59,7 +63,12 @@ def test_includes_and_strings():
 
 def test_boot_governor_sources():
     assert governor_from(None, None, "ondemand") == "ondemand"
-    assert governor_from("quiet cpufreq.default_governor=powersave", None, "ondemand") == \
-        "powersave"
-    assert governor_from("cpufreq.default_governor=powersave",
-                         "CPU_DEFAULT_GOVERNOR=performance\n", "ondemand") == "performance"
+    assert (
+        governor_from("quiet cpufreq.default_governor=powersave", None, "ondemand") == "powersave"
+    )
+    assert (
+        governor_from(
+            "cpufreq.default_governor=powersave", "CPU_DEFAULT_GOVERNOR=performance\n", "ondemand"
+        )
+        == "performance"
+    )
