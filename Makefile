@@ -10,7 +10,7 @@ APT_PACKAGES := python3-venv openssh-server openssh-client sudo iproute2 procps 
 	chromium chromium-driver gcc make
 export PIFARM_PLAYWRIGHT_BROWSER ?= /usr/bin/chromium
 
-.PHONY: setup system venv demo test lint clean
+.PHONY: setup system venv demo test lint bench clean
 
 setup: system venv
 
@@ -38,6 +38,10 @@ test: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	PIFARM_DATA_DIR=$(CURDIR)/var/test $(PY) -m pytest $(PYTEST_ARGS)
+
+bench: setup
+	$(PY) -m pip install -q -r requirements-bench.txt
+	$(PY) bench/probe_fanout.py
 
 lint: venv
 	$(VENV)/bin/ruff check .
