@@ -58,6 +58,12 @@ class Farm:
     def __getitem__(self, name: str) -> Node:
         return self.nodes[name]
 
+    def __iter__(self):
+        return iter(list(self.nodes.values()))
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
     # ---- building -----------------------------------------------------------------------
     def _claim(self) -> None:
         if self._claimed:

@@ -33,6 +33,7 @@ from .util import PisimError, pid_alive, read_json, write_atomic, write_json
 BOOT_PY = Path(__file__).with_name("boot.py")
 REBOOT_DELAY = 0.3  # the reboot command returns, then the node goes down
 PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
 
 
 def _die_with_parent() -> None:
@@ -98,6 +99,8 @@ class Supervisor:
                 node.proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 log(f"{node.name}: unshare did not die")
+        if node.init_pid:
+            _reap(node.init_pid)  # ours since unshare died: we are a child subreaper
         node.proc = None
         node.init_pid = None
         netns.kill_netns_processes(node.info["netns"])
@@ -348,6 +351,8 @@ class Supervisor:
                 log(f"connection error: {exc}")
 
     def run(self, owner_pid: int | None) -> int:
+        # Orphaned node processes come to us, not to the host's init, and are reaped here.
+        ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1)
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(sig, lambda *_: setattr(self, "running", False))
         try:
@@ -393,6 +398,7 @@ class Supervisor:
                     node.proc = None
                     node.init_pid = None
                     node.save(state="crashed", init_pid=None)
+            _reap_orphans({n.proc.pid for n in self.nodes.values() if n.proc})
             if owner_pid and now >= next_owner_check:
                 next_owner_check = now + 0.5
                 if not _exists(owner_pid):
@@ -441,6 +447,28 @@ def _signal(pid: int | None, sig: int) -> None:
             os.kill(pid, sig)
         except ProcessLookupError:
             pass
+
+
+def _reap(pid: int) -> None:
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+
+
+def _reap_orphans(tracked: set[int]) -> None:
+    """Collect exited orphans (reparented to us) that no Popen object waits for."""
+    me = os.getpid()
+    try:
+        kids = Path(f"/proc/{me}/task/{me}/children").read_text().split()
+    except OSError:
+        return
+    for kid in map(int, kids):
+        if kid not in tracked:
+            try:
+                os.waitpid(kid, os.WNOHANG)
+            except ChildProcessError:
+                pass
 
 
 def _wait_child(pid: int, timeout: float = 5) -> int | None:
