@@ -31,7 +31,7 @@ def action(prog: str, args: list) -> str | None:
 
 def main(argv: list) -> int:
     prog = os.path.basename(argv[0])
-    if any(a in ("-h", "--help") for a in argv[1:]):
+    if "--help" in argv[1:]:  # (for shutdown, -h means halt)
         print(
             f"{prog} [OPTIONS...] -- SIMULATED by pisim: asks the farm supervisor to "
             "reboot or halt this simulated Raspberry Pi."

@@ -67,7 +67,7 @@ def busy(window: float = 0.05) -> bool:
     me = os.getpid()
     before = node_ticks(me)
     time.sleep(window)
-    return node_ticks(me) - before >= 2  # >= 2 ticks of 10 ms in 50 ms: a busy core
+    return node_ticks(me) - before >= 1  # >= 10 ms of CPU in 50 ms: busy (ondemand)
 
 
 def governor() -> str:

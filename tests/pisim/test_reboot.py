@@ -30,6 +30,12 @@ def test_every_way_of_rebooting_boots_the_node_again(pisim_node_factory):
     for command in ("reboot", "sudo reboot", "shutdown -r now", "sudo shutdown -r now"):
         reboot_and_wait(node, command)
     assert node.boot_count == 5
+    run(node, "sudo shutdown -h now")  # halted: nothing answers until the power is cycled
+    node.wait_state("halted", timeout=3)
+    assert connect_error(node, timeout=0.5) == "timeout"
+    node.power_cycle()
+    node.wait_ssh(timeout=10)
+    assert node.boot_count == 6
 
 
 def tryboot_flag(node):
