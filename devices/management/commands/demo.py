@@ -4,6 +4,7 @@ import json
 import os
 import secrets
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -18,6 +19,20 @@ DEMO_FARM = "demo"
 DEMO_SUBNET_INDEX = 1  # the farm lives in 10.213.1.0/24 (see pisim)
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def _ignore_stop_signals() -> None:
+    # A second Ctrl-C or TERM must not cut the clean-up short and leave the farm running.
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)
+
+
+def _stop_once(signum, frame):
+    _ignore_stop_signals()
+    raise KeyboardInterrupt
+
+
 class Command(BaseCommand):
     help = "Start a simulated farm, register its boards, a worker and the web server."
 
@@ -30,27 +45,33 @@ class Command(BaseCommand):
         if os.geteuid() != 0:
             raise CommandError("the simulated farm needs root (network namespaces, sshd)")
         password = self._demo_user()
+        log_path = settings.DATA_DIR / "demo.log"
         children = []
-        try:
-            farm = self._start_farm(nodes)
-            self._register(farm)
-            children += [self._spawn("rqworker", "default") for _ in range(workers)]
-            children.append(
-                self._spawn("healthcheck", "--every", str(settings.HEALTH_CHECK_INTERVAL))
+        with open(log_path, "ab") as log:
+            try:
+                farm = self._start_farm(nodes)
+                self._register(farm)
+                children += [self._spawn(log, "rqworker", "default") for _ in range(workers)]
+                interval = str(settings.HEALTH_CHECK_INTERVAL)
+                children.append(self._spawn(log, "healthcheck", "--every", interval))
+                children.append(self._web_server(port, log))
+                self._wait_for_web(port)
+                self._banner(port, password, farm, log_path)
+                self._wait(children)
+            finally:
+                self._stop(children)
+
+    def _banner(self, port: int, password: str, farm: list[dict], log_path: Path) -> None:
+        boards = ", ".join(f"{node['name']} ({node['profile']})" for node in farm)
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"\npifarm is running at http://127.0.0.1:{port}/\n"
+                f"log in as demo / {password}\n"
+                f"{len(farm)} simulated Pis: {boards}\n"
+                f"worker and web server logs: {log_path}\n"
+                "Press Ctrl-C to stop everything.\n"
             )
-            children.append(self._web_server(port))
-            self.stdout.write(
-                self.style.SUCCESS(
-                    f"\npifarm is running at http://127.0.0.1:{port}/\n"
-                    f"log in as demo / {password}\n"
-                    f"{len(farm)} simulated Pis: "
-                    + ", ".join(f"{node['name']} ({node['profile']})" for node in farm)
-                    + "\nPress Ctrl-C to stop everything.\n"
-                )
-            )
-            self._wait(children)
-        finally:
-            self._stop(children)
+        )
 
     def _demo_user(self) -> str:
         path = settings.DATA_DIR / "demo_password"
@@ -90,18 +111,36 @@ class Command(BaseCommand):
                 stdout=self.stdout,
             )
 
-    def _spawn(self, *command: str) -> subprocess.Popen:
-        return subprocess.Popen([sys.executable, "manage.py", *command], cwd=settings.BASE_DIR)
+    def _spawn(self, log, *command: str) -> subprocess.Popen:
+        return subprocess.Popen(
+            [sys.executable, "manage.py", *command],
+            cwd=settings.BASE_DIR,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
 
-    def _web_server(self, port: int) -> subprocess.Popen:
+    def _web_server(self, port: int, log) -> subprocess.Popen:
         gunicorn = Path(sys.executable).with_name("gunicorn")
         return subprocess.Popen(
             [str(gunicorn), "pifarm.wsgi", "--bind", f"127.0.0.1:{port}", "--threads", "8"],
             cwd=settings.BASE_DIR,
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
 
+    def _wait_for_web(self, port: int, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.2)
+        raise CommandError(f"the web server did not listen on port {port} within {timeout:g} s")
+
     def _wait(self, children: list[subprocess.Popen]) -> None:
-        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+        for signum in STOP_SIGNALS:
+            signal.signal(signum, _stop_once)
         try:
             while all(child.poll() is None for child in children):
                 time.sleep(1)
@@ -111,6 +150,7 @@ class Command(BaseCommand):
         raise CommandError(f"a demo process stopped: {dead}")
 
     def _stop(self, children: list[subprocess.Popen]) -> None:
+        _ignore_stop_signals()
         for child in children:
             child.terminate()
         for child in children:
