@@ -417,8 +417,10 @@ def test_parse_cpuinfo_of_a_non_pi():
 
 
 def test_parse_os_release_quoting():
-    text = 'PRETTY_NAME="Raspbian GNU/Linux 11 (bullseye)"\nID=raspbian\n' \
-           "VERSION_ID='11'\nNAME=\"say \\\"hi\\\"\"\n# comment\nbroken line\nlower=x\n"
+    text = (
+        'PRETTY_NAME="Raspbian GNU/Linux 11 (bullseye)"\nID=raspbian\n'
+        'VERSION_ID=\'11\'\nNAME="say \\"hi\\""\n# comment\nbroken line\nlower=x\n'
+    )
     assert parse_os_release(text) == {
         "PRETTY_NAME": "Raspbian GNU/Linux 11 (bullseye)", "ID": "raspbian",
         "VERSION_ID": "11", "NAME": 'say "hi"',

@@ -210,8 +210,7 @@ def test_parse_version_pi4():
 
 def test_parse_version_pi5():
     text = (
-        "2024/11/12 16:10:44 \nCopyright (c) 2012 Broadcom\n"
-        "version b74d18ae (release) (embedded)\n"
+        "2024/11/12 16:10:44 \nCopyright (c) 2012 Broadcom\nversion b74d18ae (release) (embedded)\n"
     )
     info = parse_version(text)
     assert info["datetime"] == "2024-11-12T16:10:44"
