@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 SOCKET_NAME = "redis.sock"
 
@@ -24,8 +26,12 @@ def url(data_dir: Path) -> str:
 
 
 def _answers(path: Path) -> bool:
+    if not path.exists():
+        return False
+    # No retries: redis-py's default backoff would turn "not running" into seconds of waiting.
+    client = redis.Redis(unix_socket_path=str(path), socket_timeout=1, retry=Retry(NoBackoff(), 0))
     try:
-        return bool(redis.Redis(unix_socket_path=str(path), socket_timeout=1).ping())
+        return bool(client.ping())
     except (redis.ConnectionError, redis.TimeoutError, OSError):
         return False
 
