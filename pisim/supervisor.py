@@ -21,14 +21,13 @@ import subprocess
 import sys
 import time
 import traceback
-import uuid
 from pathlib import Path
 
-from . import netns
+from . import netns, procs
+from .bootloader import firmware_boot
 from .faults import Faults
-from .firmware import Board, effective_config, governor_from
-from .profiles import PROFILES, render_cpuinfo, render_meminfo
-from .util import PisimError, pid_alive, read_json, write_atomic, write_json
+from .profiles import PROFILES
+from .util import PisimError, read_json, write_atomic, write_json
 
 BOOT_PY = Path(__file__).with_name("boot.py")
 REBOOT_DELAY = 0.3  # the reboot command returns, then the node goes down
@@ -61,6 +60,12 @@ class NodeRuntime:
     @property
     def faults(self) -> Faults:
         return Faults.from_dict(read_json(self.dir / "faults.json", {}))
+
+    def set_state(self, state: str, apply_link, **changes) -> None:
+        """Network first, then the state file: whoever sees the new state sees its effect."""
+        self.state["state"] = state
+        apply_link(self)
+        self.save(**changes)
 
     def save(self, **changes) -> None:
         self.state.update(changes)
@@ -100,7 +105,7 @@ class Supervisor:
             except subprocess.TimeoutExpired:
                 log(f"{node.name}: unshare did not die")
         if node.init_pid:
-            _reap(node.init_pid)  # ours since unshare died: we are a child subreaper
+            procs.reap(node.init_pid)  # ours since unshare died: we are a child subreaper
         node.proc = None
         node.init_pid = None
         netns.kill_netns_processes(node.info["netns"])
@@ -108,70 +113,26 @@ class Supervisor:
 
     def boot(self, node: NodeRuntime) -> None:
         """Firmware: read config.txt (or tryboot.txt once), then hang or start Linux."""
-        prof = node.profile
-        fw_dir = node.dir / "boot" / prof.config_dir.removeprefix("/boot").lstrip("/")
-        tryboot = bool(node.state.get("tryboot_flag"))
-        cfg_file = "config.txt"
-        if tryboot and (fw_dir / "tryboot.txt").is_file():
-            cfg_file = "tryboot.txt"  # yaml: tryboot.mechanism: loaded INSTEAD of config.txt
-
-        def read_include(name: str) -> str | None:
-            path = fw_dir / name
-            return path.read_text(errors="replace") if path.is_file() else None
-
-        text = read_include(cfg_file) or ""
-        board = Board(
-            prof.family, prof.model_filters, prof.board_type, node.info["serial"], tryboot
-        )
-        cfg = effective_config(text, board, prof.mem_mb, prof.gpu_mem, read_include)
         faults = node.faults
-        boot_count = int(node.state.get("boot_count", 0)) + 1
-        boot_id = str(uuid.uuid4())
-        governor = governor_from(
-            read_include("cmdline.txt"),
-            _read(node.dir / "etc" / "default" / "cpu_governor"),
-            prof.default_governor,
-        )
-        ncpu = max(1, min(prof.cores, len(os.sched_getaffinity(0))))
-        booted = {
-            "simulated": True,
-            "hostname": node.name,
-            "boot_id": boot_id,
-            "boot_count": boot_count,
-            "tryboot": tryboot,
-            "config_file": cfg_file,
-            "config": cfg.to_dict(),
-            "governor": governor,
-            "ncpu": ncpu,
-            "throttled": faults.throttled_after_boot or 0,
-            "model": prof.model,
-            "serial": node.info["serial"],
-            "compatible": prof.compatible,
-            "profile": prof.to_dict(),
-            "sshd_restart_delay": faults.sshd_restart_delay,
-            "booted_at": time.time(),
-        }
-        proc_dir = node.dir / "proc"
-        write_atomic(proc_dir / "cpuinfo", render_cpuinfo(prof, node.info["serial"], ncpu))
-        write_atomic(proc_dir / "meminfo", render_meminfo(prof))
-        write_atomic(proc_dir / "boot_id", boot_id + "\n")
-        write_atomic(proc_dir / "uptime", "0.00 0.00\n")
-        write_json(node.dir / "run" / "booted.json", booted)
+        booted = firmware_boot(node.dir, node.info, node.profile, node.state, faults)
+        boot_count, tryboot = booted["boot_count"], booted["tryboot"]
+        cfg_file = booted["config_file"]
         # The one-shot flag is cleared by this boot, whatever happens next (yaml: tryboot).
         node.save(
-            boot_count=boot_count, boot_id=boot_id, tryboot_flag=False, booted_tryboot=tryboot
+            boot_count=boot_count,
+            boot_id=booted["boot_id"],
+            tryboot_flag=False,
+            booted_tryboot=tryboot,
         )
-        arm = cfg.ints["arm_freq"]
+        arm = booted["config"]["ints"]["arm_freq"]
         if faults.max_boot_arm_freq is not None and arm > faults.max_boot_arm_freq:
             log(f"{node.name}: hangs at boot (arm_freq {arm} > {faults.max_boot_arm_freq})")
-            node.save(state="hung")
-            self.apply_link(node)
+            node.set_state("hung", self.apply_link)
             if tryboot and faults.watchdog:
                 self.later(faults.watchdog_timeout, node, self.watchdog_reset, node)
             return
         self.spawn(node)
-        node.save(state="up", init_pid=node.init_pid)
-        self.apply_link(node)
+        node.set_state("up", self.apply_link, init_pid=node.init_pid)
         log(f"{node.name}: booted #{boot_count} from {cfg_file} (arm_freq {arm})")
 
     def spawn(self, node: NodeRuntime) -> None:
@@ -209,7 +170,7 @@ class Supervisor:
             close_fds=True,
         )
         logf.close()
-        node.init_pid = _wait_child(node.proc.pid)
+        node.init_pid = procs.wait_child(node.proc.pid)
 
     def watchdog_reset(self, node: NodeRuntime) -> None:
         log(f"{node.name}: watchdog reset")
@@ -227,16 +188,14 @@ class Supervisor:
 
     def _go_down(self, node: NodeRuntime, come_back: bool) -> None:
         self.power_off(node)
-        node.save(state="down" if come_back else "halted")
-        self.apply_link(node)
+        node.set_state("down" if come_back else "halted", self.apply_link)
         if come_back:
             self.later(float(self.farm["downtime"]), node, self.boot, node)
 
     def power_cycle(self, node: NodeRuntime) -> None:
         """Hard reset: any reset clears the tryboot flag (yaml: tryboot.mechanism)."""
         self.power_off(node)
-        node.save(state="down", tryboot_flag=False)
-        self.apply_link(node)
+        node.set_state("down", self.apply_link, tryboot_flag=False)
         self.later(float(self.farm["downtime"]), node, self.boot, node)
 
     def apply_link(self, node: NodeRuntime) -> None:
@@ -253,10 +212,11 @@ class Supervisor:
             raise PisimError(f"{node.name} is not running")
         os.kill(node.init_pid, signal.SIGUSR1)
         deadline = time.monotonic() + 3
-        while _namespace_members(node.init_pid) and time.monotonic() < deadline:
+        while procs.namespace_members(node.init_pid) and time.monotonic() < deadline:
             time.sleep(0.02)
-        node.epoch += 0  # same boot: the timer below must survive, a reboot cancels it
-        self.later(node.faults.sshd_restart_delay, node, _signal, node.init_pid, signal.SIGUSR2)
+        self.later(
+            node.faults.sshd_restart_delay, node, procs.send_signal, node.init_pid, signal.SIGUSR2
+        )
 
     # ---- requests -----------------------------------------------------------------------
     def add_node(self, name: str) -> NodeRuntime:
@@ -398,10 +358,10 @@ class Supervisor:
                     node.proc = None
                     node.init_pid = None
                     node.save(state="crashed", init_pid=None)
-            _reap_orphans({n.proc.pid for n in self.nodes.values() if n.proc})
+            procs.reap_orphans({n.proc.pid for n in self.nodes.values() if n.proc})
             if owner_pid and now >= next_owner_check:
                 next_owner_check = now + 0.5
-                if not _exists(owner_pid):
+                if not procs.exists(owner_pid):
                     log(f"owner {owner_pid} is gone: tearing down")
                     break
         self.teardown()
@@ -419,88 +379,9 @@ class Supervisor:
             netns.delete_link(netns.bridge_name(int(self.farm["subnet_index"])))
         (self.rundir / "control.sock").unlink(missing_ok=True)
         (self.rundir / "supervisor.pid").unlink(missing_ok=True)
-        if self.farm.get("owner_pid") and not _exists(self.farm["owner_pid"]):
+        if self.farm.get("owner_pid") and not procs.exists(self.farm["owner_pid"]):
             shutil.rmtree(self.rundir, ignore_errors=True)  # nobody is left to do it
         log("teardown done")
-
-
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(errors="replace")
-    except OSError:
-        return None
-
-
-def _exists(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _signal(pid: int | None, sig: int) -> None:
-    if pid:
-        try:
-            os.kill(pid, sig)
-        except ProcessLookupError:
-            pass
-
-
-def _reap(pid: int) -> None:
-    try:
-        os.waitpid(pid, 0)
-    except ChildProcessError:
-        pass
-
-
-def _reap_orphans(tracked: set[int]) -> None:
-    """Collect exited orphans (reparented to us) that no Popen object waits for."""
-    me = os.getpid()
-    try:
-        kids = Path(f"/proc/{me}/task/{me}/children").read_text().split()
-    except OSError:
-        return
-    for kid in map(int, kids):
-        if kid not in tracked:
-            try:
-                os.waitpid(kid, os.WNOHANG)
-            except ChildProcessError:
-                pass
-
-
-def _wait_child(pid: int, timeout: float = 5) -> int | None:
-    """Host pid of the node's PID 1 (the child of unshare running boot.py)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-        except OSError:
-            return None
-        for kid in kids:
-            if pid_alive(int(kid), "boot.py"):
-                return int(kid)
-        time.sleep(0.005)
-    return None
-
-
-def _namespace_members(init_pid: int) -> list[int]:
-    """Processes in the pid namespace of init_pid, other than init itself."""
-    try:
-        ns = os.readlink(f"/proc/{init_pid}/ns/pid")
-    except OSError:
-        return []
-    members = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and int(entry) != init_pid:
-            try:
-                if os.readlink(f"/proc/{entry}/ns/pid") == ns:
-                    members.append(int(entry))
-            except OSError:
-                continue
-    return members
 
 
 def main(rundir: str, owner_pid: int | None) -> int:

@@ -1,0 +1,78 @@
+"""The firmware half of a simulated boot: which file is read, what it means, what Linux sees.
+
+Writes the node's per-boot files (Pi-shaped /proc files, boot_id, run/booted.json that
+vcgencmd and pisim.boot read); the supervisor then decides whether Linux starts.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from pathlib import Path
+
+from .faults import Faults
+from .firmware import Board, effective_config, governor_from
+from .profiles import Profile, render_cpuinfo, render_meminfo
+from .util import write_atomic, write_json
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(errors="replace")
+    except OSError:
+        return None
+
+
+def firmware_boot(nodedir: Path, info: dict, profile: Profile, state: dict, faults: Faults) -> dict:
+    """Read config.txt, or tryboot.txt once when the tryboot flag is set; returns the
+    booted description (also written to <nodedir>/run/booted.json)."""
+    fw_dir = nodedir / "boot" / profile.config_dir.removeprefix("/boot").lstrip("/")
+    tryboot = bool(state.get("tryboot_flag"))
+    cfg_file = "config.txt"
+    if tryboot and (fw_dir / "tryboot.txt").is_file():
+        cfg_file = "tryboot.txt"  # yaml: tryboot.mechanism: loaded INSTEAD of config.txt
+
+    def read_include(name: str) -> str | None:
+        return _read(fw_dir / name) if "/" not in name else None
+
+    board = Board(
+        profile.family, profile.model_filters, profile.board_type, info["serial"], tryboot
+    )
+    cfg = effective_config(
+        read_include(cfg_file) or "", board, profile.mem_mb, profile.gpu_mem, read_include
+    )
+    boot_id = str(uuid.uuid4())
+    # yaml: governor.persistence: cmdline.txt next to config.txt, /etc/default/cpu_governor.
+    governor = governor_from(
+        read_include("cmdline.txt"),
+        _read(nodedir / "etc" / "default" / "cpu_governor"),
+        profile.default_governor,
+    )
+    # As many cores as the host really gives us, at most the board's (never pretend more).
+    ncpu = max(1, min(profile.cores, len(os.sched_getaffinity(0))))
+    booted = {
+        "simulated": True,
+        "hostname": info["name"],
+        "boot_id": boot_id,
+        "boot_count": int(state.get("boot_count", 0)) + 1,
+        "tryboot": tryboot,
+        "config_file": cfg_file,
+        "config": cfg.to_dict(),
+        "governor": governor,
+        "ncpu": ncpu,
+        "throttled": faults.throttled_after_boot or 0,
+        "model": profile.model,
+        "serial": info["serial"],
+        "compatible": profile.compatible,
+        "profile": profile.to_dict(),
+        "sshd_restart_delay": faults.sshd_restart_delay,
+        "booted_at": time.time(),
+    }
+    proc_dir = nodedir / "proc"
+    write_atomic(proc_dir / "cpuinfo", render_cpuinfo(profile, info["serial"], ncpu))
+    write_atomic(proc_dir / "meminfo", render_meminfo(profile))
+    write_atomic(proc_dir / "boot_id", boot_id + "\n")
+    write_atomic(proc_dir / "uptime", "0.00 0.00\n")
+    write_json(nodedir / "run" / "booted.json", booted)
+    return booted
