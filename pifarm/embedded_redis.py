@@ -84,3 +84,10 @@ def _start(data_dir: Path, path: Path, timeout: float) -> None:
             return
         time.sleep(0.05)
     raise RuntimeError(f"the embedded Redis did not start; see {data_dir / 'redis.log'}")
+
+
+def stop(data_dir: Path) -> None:
+    """Shut the embedded server down (the demo and the test suite, when they end)."""
+    path = socket_path(data_dir)
+    if _answers(path):
+        redis.Redis(unix_socket_path=str(path)).shutdown(nosave=True)

@@ -1,10 +1,21 @@
 import django_rq
 import pytest
+from django.conf import settings
 from rq import SimpleWorker
+
+from pifarm import embedded_redis
 
 pytest_plugins = ["pisim.pytest_plugin"]
 
 PASSWORD = "correct horse battery staple"  # the test user's, not a board's
+
+
+@pytest.fixture(scope="session", autouse=True)
+def embedded_redis_stopped_at_the_end():
+    """The suite leaves no Redis of its own running (REDIS_URL servers are not ours to stop)."""
+    yield
+    if settings.EMBEDDED_REDIS:
+        embedded_redis.stop(settings.DATA_DIR)
 
 
 @pytest.fixture(autouse=True)

@@ -15,6 +15,8 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
+from pifarm import embedded_redis
+
 DEMO_FARM = "demo"
 DEMO_SUBNET_INDEX = 1  # the farm lives in 10.213.1.0/24 (see pisim)
 
@@ -161,4 +163,6 @@ class Command(BaseCommand):
         subprocess.run(
             [sys.executable, "-m", "pisim", "down", "--name", DEMO_FARM], timeout=60, check=False
         )
-        self.stdout.write("stopped the web server, the workers and the simulated farm")
+        if settings.EMBEDDED_REDIS:
+            embedded_redis.stop(settings.DATA_DIR)
+        self.stdout.write("stopped the web server, the workers, Redis and the simulated farm")
