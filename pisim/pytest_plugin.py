@@ -53,6 +53,12 @@ def start_free_farm(
 _cleaned = False
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "pisim: needs root to start simulated Pis (network namespaces, sshd)"
+    )
+
+
 def _cleanup_once() -> None:
     global _cleaned
     if not _cleaned:

@@ -101,24 +101,26 @@ def test_the_context_manager_leaves_nothing_behind():
 
 
 def test_a_farm_goes_away_when_its_owner_is_killed():
-    k = free_subnet()
-    script = textwrap.dedent(f"""
-        import sys, time
-        from pisim import Farm
-        farm = Farm("o{k}", {k}, downtime=0.5)
-        farm.add_node("n1")
-        farm.start()
-        print("up", flush=True)
+    script = textwrap.dedent("""
+        import time
+        from pisim.pytest_plugin import FACTORY_SUBNETS, start_free_farm
+        farm = start_free_farm("o", FACTORY_SUBNETS, [("n1", "pi4b-bookworm", None)], 0.5)
+        print(farm.name, farm.subnet_index, flush=True)
         time.sleep(60)
     """)
-    owner = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    owner = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     try:
-        assert owner.stdout.readline().strip() == "up"
-        assert leftovers(f"o{k}", k) != []
+        name, k = owner.stdout.readline().split()
+        assert leftovers(name, int(k)) != []
     finally:
         owner.send_signal(signal.SIGKILL)
         owner.wait()
-    wait_for(lambda: leftovers(f"o{k}", k) == [], timeout=15, what="self-teardown")
+    wait_for(lambda: leftovers(name, int(k)) == [], timeout=15, what="self-teardown")
 
 
 def test_cleanup_stale_removes_what_a_crashed_supervisor_left():
