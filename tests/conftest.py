@@ -11,8 +11,9 @@ PASSWORD = "correct horse battery staple"  # the test user's, not a board's
 
 
 @pytest.fixture(scope="session", autouse=True)
-def embedded_redis_stopped_at_the_end():
-    """The suite leaves no Redis of its own running (REDIS_URL servers are not ours to stop)."""
+def test_data_dir():
+    """Whitenoise expects STATIC_ROOT; at the end, no Redis of ours is left running."""
+    settings.STATIC_ROOT.mkdir(parents=True, exist_ok=True)
     yield
     if settings.EMBEDDED_REDIS:
         embedded_redis.stop(settings.DATA_DIR)

@@ -12,9 +12,14 @@ import redis
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def inherited_environment() -> dict:
+    """This process's environment without what the test run itself set up."""
+    test_only = {"DATABASE_URL", "REDIS_URL", "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    return {k: v for k, v in os.environ.items() if k not in test_only}
+
+
 def manage_check(tmp_path, **env):
-    inherited = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
-    environment = {**inherited, "PIFARM_DATA_DIR": str(tmp_path), **env}
+    environment = {**inherited_environment(), "PIFARM_DATA_DIR": str(tmp_path), **env}
     return subprocess.run(
         [sys.executable, "manage.py", "check"],
         cwd=ROOT,
@@ -55,11 +60,10 @@ def test_defaults_start_with_sqlite_and_an_embedded_redis(tmp_path):
 
 def test_the_deployment_checklist_passes_with_production_settings(tmp_path):
     production = {"PIFARM_HTTPS": "1", "PIFARM_SECRET_KEY": secrets.token_urlsafe(50)}
-    inherited = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
     done = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
         cwd=ROOT,
-        env={**inherited, "PIFARM_DATA_DIR": str(tmp_path), **production},
+        env={**inherited_environment(), "PIFARM_DATA_DIR": str(tmp_path), **production},
         capture_output=True,
         text=True,
         timeout=60,
