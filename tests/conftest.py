@@ -11,7 +11,7 @@ PASSWORD = "correct horse battery staple"  # the test user's, not a board's
 
 
 @pytest.fixture(scope="session", autouse=True)
-def test_data_dir():
+def suite_data_dir():
     """Whitenoise expects STATIC_ROOT; at the end, no Redis of ours is left running."""
     settings.STATIC_ROOT.mkdir(parents=True, exist_ok=True)
     yield
