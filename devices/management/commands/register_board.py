@@ -1,5 +1,6 @@
 from pathlib import Path
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
@@ -35,27 +36,34 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts):
         kind, secret = self._credential(opts["key_file"], opts["password_file"])
-        offered = self._fetch_key(opts["host"], opts["port"])
-        if ssh.fingerprint(offered) != opts["fingerprint"]:
-            raise CommandError(
-                f"{opts['host']} offered {ssh.fingerprint(offered)}, not {opts['fingerprint']}; "
-                "nothing was registered"
-            )
         board = Board.objects.filter(name=opts["name"]).first() if opts["replace"] else None
         board = board or Board(name=opts["name"])
         board.host, board.port, board.username = opts["host"], opts["port"], opts["user"]
-        board.tags, board.queue, board.host_key = opts["tags"], opts["queue"], offered
+        board.tags, board.queue = opts["tags"], opts["queue"]
         board.set_credential(kind, secret)
-        try:
-            board.full_clean()
-        except ValidationError as exc:
-            problems = "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items())
-            raise CommandError(problems) from None
+        # Validate before connecting: a host such as "-oProxyCommand=..." never reaches a socket.
+        self._validate(board, exclude=["host_key"])
+        offered = self._fetch_key(board.host, board.port)
+        if ssh.fingerprint(offered) != opts["fingerprint"]:
+            raise CommandError(
+                f"{board.host} offered {ssh.fingerprint(offered)}, not {opts['fingerprint']}; "
+                "nothing was registered"
+            )
+        board.host_key = offered
         with transaction.atomic():
             board.save()
             if not opts["no_probe"]:
                 tasks.start(board, BoardTask.Kind.PROBE)
         self.stdout.write(f"registered {board.name} ({ssh.fingerprint(offered)})")
+
+    def _validate(self, board: Board, exclude: list[str]) -> None:
+        try:
+            board.full_clean(exclude=exclude)
+        except ValidationError as exc:
+            problems = "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items())
+            raise CommandError(problems) from None
+        if board.queue not in settings.RQ_QUEUE_NAMES:
+            raise CommandError(f"no worker queue is named {board.queue!r}")
 
     def _credential(self, key_file, password_file):
         if bool(key_file) == bool(password_file):
