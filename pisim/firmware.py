@@ -1,7 +1,7 @@
 """What the (simulated) firmware makes of config.txt: filters, defaults, effective values.
 
 Pure functions, no I/O except through the `read_include` callback. Every rule cites
-/work/shared/reference/raspberry-pi.yaml ("yaml: <key>").
+shared/reference/raspberry-pi.yaml ("yaml: <key>").
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Board profiles of the simulated Pis: identity, OS flavour, stock boot files.
 
-Facts are taken from /work/shared/reference/raspberry-pi.yaml (cited as "yaml: <key>").
+Facts are taken from shared/reference/raspberry-pi.yaml (cited as "yaml: <key>").
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 Installed in /usr/local/bin and /usr/local/sbin of each simulated Raspberry Pi (ahead of the
 real systemctl links on PATH). Asks the pisim supervisor, through the node's control socket,
 to take the node down ~0.3 s later and boot it again. `reboot '0 tryboot'` sets the one-shot
-tryboot flag (see /work/shared/reference/raspberry-pi.yaml: tryboot.trigger).
+tryboot flag (see shared/reference/raspberry-pi.yaml: tryboot.trigger).
 Standalone on purpose: only the standard library, no pisim import.
 """
 

@@ -2,7 +2,7 @@
 """vcgencmd -- SIMULATED by pisim (no VideoCore here).
 
 Installed as /usr/local/bin/vcgencmd inside each simulated Raspberry Pi. Output formats follow a
-real Pi (see /work/shared/reference/raspberry-pi.yaml: vcgencmd); the values follow the
+real Pi (see shared/reference/raspberry-pi.yaml: vcgencmd); the values follow the
 configuration read at the node's last simulated boot (/run/pisim/booted.json), the governor in
 the simulated cpufreq sysfs and the CPU load of this node's own processes.
 Standalone on purpose: only the standard library, no pisim import.

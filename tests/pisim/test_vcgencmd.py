@@ -1,6 +1,6 @@
 """The vcgencmd emulator: real output formats, values from the configuration of the last boot.
 
-Formats: /work/shared/reference/raspberry-pi.yaml, section vcgencmd.
+Formats: shared/reference/raspberry-pi.yaml, section vcgencmd.
 """
 
 import re
