@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import netns
+from . import netns, procs
 from .faults import Faults
 from .node import Node
 from .nodefs import pick_uid, prepare_node
@@ -271,17 +271,7 @@ def farm_in_use(rundir: Path) -> bool:
     if pid_alive(_supervisor_pid(rundir), "supervise"):
         return True
     owner = read_json(rundir / "meta.json", {}).get("owner_pid")
-    return bool(owner) and owner != os.getpid() and _pid_exists(owner)
-
-
-def _pid_exists(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return bool(owner) and owner != os.getpid() and procs.exists(owner)
 
 
 def stop_supervisor(rundir: Path, proc: subprocess.Popen | None = None) -> None:
