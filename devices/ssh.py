@@ -12,6 +12,7 @@ Rules this module enforces for every caller:
 import base64
 import hashlib
 import io
+import secrets
 import select
 import shlex
 import socket
@@ -26,6 +27,8 @@ from devices.credentials import Credential
 OUTPUT_CAP = 1024 * 1024  # bytes kept of each stream; the rest is read and dropped
 KILL_GRACE_S = 5  # after the remote `timeout` sends TERM, KILL follows this much later
 TIMEOUT_EXIT_STATUS = 124  # what coreutils `timeout` exits with when it stopped the command
+KILLED_BY_SIGNAL = -1  # Result.exit_status of a command that died of a signal
+EOF_GRACE_S = 2  # after the exit status, how long to wait for the end of the output
 
 
 class SSHError(Exception):
@@ -49,6 +52,10 @@ class CommandTimeout(SSHError):
 
 
 class ConnectionLost(SSHError):
+    pass
+
+
+class CommandKilled(SSHError):
     pass
 
 
@@ -229,9 +236,14 @@ class Session:
         remote = ["timeout", "-k", str(KILL_GRACE_S), f"{timeout:g}", *argv]
         if sudo:
             remote = ["sudo", "-n", "--", *remote]
+        started = time.monotonic()
         result = self._exec(shlex.join(remote), timeout + KILL_GRACE_S + 2, stdin, output_cap)
-        if result.exit_status == TIMEOUT_EXIT_STATUS:
+        # `timeout` exits 124 after TERM, and dies of KILL (no exit status) after the grace.
+        stopped_by_timeout = result.exit_status in (TIMEOUT_EXIT_STATUS, KILLED_BY_SIGNAL)
+        if stopped_by_timeout and time.monotonic() - started >= timeout:
             raise CommandTimeout(f"{argv[0]} did not finish within {timeout:g} s; it was stopped")
+        if result.exit_status == KILLED_BY_SIGNAL:
+            raise CommandKilled(f"{argv[0]} was killed by a signal on the board")
         return result
 
     def run_script(
@@ -248,15 +260,12 @@ class Session:
         try:
             channel = self._transport.open_session(timeout=self.timeouts.connect)
             channel.exec_command(command)
-            if stdin is not None:
-                channel.sendall(stdin)
-            channel.shutdown_write()
         except (paramiko.SSHException, EOFError, OSError) as exc:
             raise ConnectionLost(
                 f"the connection dropped while starting a command: {exc}"
             ) from None
         try:
-            return _drain(channel, time.monotonic() + deadline_s, cap)
+            return _Exchange(channel, stdin, cap).run(time.monotonic() + deadline_s)
         finally:
             channel.close()
 
@@ -267,7 +276,8 @@ class Session:
         leaves either the old or the new content, never a truncated file.
         """
         digest = hashlib.sha256(data).hexdigest()
-        backup = f"{path}.pifarm-{time.strftime('%Y%m%d-%H%M%S')}.bak"
+        stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
+        backup = f"{path}.pifarm-{stamp}.bak"
         result = self.run(
             ["sh", "-c", _ATOMIC_WRITE, "pifarm-write", path, backup, digest],
             timeout,
@@ -279,54 +289,97 @@ class Session:
         return backup if result.text.strip() == "backup" else ""
 
 
-# $1 path, $2 backup path, $3 expected sha256; data on stdin.
+# $1 path, $2 backup path, $3 expected sha256; data on stdin. Permissions are copied where
+# the filesystem keeps them (the boot partition is FAT: it does not, and that is fine).
 _ATOMIC_WRITE = r"""
 set -eu
-tmp="$(dirname -- "$1")/.pifarm-tmp.$$"
+dir=$(dirname -- "$1")
+tmp=$(mktemp "$dir/.pifarm-tmp.XXXXXXXX")
 trap 'rm -f -- "$tmp"' EXIT
+trap 'exit 143' HUP INT TERM
 cat > "$tmp"
-got=$(sha256sum -- "$tmp" | cut -d' ' -f1)
+got=$(sha256sum < "$tmp" | cut -d' ' -f1)
 if [ "$got" != "$3" ]; then echo "checksum mismatch: got $got" >&2; exit 3; fi
-if [ -e "$1" ]; then chmod --reference="$1" -- "$tmp"; chown --reference="$1" -- "$tmp"; fi
+if [ -e "$1" ]; then
+  chmod --reference="$1" -- "$tmp" 2>/dev/null || true
+  chown --reference="$1" -- "$tmp" 2>/dev/null || true
+else
+  chmod 644 -- "$tmp"
+fi
 sync -- "$tmp"
-if [ -e "$1" ]; then cp -p -- "$1" "$2"; echo backup; fi
+if [ -e "$1" ]; then cp -- "$1" "$2"; sync -- "$2"; echo backup; fi
 mv -f -- "$tmp" "$1"
 trap - EXIT
-sync -- "$(dirname -- "$1")"
+sync -- "$dir" || true
 """
 
 
-def _drain(channel, deadline: float, cap: int) -> Result:
-    """Read stdout and stderr as they come until the command exits or the deadline passes."""
-    out, err = bytearray(), bytearray()
-    out_cut = err_cut = False
-    while True:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise CommandTimeout("the command did not finish in time; it was stopped")
-        readable, _, _ = select.select([channel], [], [], min(remaining, 0.5))
-        got_data = False
-        while channel.recv_ready():
-            chunk = channel.recv(65536)
-            got_data = got_data or bool(chunk)
-            out_cut = _keep(out, chunk, cap) or out_cut
-        while channel.recv_stderr_ready():
-            chunk = channel.recv_stderr(65536)
-            got_data = got_data or bool(chunk)
-            err_cut = _keep(err, chunk, cap) or err_cut
-        if channel.exit_status_ready() and not channel.recv_ready():
-            if not channel.recv_stderr_ready():
+class _Exchange:
+    """Feed stdin and read stdout and stderr of one command, together, until it is over.
+
+    "Over" means the exit status and the end of both streams: OpenSSH may send the exit status
+    before the last output, so stopping at the status alone would lose data.
+    """
+
+    def __init__(self, channel, stdin: bytes | None, cap: int):
+        self.channel = channel
+        self.pending = memoryview(stdin) if stdin else None
+        self.cap = cap
+        self.out, self.err = bytearray(), bytearray()
+        self.out_cut = self.err_cut = False
+        if self.pending is None:
+            channel.shutdown_write()
+
+    def run(self, deadline: float) -> Result:
+        channel = self.channel
+        exit_seen_at = None
+        while True:
+            now = time.monotonic()
+            if now >= deadline:
+                raise CommandTimeout("the command did not finish in time; it was stopped")
+            self._feed()
+            wait = 0.01 if self.pending is not None else min(deadline - now, 0.5)
+            select.select([channel], [], [], wait)
+            self._read()
+            if channel.closed or (channel.eof_received and channel.exit_status_ready()):
                 break
-        if readable and not got_data and channel.closed:
-            break
-        if not channel.get_transport().is_active():
-            raise ConnectionLost("the connection to the board dropped during the command")
-    if not channel.exit_status_ready():
-        raise ConnectionLost("the connection closed before the command reported its exit status")
-    status = channel.recv_exit_status()
-    if status == -1:
-        raise ConnectionLost("the command ended without an exit status (sshd went away?)")
-    return Result(status, bytes(out), bytes(err), out_cut, err_cut)
+            if channel.exit_status_ready():
+                exit_seen_at = exit_seen_at or now
+                if now - exit_seen_at > EOF_GRACE_S:  # a background child still holds stdout
+                    break
+            if not channel.get_transport().is_active():
+                raise ConnectionLost("the connection to the board dropped during the command")
+        self._read()
+        return Result(self._status(), bytes(self.out), bytes(self.err), self.out_cut, self.err_cut)
+
+    def _feed(self) -> None:
+        if self.pending is None or not self.channel.send_ready():
+            return
+        try:
+            sent = self.channel.send(self.pending[:65536])
+        except OSError:  # the command stopped reading (it failed early): keep its stderr
+            self.pending = None
+            return
+        self.pending = self.pending[sent:] if len(self.pending) > sent else None
+        if self.pending is None:
+            self.channel.shutdown_write()
+
+    def _read(self) -> None:
+        while self.channel.recv_ready():
+            self.out_cut = _keep(self.out, self.channel.recv(65536), self.cap) or self.out_cut
+        while self.channel.recv_stderr_ready():
+            chunk = self.channel.recv_stderr(65536)
+            self.err_cut = _keep(self.err, chunk, self.cap) or self.err_cut
+
+    def _status(self) -> int:
+        if self.channel.exit_status_ready():
+            status = self.channel.recv_exit_status()
+            if status != -1:
+                return status
+        if self.channel.get_transport().is_active():
+            # sshd closed the channel with an exit-signal, which paramiko does not report.
+            return KILLED_BY_SIGNAL
+        raise ConnectionLost("the connection dropped before the command reported its exit status")
 
 
 def _keep(buffer: bytearray, chunk: bytes, cap: int) -> bool:

@@ -82,6 +82,42 @@ def test_large_output_on_both_streams_does_not_hang_and_is_capped(pisim_farm):
     assert result.stdout_truncated and result.stderr_truncated
 
 
+def test_large_output_arrives_whole_every_time(pisim_farm):
+    node = pisim_farm.nodes["pi4"]
+    expected = "".join(f"{n}\n" for n in range(1, 200_001)).encode()
+    with ssh.Session(target_for(node), QUICK) as session:
+        for _ in range(5):
+            result = session.run(["seq", "1", "200000"], 30, output_cap=4_000_000)
+            assert result.stdout == expected
+            assert not result.stdout_truncated
+
+
+def test_a_command_killed_by_a_signal_says_so(pisim_farm):
+    node = pisim_farm.nodes["pi4"]
+    with ssh.Session(target_for(node), QUICK) as session:
+        with pytest.raises(ssh.CommandKilled, match="killed by a signal"):
+            session.run(["sh", "-c", "kill -SEGV $$"], 10)
+        # and a command that exits 124 by itself is not mistaken for a timeout
+        assert session.run(["sh", "-c", "exit 124"], 10).exit_status == 124
+
+
+def test_a_command_ignoring_term_is_still_stopped_and_reported_as_a_timeout(pisim_farm):
+    node = pisim_farm.nodes["pi4"]
+    with ssh.Session(target_for(node), QUICK) as session:
+        with pytest.raises(ssh.CommandTimeout):
+            session.run(["sh", "-c", "trap '' TERM; sleep 30"], 1)
+
+
+def test_a_background_child_holding_stdout_does_not_hang_the_call(pisim_farm):
+    node = pisim_farm.nodes["pi4"]
+    with ssh.Session(target_for(node), QUICK) as session:
+        started = time.monotonic()
+        result = session.run(["sh", "-c", "sleep 20 & echo started"], 30)
+        assert result.text == "started\n"
+        assert time.monotonic() - started < 10
+        session.run(["pkill", "-x", "sleep"], 5)
+
+
 def test_a_command_past_its_deadline_is_stopped_on_the_board(pisim_farm):
     node = pisim_farm.nodes["pi4"]
     with ssh.Session(target_for(node), QUICK) as session:
@@ -109,6 +145,36 @@ def test_atomic_write_keeps_a_backup_and_the_right_bytes(pisim_farm):
         assert session.run(["cat", backup], 5).stdout == b"first\n"
         # sudo kept the file's owner: still pi's, not root's
         assert session.run(["stat", "-c", "%U", path], 5).text.strip() == node.user
+
+
+def test_two_writes_in_one_second_keep_two_backups(pisim_farm):
+    node = pisim_farm.nodes["pi4"]
+    path = "/home/pi/two-writes.txt"
+    with ssh.Session(target_for(node), QUICK) as session:
+        session.write_file_atomic(path, b"v1\n", sudo=False)
+        first = session.write_file_atomic(path, b"v2\n", sudo=False)
+        second = session.write_file_atomic(path, b"v3\n", sudo=False)
+        assert first != second
+        assert session.run(["cat", first], 5).stdout == b"v1\n"
+        assert session.run(["cat", second], 5).stdout == b"v2\n"
+
+
+def test_atomic_write_handles_odd_directory_names(pisim_farm):
+    node = pisim_farm.nodes["pi4"]
+    odd = "/home/pi/odd \\ dir $(x) 'q'"
+    with ssh.Session(target_for(node), QUICK) as session:
+        assert session.run(["mkdir", "-p", odd], 5).ok
+        session.write_file_atomic(f"{odd}/f", b"content\n", sudo=True)
+        assert session.run(["cat", f"{odd}/f"], 5).stdout == b"content\n"
+        leftovers = session.run(["sh", "-c", 'ls -A -- "$1"', "sh", odd], 5).text.split()
+        assert leftovers == ["f"]
+
+
+def test_a_failed_write_reports_the_boards_own_error(pisim_farm):
+    node = pisim_farm.nodes["pi4"]
+    with ssh.Session(target_for(node), QUICK) as session:
+        with pytest.raises(ssh.SSHError, match="No such file or directory"):
+            session.write_file_atomic("/home/pi/no/such/dir/f", b"x" * 8_000_000, sudo=False)
 
 
 def test_an_unpinned_board_is_never_logged_into(pisim_farm):
