@@ -17,7 +17,11 @@ log = logging.getLogger(__name__)
 PROBE_TIMEOUT_S = 30
 # config.txt and cpuinfo are each capped at 1 MiB by the script, then base64-encoded.
 PROBE_OUTPUT_CAP = 4 * 1024 * 1024
-LOCK_TTL_S = 120
+
+
+def lock_ttl() -> float:
+    """Long enough for the slowest probe: connect, banner and auth deadlines, then the script."""
+    return 3 * settings.SSH_CONNECT_TIMEOUT + PROBE_TIMEOUT_S + ssh.KILL_GRACE_S + 30
 
 
 def _claim(task_id: int) -> BoardTask | None:
@@ -32,7 +36,8 @@ def _claim(task_id: int) -> BoardTask | None:
 
 
 def _finish(task: BoardTask, error: str = "", snapshot: FactSnapshot | None = None) -> None:
-    BoardTask.objects.filter(pk=task.pk).update(
+    # Only a running task ends here: one already failed as stale stays failed.
+    BoardTask.objects.filter(pk=task.pk, state=BoardTask.State.RUNNING).update(
         state=BoardTask.State.FAILED if error else BoardTask.State.DONE,
         error=error,
         snapshot=snapshot,
@@ -40,20 +45,28 @@ def _finish(task: BoardTask, error: str = "", snapshot: FactSnapshot | None = No
     )
 
 
-def _mark_board(board: Board, status: str, reason: str = "") -> None:
+def _mark_board(board: Board, status: str | None, reason: str = "") -> None:
     """Record reachability, leaving a board that a person put in maintenance alone."""
-    updates = {"status_reason": reason}
+    if status is None:
+        return
+    updates = {"status": status, "status_reason": reason}
     if status == Board.Status.ONLINE:
         updates["last_seen"] = timezone.now()
-    Board.objects.filter(pk=board.pk).exclude(status=Board.Status.MAINTENANCE).update(
-        status=status, **updates
-    )
+    Board.objects.filter(pk=board.pk).exclude(status=Board.Status.MAINTENANCE).update(**updates)
 
 
-def _status_for(error: Exception) -> str:
+def _status_for(error: Exception) -> str | None:
+    """What an SSH failure says about the board; None when it says nothing new."""
     if isinstance(error, ssh.HostKeyMismatch | ssh.AuthFailed | CredentialError):
         return Board.Status.NEEDS_ATTENTION
-    return Board.Status.OFFLINE
+    if isinstance(error, ssh.ConnectFailed | ssh.ConnectionLost):
+        return Board.Status.OFFLINE
+    return None  # it answered but a command misbehaved: the task's error tells what
+
+
+def _fail(task: BoardTask, error: Exception) -> None:
+    _mark_board(task.board, _status_for(error), str(error))
+    _finish(task, str(error))
 
 
 def fetch_host_key(task_id: int) -> None:
@@ -76,37 +89,55 @@ def probe_board(task_id: int) -> None:
         return
     board = task.board
     try:
-        with board_lock(board.pk, ttl=LOCK_TTL_S, wait=LOCK_TTL_S):
+        with board_lock(board.pk, ttl=lock_ttl(), wait=lock_ttl()):
             with remote.session(board) as session:
                 result = session.run_script(
                     PROBE_SCRIPT, PROBE_TIMEOUT_S, output_cap=PROBE_OUTPUT_CAP
                 )
             facts = parse_probe_output(result.text)
     except (ssh.SSHError, CredentialError) as exc:
-        _mark_board(board, _status_for(exc), str(exc))
-        _finish(task, str(exc))
+        _fail(task, exc)
         return
     except (BoardBusy, ProbeError) as exc:
         _finish(task, str(exc))
         return
+    if result.stdout_truncated:
+        facts.errors.append(f"the probe printed more than {PROBE_OUTPUT_CAP} bytes; cut there")
     with transaction.atomic():
         snapshot = _save_snapshot(board, facts)
         _mark_board(board, Board.Status.ONLINE)
         _finish(task, snapshot=snapshot)
 
 
+def _clean(value):
+    """Board output as the database takes it: PostgreSQL refuses NUL in text and JSON."""
+    if isinstance(value, str):
+        return value.replace("\x00", "\N{REPLACEMENT CHARACTER}")
+    if isinstance(value, dict):
+        return {_clean(key): _clean(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_clean(item) for item in value]
+    return value
+
+
+def _column(value: str | None, field: str) -> str:
+    """A fact cut to its dashboard column's length (the whole value stays in `facts`)."""
+    limit = FactSnapshot._meta.get_field(field).max_length
+    return _clean(value or "")[:limit]
+
+
 def _save_snapshot(board: Board, facts) -> FactSnapshot:
     return FactSnapshot.objects.create(
         board=board,
-        boot_id=facts.boot_id or "",
-        model=facts.model or "",
-        revision=facts.revision.code if facts.revision else "",
+        boot_id=_column(facts.boot_id, "boot_id"),
+        model=_column(facts.model, "model"),
+        revision=_column(facts.revision.code if facts.revision else "", "revision"),
         kernel_bits=facts.kernel_bits,
         userland_bits=facts.userland_bits,
-        os_name=facts.os_pretty_name or "",
+        os_name=_column(facts.os_pretty_name, "os_name"),
         temperature_c=facts.temperature_c,
         throttled=facts.throttled,
-        facts=facts.to_dict(),
+        facts=_clean(facts.to_dict()),
     )
 
 
@@ -117,15 +148,14 @@ def check_health(task_id: int) -> None:
         return
     board = task.board
     try:
-        with board_lock(board.pk, ttl=LOCK_TTL_S):
+        with board_lock(board.pk, ttl=lock_ttl()):
             with remote.session(board) as session:
                 session.run(["true"], settings.SSH_CONNECT_TIMEOUT)
     except BoardBusy:
         _finish(task)  # a job is driving the board right now: it is evidently reachable
         return
     except (ssh.SSHError, CredentialError) as exc:
-        _mark_board(board, _status_for(exc), str(exc))
-        _finish(task, str(exc))
+        _fail(task, exc)
         return
     _mark_board(board, Board.Status.ONLINE)
     _finish(task)

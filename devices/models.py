@@ -1,18 +1,36 @@
+import ipaddress
+import re
 import uuid
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.urls import reverse
 
 from devices import credentials
 
-# Hostnames and IP literals only: letters, digits, dots, dashes, colons (IPv6); no leading dash,
-# so nothing a user types can be taken for an option by ssh or a shell.
-host_validator = RegexValidator(
-    r"^[A-Za-z0-9_.:\[\]][A-Za-z0-9_.:\[\]-]{0,252}$",
-    "Enter a host name or an IP address (letters, digits, '.', '-', ':'; no leading '-').",
+# DNS labels of 1-63 letters, digits, '_' or '-', neither starting nor ending with '-': nothing a
+# user types can be taken for an option by ssh or a shell, or crash the resolver.
+_HOSTNAME = re.compile(
+    r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?"
+    r"(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\.?"
 )
+
+
+def host_validator(value: str) -> None:
+    try:
+        ipaddress.ip_address(value)
+        return
+    except ValueError:
+        pass
+    if not _HOSTNAME.fullmatch(value):
+        raise ValidationError(
+            "Enter a host name (labels of letters, digits and '-', separated by dots) "
+            "or an IP address."
+        )
+
+
 username_validator = RegexValidator(
     r"^[a-z_][a-z0-9_-]{0,31}$",
     "Enter a Linux user name (lower-case letters, digits, '_' and '-', not starting with a digit "
@@ -112,7 +130,7 @@ class FactSnapshot(models.Model):
     userland_bits = models.PositiveSmallIntegerField(null=True)
     os_name = models.CharField(max_length=120, blank=True)
     temperature_c = models.FloatField(null=True)
-    throttled = models.PositiveIntegerField(null=True)
+    throttled = models.PositiveBigIntegerField(null=True)  # a 32-bit mask
     facts = models.JSONField()
 
     class Meta:

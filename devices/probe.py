@@ -72,7 +72,7 @@ fact() {
   echo
 }
 t() {
-  if command -v timeout >/dev/null 2>&1; then timeout 10 "$@"; else "$@"; fi
+  if command -v timeout >/dev/null 2>&1; then timeout 3 "$@"; else "$@"; fi
 }
 first_file() {
   for f in "$@"; do

@@ -18,6 +18,8 @@ import shlex
 import socket
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 
 import paramiko
@@ -112,9 +114,23 @@ def fingerprint(host_key: str) -> str:
     return f"SHA256:{digest}"
 
 
-def _open_transport(host: str, port: int, timeouts: Timeouts, key_types=None):
+def _resolve(host: str, port: int, timeout: float) -> tuple:
+    """The first address of host, with a deadline (getaddrinfo itself has none)."""
+    pool = ThreadPoolExecutor(max_workers=1)
+    lookup = pool.submit(socket.getaddrinfo, host, port, type=socket.SOCK_STREAM)
+    pool.shutdown(wait=False)  # a hung lookup must not hold us past the deadline
     try:
-        sock = socket.create_connection((host, port), timeout=timeouts.connect)
+        return lookup.result(timeout=timeout)[0][4]
+    except FutureTimeout:
+        raise ConnectFailed(f"looking up {host} took longer than {timeout:g} s") from None
+    except (OSError, UnicodeError, ValueError) as exc:
+        raise ConnectFailed(f"cannot find the address of {host}: {exc}") from None
+
+
+def _open_transport(host: str, port: int, timeouts: Timeouts, key_types=None):
+    address = _resolve(host, port, timeouts.connect)
+    try:
+        sock = socket.create_connection(address[:2], timeout=timeouts.connect)
     except TimeoutError:
         raise ConnectFailed(
             f"{host}:{port} did not answer within {timeouts.connect:g} s (unreachable?)"

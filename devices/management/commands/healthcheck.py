@@ -8,25 +8,44 @@ from django.utils import timezone
 
 from devices import tasks
 from devices.models import Board, BoardTask
+from devices.tasks import JOB_TIMEOUT_S
 
-# A task still queued or running after this long lost its worker (killed, machine gone).
-STALE_AFTER = timedelta(minutes=10)
+# A running task past its job timeout lost its worker (killed, machine gone); a queued one
+# this old has no worker listening on its queue.
+RUNNING_STALE_AFTER = timedelta(seconds=JOB_TIMEOUT_S + 60)
+QUEUED_STALE_AFTER = timedelta(hours=1)
 
 
 def fail_stale_tasks() -> int:
     """Nothing stays "running" forever: tasks whose worker vanished end as failed."""
-    return BoardTask.objects.filter(
-        state__in=[BoardTask.State.QUEUED, BoardTask.State.RUNNING],
-        created__lt=timezone.now() - STALE_AFTER,
+    now = timezone.now()
+    running = BoardTask.objects.filter(
+        state=BoardTask.State.RUNNING, started__lt=now - RUNNING_STALE_AFTER
     ).update(
         state=BoardTask.State.FAILED,
-        error="no worker finished this task in time (worker stopped or killed?)",
-        finished=timezone.now(),
+        error="the worker running this task stopped before it finished (killed?)",
+        finished=now,
     )
+    queued = BoardTask.objects.filter(
+        state=BoardTask.State.QUEUED, created__lt=now - QUEUED_STALE_AFTER
+    ).update(
+        state=BoardTask.State.FAILED,
+        error="no worker took this task within an hour: is a worker running for its queue?",
+        finished=now,
+    )
+    return running + queued
 
 
 def queue_health_checks() -> int:
-    boards = Board.objects.exclude(host_key="").exclude(status=Board.Status.MAINTENANCE)
+    """A check for every board, except where the last one has not run yet (no pile-up)."""
+    pending = BoardTask.objects.filter(
+        kind=BoardTask.Kind.HEALTH, state=BoardTask.State.QUEUED
+    ).values("board")
+    boards = (
+        Board.objects.exclude(host_key="")
+        .exclude(status=Board.Status.MAINTENANCE)
+        .exclude(pk__in=pending)
+    )
     with transaction.atomic():
         for board in boards:
             tasks.start(board, BoardTask.Kind.HEALTH)
