@@ -7,6 +7,8 @@ class DevicesConfig(AppConfig):
     verbose_name = "Boards"
 
     def ready(self):
+        from devices import checks  # noqa: F401 - registers the deploy checks
+
         if settings.EMBEDDED_REDIS:
             from pifarm import embedded_redis
 

@@ -3,6 +3,7 @@ from django.contrib.auth.decorators import login_required
 from django.db import transaction
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_POST
 
 from devices import ssh, tasks
@@ -25,6 +26,7 @@ def dashboard(request):
     return render(request, "devices/dashboard.html", {"rows": rows})
 
 
+@sensitive_post_parameters("private_key", "password")
 @login_required
 def register(request):
     form = BoardForm(request.POST or None)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import redis
+from cryptography.fernet import Fernet
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -59,7 +60,11 @@ def test_defaults_start_with_sqlite_and_an_embedded_redis(tmp_path):
 
 
 def test_the_deployment_checklist_passes_with_production_settings(tmp_path):
-    production = {"PIFARM_HTTPS": "1", "PIFARM_SECRET_KEY": secrets.token_urlsafe(50)}
+    production = {
+        "PIFARM_HTTPS": "1",
+        "PIFARM_SECRET_KEY": secrets.token_urlsafe(50),
+        "PIFARM_CREDENTIAL_KEY": Fernet.generate_key().decode(),
+    }
     done = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
         cwd=ROOT,
@@ -70,3 +75,16 @@ def test_the_deployment_checklist_passes_with_production_settings(tmp_path):
     )
     redis.Redis(unix_socket_path=str(tmp_path / "redis.sock")).shutdown(nosave=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_deployment_checklist_warns_about_a_generated_credential_key(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy"],
+        cwd=ROOT,
+        env={**inherited_environment(), "PIFARM_DATA_DIR": str(tmp_path), "PIFARM_HTTPS": "1"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    redis.Redis(unix_socket_path=str(tmp_path / "redis.sock")).shutdown(nosave=True)
+    assert "pifarm.W001" in done.stderr + done.stdout

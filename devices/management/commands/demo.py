@@ -16,6 +16,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from pifarm import embedded_redis
+from pifarm.env import persistent_secret
 
 DEMO_FARM = "demo"
 DEMO_SUBNET_INDEX = 1  # the farm lives in 10.213.1.0/24 (see pisim)
@@ -76,13 +77,11 @@ class Command(BaseCommand):
         )
 
     def _demo_user(self) -> str:
-        path = settings.DATA_DIR / "demo_password"
-        if path.exists():
-            password = path.read_text().strip()
-        else:
-            password = secrets.token_urlsafe(12)
-            path.write_text(password + "\n")
-            path.chmod(0o600)
+        password = persistent_secret(
+            "PIFARM_DEMO_PASSWORD",
+            settings.DATA_DIR / "demo_password",
+            lambda: secrets.token_urlsafe(12),
+        )
         user, _ = get_user_model().objects.get_or_create(username="demo")
         user.is_staff = user.is_superuser = True
         user.set_password(password)
