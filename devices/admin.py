@@ -24,7 +24,16 @@ class BoardAdmin(admin.ModelAdmin):
         "last_seen",
         "created_by",
     ]
-    readonly_fields = ["auth_method_label", "host_key_fingerprint", "last_seen", "created_by"]
+    # Host and port change through the board's "Edit connection" page, which re-confirms the
+    # host key; the credential only through that page too.
+    readonly_fields = [
+        "host",
+        "port",
+        "auth_method_label",
+        "host_key_fingerprint",
+        "last_seen",
+        "created_by",
+    ]
 
     def has_add_permission(self, request):
         return False  # boards are registered through the fingerprint check, not here

@@ -13,6 +13,8 @@ class SecretTextarea(forms.Textarea):
 
 
 class BoardForm(forms.ModelForm):
+    """Register a board, or (with keep_credential_if_blank) change how pifarm reaches it."""
+
     auth_method = forms.ChoiceField(
         choices=Board.AuthMethod.choices, initial=Board.AuthMethod.KEY, widget=forms.RadioSelect
     )
@@ -34,6 +36,15 @@ class BoardForm(forms.ModelForm):
         model = Board
         fields = ["name", "host", "port", "username", "tags", "queue"]
 
+    def __init__(self, *args, keep_credential_if_blank=False, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.keep_credential_if_blank = keep_credential_if_blank
+        if self.instance.pk:
+            self.initial.setdefault("auth_method", self.instance.auth_method)
+        if keep_credential_if_blank:
+            for name in ("private_key", "password"):
+                self.fields[name].help_text = "Leave empty to keep the stored one."
+
     def clean_queue(self):
         queue = self.cleaned_data["queue"]
         if queue not in settings.RQ_QUEUE_NAMES:
@@ -44,25 +55,44 @@ class BoardForm(forms.ModelForm):
     def clean(self):
         cleaned = super().clean()
         method = cleaned.get("auth_method")
+        field = "private_key" if method == Board.AuthMethod.KEY else "password"
+        secret = cleaned.get(field) or ""
         if method == Board.AuthMethod.KEY:
-            key = (cleaned.get("private_key") or "").strip()
-            if not key:
-                self.add_error("private_key", "Paste the private key pifarm should log in with.")
-            else:
-                try:
-                    ssh.parse_private_key(key + "\n")
-                except ssh.SSHError as exc:
-                    self.add_error("private_key", str(exc))
-                cleaned["secret"] = key + "\n"
-        elif method == Board.AuthMethod.PASSWORD:
-            if not cleaned.get("password"):
-                self.add_error("password", "Enter the password of this user on the board.")
-            cleaned["secret"] = cleaned.get("password")
+            secret = secret.strip() + "\n" if secret.strip() else ""
+        keeping = (
+            not secret and self.keep_credential_if_blank and method == self.instance.auth_method
+        )
+        if keeping:
+            cleaned["secret"] = None
+        elif not secret:
+            self.add_error(field, _MISSING[field])
+        elif method == Board.AuthMethod.KEY:
+            try:
+                ssh.parse_private_key(secret)
+            except ssh.SSHError as exc:
+                self.add_error(field, str(exc))
+        cleaned["secret"] = secret or None
+        if self.errors and self.data.get(self.add_prefix("private_key"), "").strip():
+            # The key is never sent back to the browser, so say why the box is empty.
+            self.add_error(None, "Nothing was saved. For safety the private key was not kept: "
+                                 "paste it again.")  # fmt: skip
         return cleaned
 
     def save(self, commit=True):
         board = super().save(commit=False)
-        board.set_credential(self.cleaned_data["auth_method"], self.cleaned_data["secret"])
+        if self.cleaned_data["secret"] is not None:
+            board.set_credential(self.cleaned_data["auth_method"], self.cleaned_data["secret"])
         if commit:
             board.save()
         return board
+
+    @property
+    def connection_changed(self) -> bool:
+        """A new address means a new host key to confirm."""
+        return bool({"host", "port"} & set(self.changed_data))
+
+
+_MISSING = {
+    "private_key": "Paste the private key pifarm should log in with.",
+    "password": "Enter the password of this user on the board.",
+}

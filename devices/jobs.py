@@ -77,9 +77,9 @@ def fetch_host_key(task_id: int) -> None:
     try:
         offered = ssh.fetch_host_key(board.host, board.port, remote.timeouts())
     except ssh.SSHError as exc:
-        _finish(task, str(exc))
+        _fail(task, exc)
         return
-    Board.objects.filter(pk=board.pk).update(offered_host_key=offered)
+    Board.objects.filter(pk=board.pk).update(offered_host_key=offered, status_reason="")
     _finish(task)
 
 

@@ -171,12 +171,21 @@ def _host_key_types(pinned: str) -> list[str]:
 
 
 def _load_private_key(text: str) -> paramiko.PKey:
+    if text.lstrip().startswith(("ssh-", "ecdsa-", "---- BEGIN SSH2 PUBLIC KEY")):
+        raise AuthFailed("This is a public key; paste the private key (it starts with -----BEGIN).")
     for key_class in (paramiko.Ed25519Key, paramiko.ECDSAKey, paramiko.RSAKey):
         try:
             return key_class.from_private_key(io.StringIO(text))
+        except paramiko.PasswordRequiredException:
+            raise AuthFailed(
+                "This private key is protected by a passphrase; pifarm needs a key without one "
+                "(make a separate key for pifarm: ssh-keygen -t ed25519 -N '')."
+            ) from None
         except (paramiko.SSHException, ValueError, IndexError):
             continue
-    raise AuthFailed("the stored private key is not an unencrypted Ed25519, ECDSA or RSA key")
+    raise AuthFailed(
+        "This is not an OpenSSH private key of a kind pifarm reads (Ed25519, ECDSA, RSA)."
+    )
 
 
 def parse_private_key(text: str) -> str:

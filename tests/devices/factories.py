@@ -10,7 +10,7 @@ TEST_PRIVATE_KEY = (KEYS / "test_ed25519").read_text()
 TEST_PUBLIC_KEY = (KEYS / "test_ed25519.pub").read_text().split(" test-only")[0]
 
 
-def make_board(name="bench-1", host="192.0.2.10", secret=TEST_PRIVATE_KEY, **fields) -> Board:
+def make_board(name="bench-1", host="10.213.9.10", secret=TEST_PRIVATE_KEY, **fields) -> Board:
     fields.setdefault("host_key", TEST_PUBLIC_KEY)
     board = Board(name=name, host=host, **fields)
     board.set_credential(Board.AuthMethod.KEY, secret)

@@ -88,7 +88,7 @@ def test_the_dashboard_lists_boards_with_status_and_bitness(logged_in):
     body = logged_in.get(reverse("devices:dashboard")).content.decode()
     assert "bench-1" in body
     assert "64 / 32-bit" in body
-    assert "51.2 °C" in body
+    assert "51.2&nbsp;°C" in body
 
 
 def test_confirm_refuses_a_fingerprint_that_is_not_the_offered_one(logged_in):
