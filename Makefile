@@ -37,7 +37,9 @@ demo: setup
 test: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	PIFARM_DATA_DIR=$(CURDIR)/var/test $(PY) -m pytest $(PYTEST_ARGS)
+	# The suite runs on its own SQLite and embedded Redis, whatever the shell exports: it
+	# empties its Redis between tests. (tests/test_team_server.py uses local servers itself.)
+	env -u DATABASE_URL -u REDIS_URL PIFARM_DATA_DIR=$(CURDIR)/var/test $(PY) -m pytest $(PYTEST_ARGS)
 
 bench: setup
 	$(PY) -m pip install -q -r requirements-bench.txt

@@ -6,6 +6,5 @@ urlpatterns = [
     path("", include("devices.urls")),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("admin/rq/", include("django_rq.urls")),
     path("admin/", admin.site.urls),
 ]

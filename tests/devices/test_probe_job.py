@@ -111,3 +111,27 @@ def test_health_check_marks_boards_online_and_offline(pisim_node_factory, run_jo
     run_jobs()
     board.refresh_from_db()
     assert board.status == Board.Status.OFFLINE
+
+
+def test_a_pi5_is_probed_right(pisim_node_factory, run_jobs):
+    node = pisim_node_factory(profile="pi5-bookworm")
+    task = probe(register_node(node), run_jobs)
+    assert task.state == BoardTask.State.DONE, task.error
+    facts = task.snapshot.facts
+    assert facts["model"].startswith("Raspberry Pi 5")
+    assert facts["revision"]["soc"] == "BCM2712"
+    assert facts["config_path"] == "/boot/firmware/config.txt"
+
+
+def test_a_board_that_came_back_throttled_says_so_in_words(pisim_node_factory, run_jobs, logged_in):
+    from pisim import Faults
+
+    node = pisim_node_factory(faults=Faults(throttled_after_boot=0x50005))
+    node.power_cycle()
+    node.wait_ssh(timeout=15)
+    board = register_node(node)
+    task = probe(board, run_jobs)
+    assert task.snapshot.throttled == 0x50005
+    page = logged_in.get(board.get_absolute_url()).content.decode()
+    for words in ("under-voltage detected now", "throttled now", "throttling has occurred"):
+        assert words in page

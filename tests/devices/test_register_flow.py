@@ -60,12 +60,27 @@ def test_register_confirm_and_probe_leak_no_secret(
 
     pages.append(logged_in.get(board.get_absolute_url()).content.decode())
     assert "Raspberry Pi 4 Model B Rev 1.4" in pages[-1]
-    pages.append(logged_in.get(reverse("devices:dashboard")).content.decode())
+    for url in (
+        reverse("devices:dashboard"),
+        reverse("devices:board_live", args=[board.code]),
+        reverse("devices:board_statuses"),
+        reverse("devices:edit", args=[board.code]),
+        *(reverse("devices:task_status", args=[task.code]) for task in board.tasks.all()),
+    ):
+        pages.append(logged_in.get(url).content.decode())
     client.force_login(staff)
-    for name in ("changelist", "change"):
-        args = [board.pk] if name == "change" else []
-        pages.append(client.get(reverse(f"admin:devices_board_{name}", args=args)).content.decode())
-    pages.append(client.get(reverse("admin:devices_factsnapshot_changelist")).content.decode())
+    for url in (
+        reverse("admin:devices_board_changelist"),
+        reverse("admin:devices_board_change", args=[board.pk]),
+        reverse("admin:devices_factsnapshot_changelist"),
+        reverse("admin:devices_boardtask_changelist"),
+        reverse("admin:django_rq_home"),
+        reverse("admin:django_rq_jobs", args=[0]),
+        reverse("admin:django_rq_finished_jobs", args=[0]),
+    ):
+        response = client.get(url)
+        assert response.status_code == 200, url
+        pages.append(response.content.decode())
 
     logs = "\n".join(record.getMessage() for record in caplog.records)
     for fragment in [secret, *secret_fragments]:
