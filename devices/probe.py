@@ -42,6 +42,7 @@ class ProbeError(ValueError):
 
 # Why it looks like this:
 # - every value is base64 on one line, so config.txt or a model string can never forge a line;
+# - few processes per fact (files are read by head alone): a Pi Zero forks slowly;
 # - every fact runs on its own with stdin from /dev/null (the script itself arrives on stdin:
 #   a command that read it would swallow the rest of the script) and stderr discarded, so a
 #   missing tool or file empties one value and the script as a whole never fails;
@@ -60,7 +61,11 @@ export PATH LC_ALL
 echo pifarm-probe=@VERSION@
 if command -v base64 >/dev/null 2>&1; then
   echo pifarm-encoding=base64
-  enc() { base64 | tr -d '\n'; }
+  if printf '' | base64 -w0 >/dev/null 2>&1; then
+    enc() { base64 -w0; }
+  else
+    enc() { base64 | tr -d '\n'; }
+  fi
 else
   echo pifarm-encoding=hex
   enc() { od -An -v -tx1 | tr -d ' \n'; }
@@ -69,6 +74,11 @@ fact() {
   printf '%s=' "$1"
   shift
   "$@" </dev/null 2>/dev/null | head -c @CAP@ | enc
+  echo
+}
+file_fact() {
+  printf '%s=' "$1"
+  if [ -r "$2" ]; then head -c @CAP@ "$2" 2>/dev/null | enc; fi
   echo
 }
 t() {
@@ -108,7 +118,7 @@ tools() {
 cpu0=$R/sys/devices/system/cpu/cpu0/cpufreq
 cfg=$(config_path </dev/null 2>/dev/null)
 fact model first_file "$R/sys/firmware/devicetree/base/model" "$R/proc/device-tree/model"
-fact cpuinfo cat "$R/proc/cpuinfo"
+file_fact cpuinfo "$R/proc/cpuinfo"
 fact uname_m uname -m
 fact uname_r uname -r
 fact long_bit getconf LONG_BIT
@@ -118,19 +128,19 @@ fact vcgencmd_version t vcgencmd version
 fact config_path printf '%s' "$cfg"
 if [ -n "$cfg" ]; then
   fact config_size config_size
-  fact config_txt head -c @CAP@ "$R$cfg"
+  file_fact config_txt "$R$cfg"
 fi
-fact governor cat "$cpu0/scaling_governor"
-fact available_governors cat "$cpu0/scaling_available_governors"
-fact scaling_cur_freq cat "$cpu0/scaling_cur_freq"
+file_fact governor "$cpu0/scaling_governor"
+file_fact available_governors "$cpu0/scaling_available_governors"
+file_fact scaling_cur_freq "$cpu0/scaling_cur_freq"
 fact measure_clock_arm t vcgencmd measure_clock arm
 fact measure_temp t vcgencmd measure_temp
-fact thermal_temp cat "$R/sys/class/thermal/thermal_zone0/temp"
+file_fact thermal_temp "$R/sys/class/thermal/thermal_zone0/temp"
 fact get_throttled t vcgencmd get_throttled
 fact meminfo sed -n '/^MemTotal:/p' "$R/proc/meminfo"
 fact nproc cpus
-fact boot_id cat "$R/proc/sys/kernel/random/boot_id"
-fact uptime cat "$R/proc/uptime"
+file_fact boot_id "$R/proc/sys/kernel/random/boot_id"
+file_fact uptime "$R/proc/uptime"
 fact hostname host
 fact tools tools
 echo pifarm-probe-end=1

@@ -91,8 +91,13 @@ def _database(url: str | None) -> dict:
 
 DATABASES = {"default": _database(env_str("DATABASE_URL") or None)}
 if "sqlite3" in DATABASES["default"]["ENGINE"]:
-    # Web server and workers write concurrently: wait for the lock instead of failing.
-    DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}
+    # Web server and workers write concurrently: wait for the lock instead of failing, and use
+    # the write-ahead log so that readers never wait for a writer.
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 20,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
     # A file, not memory, so that worker processes started by the tests see the test data.
     DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / "test.sqlite3")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -171,7 +171,9 @@ def _install_bin(node: Path) -> None:
         for cmd in names:
             src = NODEBIN / ("vcgencmd.py" if cmd == "vcgencmd" else "powerctl.py")
             body = src.read_text().split("\n", 1)[1]  # replace the shebang
-            write_atomic(node / sub / cmd, f"#!{python}\n{body}", 0o755)
+            # -IS: no site packages to import; the real vcgencmd is a small C program, and the
+            # emulator's start-up should not weigh on what runs on the node.
+            write_atomic(node / sub / cmd, f"#!{python} -IS\n{body}", 0o755)
 
 
 def prepare_node(
