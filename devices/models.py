@@ -191,3 +191,132 @@ class BoardTask(models.Model):
         if self.started and self.finished:
             return (self.finished - self.started).total_seconds()
         return None
+
+
+class Preset(models.Model):
+    """A named config.txt overclock preset; its content lives in immutable versions."""
+
+    code = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    name = models.CharField(max_length=80, unique=True)
+    description = models.TextField(blank=True)
+    # Board families it is meant for (keys of the firmware reference: pi1, pi3, pi4, pi5...).
+    families = models.JSONField(default=list, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return reverse("devices:preset", args=[self.code])
+
+    @property
+    def latest(self):
+        return self.versions.order_by("-number").first()
+
+
+class PresetVersion(models.Model):
+    """One immutable state of a preset. Results and applications point here."""
+
+    class Governor(models.TextChoices):
+        # raspberry-pi.yaml: governor.available
+        ONDEMAND = "ondemand", "ondemand"
+        PERFORMANCE = "performance", "performance"
+        POWERSAVE = "powersave", "powersave"
+        CONSERVATIVE = "conservative", "conservative"
+        SCHEDUTIL = "schedutil", "schedutil"
+
+    preset = models.ForeignKey(Preset, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    # {"arm_freq": "900", ...}: the lines of the managed block, as config.txt spells them.
+    options = models.JSONField()
+    governor = models.CharField(max_length=16, choices=Governor.choices, blank=True)
+    acknowledge_warranty = models.BooleanField(
+        default=False,
+        help_text="I know these settings set the board's permanent warranty (overclock) bit.",
+    )
+    note = models.CharField(max_length=300, blank=True)
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="children"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["preset", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["preset", "number"], name="preset_version_number"),
+        ]
+
+    def __str__(self):
+        return f"{self.preset.name} v{self.number}"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            raise ValueError("a preset version is immutable: save a new version instead")
+        super().save(*args, **kwargs)
+
+    def get_absolute_url(self):
+        return reverse("devices:preset_version", args=[self.preset.code, self.number])
+
+
+class Application(models.Model):
+    """Applying one preset version to one board: the record of what happened."""
+
+    class Mode(models.TextChoices):
+        TRIAL = "trial", "trial boot first (tryboot)"
+        DIRECT = "direct", "write config.txt and reboot"
+
+    class State(models.TextChoices):
+        QUEUED = "queued", "queued"
+        RUNNING = "running", "running"
+        VERIFIED = "verified", "applied and verified"
+        ROLLED_BACK = "rolled_back", "verification failed, old config restored"
+        FAILED = "failed", "failed, nothing changed"
+        NEEDS_ATTENTION = "needs_attention", "needs attention"
+
+    code = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    board = models.ForeignKey(Board, on_delete=models.CASCADE, related_name="applications")
+    version = models.ForeignKey(
+        PresetVersion, on_delete=models.PROTECT, related_name="applications"
+    )
+    mode = models.CharField(max_length=10, choices=Mode.choices, default=Mode.TRIAL)
+    state = models.CharField(max_length=20, choices=State.choices, default=State.QUEUED)
+    step = models.CharField(max_length=120, blank=True)  # what it is doing now, for the page
+    outcome = models.TextField(blank=True)
+    # {"arm_freq": {"wanted": "900", "got": "900", "ok": true}, "governor": ..., ...}
+    verification = models.JSONField(default=dict, blank=True)
+    governor_method = models.CharField(max_length=120, blank=True)
+    backup_path = models.CharField(max_length=300, blank=True)
+    backup_text = models.TextField(blank=True)
+    config_path = models.CharField(max_length=300, blank=True)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created"]
+        indexes = [
+            # board page: what runs on the board now (its latest application)
+            models.Index(fields=["board", "-created"], name="application_board_recent"),
+        ]
+
+    def __str__(self):
+        return f"{self.version} on {self.board} ({self.state})"
+
+    def get_absolute_url(self):
+        return reverse("devices:application", args=[self.code])
+
+    @property
+    def is_finished(self) -> bool:
+        return self.state not in {self.State.QUEUED, self.State.RUNNING}
