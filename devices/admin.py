@@ -1,7 +1,8 @@
 from django.contrib import admin
 
-from devices import ssh
-from devices.models import Board, BoardTask, FactSnapshot
+from devices import presets, ssh
+from devices.forms_presets import PresetAdminForm
+from devices.models import Application, Board, BoardTask, FactSnapshot, Preset, PresetVersion
 
 
 @admin.register(Board)
@@ -65,6 +66,58 @@ class BoardTaskAdmin(admin.ModelAdmin):
     list_display = ["board", "kind", "state", "created", "finished"]
     list_filter = ["kind", "state"]
     readonly_fields = [field.name for field in BoardTask._meta.fields]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+class PresetVersionInline(admin.TabularInline):
+    model = PresetVersion
+    fk_name = "preset"
+    fields = ["number", "options_text", "governor", "acknowledge_warranty", "note", "author"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    ordering = ["-number"]
+
+    def has_add_permission(self, request, obj=None):
+        return False  # versions come from saving the preset form above
+
+    @admin.display(description="config.txt lines")
+    def options_text(self, version):
+        return "\n".join(f"{key}={value}" for key, value in version.options.items())
+
+
+@admin.register(Preset)
+class PresetAdmin(admin.ModelAdmin):
+    form = PresetAdminForm
+    list_display = ["name", "latest_version", "created"]
+    search_fields = ["name", "description"]
+    inlines = [PresetVersionInline]
+
+    @admin.display(description="latest")
+    def latest_version(self, preset):
+        latest = preset.latest
+        return f"v{latest.number}" if latest else "–"
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            obj.created_by = request.user
+        super().save_model(request, obj, form, change)
+        # Editing never changes a version: a changed content becomes the next version.
+        if form.content_changed():
+            presets.new_version(obj, author=request.user, **form.version_fields())
+
+
+@admin.register(Application)
+class ApplicationAdmin(admin.ModelAdmin):
+    list_display = ["board", "version", "mode", "state", "created", "finished"]
+    list_filter = ["state", "mode"]
+    # backup_text is a board's config.txt: fine to show; no credential is in this model.
+    readonly_fields = [field.name for field in Application._meta.fields]
 
     def has_add_permission(self, request):
         return False

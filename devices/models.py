@@ -116,6 +116,11 @@ class Board(models.Model):
     def latest_snapshot(self):
         return self.snapshots.order_by("-taken_at").first()
 
+    @property
+    def current_application(self):
+        """The last preset applied and verified here: what the board runs now."""
+        return self.applications.filter(state="verified").order_by("-finished").first()
+
 
 class FactSnapshot(models.Model):
     """What one probe found on a board. Kept as history; never edited."""

@@ -48,6 +48,8 @@ def logged_in(client, user):
 @pytest.fixture
 def redis_queue():
     """The real (embedded or REDIS_URL) Redis, emptied for this test."""
+    if settings.EMBEDDED_REDIS:  # another test run on this data dir may have stopped it
+        embedded_redis.ensure_running(settings.DATA_DIR)
     connection = django_rq.get_connection("default")
     connection.flushdb()
     yield django_rq.get_queue("default")

@@ -1,0 +1,207 @@
+"""Presets: list, versions and diffs, edit (a new version), clone, apply, application progress."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db import transaction
+from django.http import Http404, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from devices import configtxt, presets
+from devices.forms_presets import ApplyForm, PresetForm
+from devices.models import Application, Preset, PresetVersion
+from devices.views.boards import get_board
+
+
+def _get_preset(code) -> Preset:
+    return get_object_or_404(Preset, code=code)
+
+
+def _get_version(code, number) -> PresetVersion:
+    return get_object_or_404(PresetVersion, preset__code=code, number=number)
+
+
+@login_required
+@require_GET
+def preset_list(request):
+    return render(
+        request, "devices/presets.html", {"presets": Preset.objects.prefetch_related("versions")}
+    )
+
+
+@login_required
+def preset_new(request):
+    form = PresetForm(request.POST or None)
+    if request.method == "POST" and form.is_valid() and form.wants_save:
+        with transaction.atomic():
+            preset = form.save(commit=False)
+            preset.created_by = request.user
+            preset.save()
+            presets.new_version(preset, author=request.user, **form.version_fields())
+        messages.success(request, f"Saved {preset.name} v1.")
+        return redirect(preset)
+    return render(request, "devices/preset_form.html", {"form": form, "preset": None})
+
+
+@login_required
+def preset_edit(request, code):
+    preset = _get_preset(code)
+    form = PresetForm(request.POST or None, instance=preset)
+    if request.method == "POST" and form.is_valid() and form.wants_save:
+        with transaction.atomic():
+            form.save()
+            version = presets.new_version(preset, author=request.user, **form.version_fields())
+        messages.success(request, f"Saved {version}.")
+        return redirect(preset)
+    return render(request, "devices/preset_form.html", {"form": form, "preset": preset})
+
+
+@login_required
+@require_GET
+def preset_detail(request, code):
+    preset = _get_preset(code)
+    versions = list(preset.versions.select_related("author").order_by("-number"))
+    diff = _diff_context(versions, request.GET.get("a"), request.GET.get("b"))
+    return render(
+        request,
+        "devices/preset.html",
+        {"preset": preset, "versions": versions, **diff},
+    )
+
+
+def _diff_context(versions, a, b) -> dict:
+    """The side-by-side diff of two versions (default: the latest against its parent)."""
+    by_number = {str(version.number): version for version in versions}
+    if len(versions) < 2:
+        return {"diff_rows": None}
+    left = by_number.get(a) or versions[1]
+    right = by_number.get(b) or versions[0]
+    return {
+        "diff_left": left,
+        "diff_right": right,
+        "diff_rows": configtxt.side_by_side(
+            version_text(left).encode(), version_text(right).encode()
+        ),
+    }
+
+
+def version_text(version: PresetVersion) -> str:
+    return configtxt.settings_text(version.options, version.acknowledge_warranty)
+
+
+@login_required
+@require_GET
+def version_detail(request, code, number):
+    version = _get_version(code, number)
+    return render(
+        request,
+        "devices/preset_version.html",
+        {"version": version, "preset": version.preset, "text": version_text(version)},
+    )
+
+
+@login_required
+@require_POST
+def preset_clone(request, code, number):
+    version = _get_version(code, number)
+    name = _free_name(f"{version.preset.name} (copy)")
+    with transaction.atomic():
+        clone = Preset.objects.create(
+            name=name,
+            description=version.preset.description,
+            families=version.preset.families,
+            created_by=request.user,
+        )
+        presets.new_version(
+            clone,
+            options=version.options,
+            governor=version.governor,
+            acknowledge_warranty=version.acknowledge_warranty,
+            note=f"cloned from {version}",
+            author=request.user,
+        )
+    messages.success(request, f"{name} is a copy of {version}.")
+    return redirect(clone)
+
+
+def _free_name(base: str) -> str:
+    name, n = base, 2
+    while Preset.objects.filter(name=name).exists():
+        name, n = f"{base} {n}", n + 1
+    return name
+
+
+@login_required
+@require_POST
+def preset_from_board(request, code):
+    board = get_board(code)
+    snapshot = board.latest_snapshot
+    if snapshot is None or not snapshot.facts.get("config_txt"):
+        raise Http404("this board has not been probed yet")
+    family = (snapshot.facts.get("revision") or {}).get("family") or "pi4"
+    options = configtxt.overclock_settings(snapshot.facts["config_txt"].encode(), family)
+    with transaction.atomic():
+        preset = Preset.objects.create(
+            name=_free_name(f"{board.name} as found"),
+            description=f"The overclock settings of {board.name}'s config.txt "
+            f"({snapshot.facts.get('config_path', '')}), "
+            f"probed {snapshot.taken_at:%Y-%m-%d %H:%M}.",
+            families=[family],
+            created_by=request.user,
+        )
+        presets.new_version(
+            preset,
+            options=options,
+            governor=snapshot.facts.get("governor") or "",
+            note=f"imported from {board.name}",
+            author=request.user,
+        )
+    messages.success(request, f"Made {preset.name} from {board.name}'s config.txt.")
+    return redirect(preset)
+
+
+@login_required
+def apply(request, code, number):
+    version = _get_version(code, number)
+    form = ApplyForm(request.POST or None, version=version)
+    if request.method == "POST" and form.is_valid():
+        with transaction.atomic():
+            started = [
+                presets.start_application(board, version, form.cleaned_data["mode"], request.user)
+                for board in form.cleaned_data["boards"]
+            ]
+        messages.success(request, f"Applying {version} to {len(started)} board(s).")
+        if len(started) == 1:
+            return redirect(started[0])
+        return redirect("devices:applications")
+    return render(request, "devices/apply.html", {"form": form, "version": version})
+
+
+@login_required
+@require_GET
+def application_list(request):
+    applications = Application.objects.select_related("board", "version__preset")[:100]
+    return render(request, "devices/applications.html", {"applications": applications})
+
+
+@login_required
+@require_GET
+def application_detail(request, code):
+    application = get_object_or_404(Application, code=code)
+    return render(request, "devices/application.html", {"application": application})
+
+
+@login_required
+@require_GET
+def application_status(request, code):
+    application = get_object_or_404(Application, code=code)
+    return JsonResponse(
+        {
+            "state": application.state,
+            "label": application.get_state_display(),
+            "step": application.step,
+            "outcome": application.outcome,
+            "finished": application.is_finished,
+            "verification": application.verification,
+        }
+    )

@@ -1,0 +1,144 @@
+import pytest
+from django.urls import reverse
+
+from devices import presets
+from devices.models import Application, Preset, PresetVersion
+
+from .factories import make_board
+
+pytestmark = pytest.mark.django_db
+
+CLASSIC = """arm_freq_min=500
+arm_freq=900
+core_freq_min=200
+core_freq=300
+gpu_freq_min=200
+sdram_freq_min=350
+sdram_freq=450
+"""
+
+
+def preset_data(**overrides):
+    data = {
+        "name": "dynamic overclock",
+        "description": "the classic one",
+        "families": ["pi1"],
+        "options": CLASSIC,
+        "governor": "ondemand",
+        "note": "first",
+        "action": "save",
+    }
+    return {**data, **overrides}
+
+
+def make_preset(options=None, **fields):
+    preset = Preset.objects.create(name=fields.pop("name", "p"), families=["pi4"])
+    presets.new_version(preset, options=options or {"arm_freq": "1800"}, **fields)
+    return preset
+
+
+def test_anonymous_users_cannot_see_presets(client):
+    assert client.get(reverse("devices:presets")).status_code == 302
+
+
+def test_checking_shows_findings_and_saves_nothing(logged_in):
+    response = logged_in.post(reverse("devices:preset_new"), preset_data(action="check"))
+    assert response.status_code == 200
+    assert not Preset.objects.exists()
+    assert "findings" in response.content.decode()
+
+
+def test_the_classic_dynamic_overclock_saves_as_v1(logged_in, user):
+    response = logged_in.post(reverse("devices:preset_new"), preset_data())
+    preset = Preset.objects.get()
+    assert response.url == preset.get_absolute_url()
+    version = preset.versions.get()
+    assert version.number == 1
+    assert version.options["arm_freq"] == "900"
+    assert version.governor == "ondemand"
+    assert version.author == user
+
+
+def test_an_error_blocks_saving_with_the_line_number(logged_in):
+    data = preset_data(options="arm_freq=900\nover_voltage = [-2,2]\n")
+    response = logged_in.post(reverse("devices:preset_new"), data)
+    assert response.status_code == 200
+    assert not Preset.objects.exists()
+    findings = response.context["form"].findings
+    assert any(f.severity == "error" and f.line == 2 for _, f in findings)
+
+
+def test_editing_makes_a_new_version_and_keeps_the_old_one(logged_in):
+    logged_in.post(reverse("devices:preset_new"), preset_data())
+    preset = Preset.objects.get()
+    url = reverse("devices:preset_edit", args=[preset.code])
+    logged_in.post(url, preset_data(options=CLASSIC.replace("900", "950"), note="faster"))
+    v1, v2 = preset.versions.order_by("number")
+    assert (v1.options["arm_freq"], v2.options["arm_freq"]) == ("900", "950")
+    assert v2.parent == v1
+    page = logged_in.get(preset.get_absolute_url()).content.decode()
+    assert "arm_freq=950" in page and "arm_freq=900" in page  # the diff of v1 and v2
+
+
+def test_a_version_never_changes():
+    version = make_preset().latest
+    version.note = "rewritten"
+    with pytest.raises(ValueError, match="immutable"):
+        version.save()
+
+
+def test_clone_copies_a_version_into_a_new_preset(logged_in):
+    preset = make_preset(governor="performance")
+    logged_in.post(reverse("devices:preset_clone", args=[preset.code, 1]))
+    clone = Preset.objects.exclude(pk=preset.pk).get()
+    assert clone.name == "p (copy)"
+    assert clone.latest.options == preset.latest.options
+    assert clone.latest.governor == "performance"
+
+
+def test_applying_queues_one_job_per_board_with_only_an_id(
+    logged_in, redis_queue, django_capture_on_commit_callbacks
+):
+    preset = make_preset()
+    boards = [make_board("a"), make_board("b")]
+    url = reverse("devices:apply", args=[preset.code, 1])
+    with django_capture_on_commit_callbacks(execute=True):
+        response = logged_in.post(url, {"boards": [b.pk for b in boards], "mode": "trial"})
+    assert response.status_code == 302
+    applications = Application.objects.order_by("pk")
+    assert [a.board.name for a in applications] == ["a", "b"]
+    assert sorted(job.args for job in redis_queue.jobs) == sorted((a.pk,) for a in applications)
+
+
+def test_application_status_answers_json(logged_in):
+    board = make_board()
+    application = Application.objects.create(board=board, version=make_preset().latest)
+    data = logged_in.get(reverse("devices:application_status", args=[application.code])).json()
+    assert data["state"] == "queued" and data["finished"] is False
+
+
+def test_saving_in_the_admin_makes_a_version(client, staff):
+    client.force_login(staff)
+    preset = make_preset()
+    url = reverse("admin:devices_preset_change", args=[preset.pk])
+    data = {
+        "name": "p",
+        "description": "",
+        "families": ["pi4"],
+        "options": "arm_freq=1700\n",
+        "governor": "",
+        "note": "from the admin",
+        "versions-TOTAL_FORMS": "1",
+        "versions-INITIAL_FORMS": "1",
+        "versions-MIN_NUM_FORMS": "0",
+        "versions-MAX_NUM_FORMS": "1000",
+        "versions-0-id": str(preset.latest.pk),
+        "versions-0-preset": str(preset.pk),
+    }
+    response = client.post(url, data)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    assert list(preset.versions.order_by("number").values_list("options", flat=True)) == [
+        {"arm_freq": "1800"},
+        {"arm_freq": "1700"},
+    ]
+    assert PresetVersion.objects.get(number=1).options == {"arm_freq": "1800"}
