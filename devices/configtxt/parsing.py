@@ -1,0 +1,194 @@
+"""Read config.txt into lines that keep their exact text, so rendering gives the same bytes back.
+
+Syntax facts: shared/reference/raspberry-pi.yaml: config_txt_syntax (lines, conditional_filters).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+__all__ = [
+    "ConfigFile",
+    "Line",
+    "filter_kind",
+    "leading_int",
+    "next_filters",
+    "parse",
+    "render",
+    "strict_int",
+    "value_of",
+]
+
+# Undecodable bytes become lone surrogates and go back unchanged: parse/render is the identity
+# even for files that are not UTF-8.
+_ERRORS = "surrogateescape"
+_BOM = "\ufeff"
+
+_SECTION = re.compile(r"\[([^\]]*)\](.*)")
+_DIRECTIVE = re.compile(r"(include|initramfs)\s+(.*)")  # the two lines without '='
+_KEY = re.compile(r"[A-Za-z0-9_]+(?::[0-9]+)?")  # name plus an optional HDMI port (hdmi_mode:1)
+
+# raspberry-pi.yaml: config_txt_syntax.conditional_filters.models, plus [cm4s] from COND.
+MODEL_FILTERS = frozenset(
+    {"pi0", "pi0w", "pi02", "pi1", "pi2", "pi3", "pi3+", "pi4", "pi400", "cm4", "cm4s"}
+    | {"pi5", "pi500", "cm5"}
+)
+_MODEL_LIKE = re.compile(r"(pi|cm)[0-9][0-9a-z+]*")
+_SERIAL = re.compile(r"0x[0-9A-Fa-f]+")
+_GPIO = re.compile(r"gpio[0-9]+=.*")
+_EXPRESSION = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*(=|&|<|>).*")
+# raspberry-pi.yaml: config_txt_syntax.lines: "value integer (decimal or 0x hex)"
+_INT = re.compile(r"[-+]?(0[xX][0-9A-Fa-f]+|[0-9]+)")
+_INT_PREFIX = re.compile(r"\s*([-+]?)(0[xX][0-9A-Fa-f]+|[0-9]+)")
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of config.txt.
+
+    kind is blank, comment, section, setting, include, initramfs or malformed. For a setting,
+    key is the name as written (with any ":N" port) and value the text after the first '='
+    with surrounding spaces removed; for a section, value is the filter text; for include and
+    initramfs, key is the directive and value the rest of the line. filters are the conditional
+    filters in force for this line (for a section line: after it).
+    """
+
+    number: int
+    raw: str  # exactly as written, without the line ending
+    ending: str  # "\n", "\r\n" or "" for a last line without one
+    kind: str
+    key: str | None = None
+    value: str | None = None
+    filters: tuple[str, ...] = ()
+    problem: str = ""  # why a malformed line cannot be read
+
+    @property
+    def name(self) -> str | None:
+        """The option name without an HDMI port suffix ("hdmi_mode" for "hdmi_mode:1")."""
+        return self.key.split(":", 1)[0] if self.key else None
+
+    @property
+    def body(self) -> str:
+        """The text without surrounding spaces (and without a byte-order mark on line 1)."""
+        text = self.raw[1:] if self.number == 1 and self.raw.startswith(_BOM) else self.raw
+        return text.strip()
+
+
+@dataclass(frozen=True)
+class ConfigFile:
+    lines: tuple[Line, ...]
+
+    def settings(self) -> list[Line]:
+        return [line for line in self.lines if line.kind == "setting"]
+
+
+def parse(data: bytes | str) -> ConfigFile:
+    """Parse any config.txt, however broken: every byte ends up in some line's raw text."""
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogatepass")
+    text = data.decode("utf-8", _ERRORS)
+    lines, filters = [], ()
+    for number, (raw, ending) in enumerate(_split(text), start=1):
+        line = _classify(Line(number, raw, ending, "blank", filters=filters))
+        if line.kind == "section":
+            filters = next_filters(filters, line.value or "")
+            line = replace(line, filters=filters)
+        lines.append(line)
+    return ConfigFile(tuple(lines))
+
+
+def render(config: ConfigFile) -> bytes:
+    return "".join(line.raw + line.ending for line in config.lines).encode("utf-8", _ERRORS)
+
+
+def _split(text: str):
+    # Only "\n" ends a line (str.splitlines would also split on \x0b, \x1c, \u2028, ...).
+    parts = text.split("\n")
+    for part in parts[:-1]:
+        yield (part[:-1], "\r\n") if part.endswith("\r") else (part, "\n")
+    if parts[-1]:
+        yield parts[-1], ""
+
+
+def _classify(line: Line) -> Line:
+    body = line.body
+    if not body:
+        return line
+    if body.startswith("#"):
+        return replace(line, kind="comment")
+    if body.startswith("["):
+        return _section(line, body)
+    directive = _DIRECTIVE.fullmatch(body)
+    if directive:
+        return replace(line, kind=directive[1], key=directive[1], value=directive[2].strip())
+    key, sep, value = body.partition("=")
+    if not sep:
+        return replace(line, kind="malformed", problem="expected option=value")
+    if not _KEY.fullmatch(key.strip()):
+        return replace(line, kind="malformed", problem="not an option name before '='")
+    return replace(line, kind="setting", key=key.strip(), value=value.strip())
+
+
+def _section(line: Line, body: str) -> Line:
+    match = _SECTION.fullmatch(body)
+    rest = match[2].strip() if match else ""
+    if match is None or (rest and not rest.startswith("#")):
+        return replace(line, kind="malformed", problem="a [filter] line holds only the filter")
+    return replace(line, kind="section", value=match[1].strip())
+
+
+def filter_kind(name: str) -> str:
+    """The filter's type: filters of one type replace each other, types AND together (COND)."""
+    if name in ("all", "none"):
+        return name
+    if name in MODEL_FILTERS or name.startswith("board-type=") or _MODEL_LIKE.fullmatch(name):
+        # Inference: board-type is taken as the same type as the model filters (both say
+        # which board), so [pi4] then [board-type=0x11] is not an AND.
+        return "model"
+    if name.startswith("EDID="):
+        return "edid"
+    if name.startswith("HDMI:"):
+        return "hdmi"
+    if name == "tryboot":
+        return "tryboot"
+    if _SERIAL.fullmatch(name):
+        return "serial"
+    if _GPIO.fullmatch(name):
+        return "gpio"
+    expression = _EXPRESSION.fullmatch(name)
+    if expression:
+        return f"var:{expression[1]}"
+    return "unknown"
+
+
+def next_filters(current: tuple[str, ...], name: str) -> tuple[str, ...]:
+    """Filters in force after a [name] line (raspberry-pi.yaml: conditional_filters.rules)."""
+    kind = filter_kind(name)
+    if kind == "all":
+        return ()
+    # Inference: [none] stays in force until [all], whatever filters follow it.
+    kept = tuple(f for f in current if filter_kind(f) != kind)
+    return (*kept, name)
+
+
+def strict_int(text: str) -> int | None:
+    """The integer a value spells exactly (decimal or 0x hex), else None."""
+    return leading_int(text) if _INT.fullmatch(text) else None
+
+
+def leading_int(text: str | None) -> int | None:
+    """What the firmware reads as an integer: it stops at the first non-digit
+    (raspberry-pi.yaml: config_txt_syntax.limits.hazard). None if no digits come first."""
+    match = _INT_PREFIX.match(text or "")
+    if match is None:
+        return None
+    sign = -1 if match[1] == "-" else 1
+    digits = match[2]
+    return sign * (int(digits, 16) if digits[:2] in ("0x", "0X") else int(digits, 10))
+
+
+def value_of(line: Line) -> str:
+    """A setting's value without an inline comment: what the writer meant, and for an integer
+    what the firmware reads too, as it stops at the first non-digit ("900 # fast" gives 900)."""
+    return (line.value or "").split("#", 1)[0].strip()

@@ -1,0 +1,55 @@
+"""A lab member writes a preset, fixes a validation error, edits it, compares the versions
+and applies it to a simulated Pi, watching the application complete."""
+
+import pytest
+from django.urls import reverse
+from playwright.sync_api import expect
+
+from tests.browser.conftest import screenshot
+from tests.browser.test_register_board import log_in
+from tests.devices.simfarm import register_node
+
+pytestmark = [pytest.mark.pisim, pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_write_fix_edit_diff_and_apply_a_preset(
+    page, live_server, user, pisim_node_factory, worker_process
+):
+    node = pisim_node_factory(name="bpi4", profile="pi4b-bookworm")
+    register_node(node, name="bench-pi4")
+    log_in(page, live_server, user)
+
+    page.goto(live_server.url + reverse("devices:preset_new"))
+    page.fill("#id_name", "mild overclock")
+    page.check("input[name=families][value=pi4_r14]")
+    page.fill("#id_options", "arm_freq=1600\nover_voltage = [-2,2]\n")
+    page.select_option("#id_governor", "performance")
+    page.get_by_role("button", name="Save").click()
+    expect(page.locator("#findings")).to_contain_text("line 2: error")
+    screenshot(page, "preset-error")
+
+    page.fill("#id_options", "arm_freq=1600\n")
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_role("heading", name="mild overclock")).to_be_visible()
+
+    page.get_by_role("link", name="Edit (new version)").click()
+    page.fill("#id_options", "arm_freq=1700\n")
+    page.fill("#id_note", "a little faster")
+    page.get_by_role("button", name="Save").click()
+    diff = page.locator("table.diff")
+    expect(diff).to_contain_text("arm_freq=1600")
+    expect(diff).to_contain_text("arm_freq=1700")
+    screenshot(page, "preset-diff")
+
+    page.get_by_role("link", name="Apply…").first.click()  # newest version first
+    expect(page.get_by_role("heading", name="Apply mild overclock v2")).to_be_visible()
+    page.get_by_label("bench-pi4").check()
+    page.get_by_role("button", name="Apply").click()
+
+    state = page.locator(".app-state")
+    expect(state).to_have_text("applied and verified", timeout=120_000)
+    expect(page.locator("table.verification")).to_contain_text("arm_freq")
+    screenshot(page, "application-verified")
+
+    page.get_by_role("link", name="← bench-pi4").click()
+    expect(page.locator("#board-live")).to_contain_text("mild overclock v2")
