@@ -15,6 +15,7 @@ from devices.configtxt.blocks import (
     settings_text,
 )
 from devices.configtxt.boards import BoardContext, board_context
+from devices.configtxt.diff import Row, side_by_side, unified_diff
 from devices.configtxt.effective import effective_settings, overclock_settings
 from devices.configtxt.findings import Finding
 from devices.configtxt.parsing import ConfigFile, Line, parse, render
@@ -26,6 +27,7 @@ __all__ = [
     "ConfigFile",
     "Finding",
     "Line",
+    "Row",
     "apply_block",
     "board_context",
     "effective_settings",
@@ -36,6 +38,8 @@ __all__ = [
     "remove_block",
     "render",
     "settings_text",
+    "side_by_side",
+    "unified_diff",
     "validate",
     "validate_preset",
     "validate_preset_text",
