@@ -1,0 +1,88 @@
+"""config.txt checks for files kept in git or on SD cards, without a database or a board."""
+
+import sys
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from devices import configtxt
+
+# Far above any real config.txt (validate flags anything over 64 KiB); stops a wrong path to
+# a disk image from being read into memory whole.
+MAX_READ = 1024 * 1024
+
+
+class Command(BaseCommand):
+    help = (
+        "validate FILE --board MODEL: one finding a line as 'LINE: error|warning: message', "
+        "exit status 1 when there is an error. diff A B: a unified diff of two files."
+    )
+
+    def add_arguments(self, parser):
+        actions = parser.add_subparsers(dest="action", required=True)
+        check = actions.add_parser("validate", help="check a config.txt for a board")
+        check.add_argument("file", help="the config.txt to check ('-' reads standard input)")
+        check.add_argument(
+            "--board",
+            required=True,
+            help="a family (pi0, pi02, pi1, pi2, pi3, pi3p, pi4, pi4_r14, pi400, pi5) "
+            "or a revision code such as c03114",
+        )
+        check.add_argument(
+            "--acknowledge-warranty",
+            action="store_true",
+            help="accept settings that set the permanent warranty bit (warn, do not fail)",
+        )
+        compare = actions.add_parser("diff", help="compare two config.txt files")
+        compare.add_argument("a")
+        compare.add_argument("b")
+        compare.add_argument("--side-by-side", action="store_true", help="two columns")
+
+    def handle(self, *args, **opts):
+        if opts["action"] == "validate":
+            self._validate(opts["file"], opts["board"], opts["acknowledge_warranty"])
+        else:
+            self._diff(opts["a"], opts["b"], opts["side_by_side"])
+
+    def _validate(self, path: str, board: str, acknowledged: bool) -> None:
+        try:
+            context = configtxt.board_context(board)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+        findings = configtxt.validate(_read(path), context, acknowledged)
+        for finding in findings:
+            self.stdout.write(str(finding))
+        errors = sum(finding.severity == "error" for finding in findings)
+        summary = (
+            f"{errors} error(s), {len(findings) - errors} warning(s) for {context.description}"
+        )
+        if errors:
+            raise CommandError(summary, returncode=1)
+        self.stderr.write(summary)
+
+    def _diff(self, a: str, b: str, side_by_side: bool) -> None:
+        left, right = _read(a), _read(b)
+        if not side_by_side:
+            self.stdout.write(configtxt.unified_diff(left, right, a, b), ending="")
+            return
+        rows = configtxt.side_by_side(left, right)
+        width = max([len(row.left or "") for row in rows] + [10])
+        marks = {"same": " ", "changed": "|", "added": ">", "removed": "<"}
+        for row in rows:
+            left_text = f"{row.left_no or '':>4} {row.left or ''}"
+            right_text = f"{row.right_no or '':>4} {row.right or ''}"
+            self.stdout.write(f"{left_text:<{width + 5}} {marks[row.kind]} {right_text}".rstrip())
+
+
+def _read(path: str) -> bytes:
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read(MAX_READ + 1)
+        else:
+            with Path(path).open("rb") as file:
+                data = file.read(MAX_READ + 1)
+    except OSError as exc:
+        raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_READ:
+        raise CommandError(f"{path} is over 1 MiB: not a config.txt")
+    return data

@@ -1,0 +1,112 @@
+"""manage.py configtxt: validate and diff files kept in git or on SD cards."""
+
+import subprocess
+import sys
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "configtxt"
+ROOT = Path(__file__).parent.parent.parent
+
+
+def run(*args: str) -> tuple[str, str]:
+    out, err = StringIO(), StringIO()
+    call_command("configtxt", *args, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def broken(tmp_path):
+    path = tmp_path / "config.txt"
+    path.write_bytes(b"arm_freq=900\nover_voltage = [-2,2]\n[pi4]\nforce_turbo=1\n")
+    return path
+
+
+def test_a_stock_file_is_clean():
+    out, err = run("validate", str(FIXTURES / "bookworm.txt"), "--board", "pi4")
+    assert out == ""
+    assert err.startswith("0 error(s), 0 warning(s) for pi4")
+
+
+def test_findings_print_one_a_line_and_errors_fail(broken):
+    out = StringIO()
+    with pytest.raises(CommandError) as caught:
+        call_command("configtxt", "validate", str(broken), "--board", "pi1", stdout=out)
+    assert caught.value.returncode == 1
+    assert str(caught.value).startswith("1 error(s), 2 warning(s) for pi1")
+    assert out.getvalue().splitlines() == [
+        "2: warning: spaces around '=': the firmware may not read the line",
+        "2: error: over_voltage takes one integer, not a range like [-2,2]",
+        "4: warning: force_turbo is under [pi4], which does not match this board (pi1): "
+        "the firmware skips it (add [all] before it if it is meant for every board)",
+    ]
+
+
+def test_warnings_alone_exit_0():
+    out, _ = run("validate", str(FIXTURES / "dynamic_overclock_pi1.txt"), "--board", "000e")
+    assert out.startswith("3: warning: arm_freq_min=500 is below the pi1 default of 700")
+
+
+def test_a_revision_code_names_the_board(broken):
+    with pytest.raises(CommandError, match="for Raspberry Pi 4 Model B rev 1.4"):
+        run("validate", str(broken), "--board", "c03114")
+
+
+def test_acknowledging_the_warranty_bit(tmp_path):
+    path = tmp_path / "config.txt"
+    path.write_text("force_turbo=1\nover_voltage=2\n")
+    with pytest.raises(CommandError):
+        run("validate", str(path), "--board", "pi3")
+    out, _ = run("validate", str(path), "--board", "pi3", "--acknowledge-warranty")
+    assert out.startswith("1: warning: force_turbo=1 with over_voltage=2")
+
+
+def test_unknown_board_and_missing_file_are_clear_errors(tmp_path):
+    with pytest.raises(CommandError, match="unknown board 'pi9': give a family"):
+        run("validate", str(FIXTURES / "bookworm.txt"), "--board", "pi9")
+    with pytest.raises(CommandError, match="cannot read .*nope.txt: No such file"):
+        run("validate", str(tmp_path / "nope.txt"), "--board", "pi4")
+
+
+def test_diff_prints_a_unified_diff(tmp_path):
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("arm_freq=900\n")
+    b.write_text("arm_freq=1000\n")
+    out, _ = run("diff", str(a), str(b))
+    assert out.splitlines()[2:] == ["@@ -1 +1 @@", "-arm_freq=900", "+arm_freq=1000"]
+    assert run("diff", str(a), str(a))[0] == ""
+
+
+def test_diff_side_by_side(tmp_path):
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("# x\narm_freq=900\n")
+    b.write_text("# x\narm_freq=1000\ncore_freq=300\n")
+    out, _ = run("diff", "--side-by-side", str(a), str(b))
+    assert out.splitlines() == [
+        "   1 # x               1 # x",
+        "   2 arm_freq=900 |    2 arm_freq=1000",
+        "                  >    3 core_freq=300",
+    ]
+
+
+def test_the_real_command_line_exit_status_and_stdin(broken):
+    command = [sys.executable, "manage.py", "configtxt", "validate"]
+    failed = subprocess.run(
+        [*command, str(broken), "--board", "pi1"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert failed.returncode == 1
+    assert failed.stdout.splitlines()[1] == (
+        "2: error: over_voltage takes one integer, not a range like [-2,2]"
+    )
+    clean = subprocess.run(
+        [*command, "-", "--board", "pi5"],
+        cwd=ROOT,
+        input=(FIXTURES / "bookworm.txt").read_text(),
+        capture_output=True,
+        text=True,
+    )
+    assert (clean.returncode, clean.stdout) == (0, "")
