@@ -135,8 +135,17 @@ def remove_block(data: bytes) -> bytes:
     start, stop = span
     before, after = lines[:start], lines[stop + 1 :]
     if before and not after and lines[stop].ending == "":
-        before[-1] = replace(before[-1], ending="")  # the newline apply_block added
+        before[-1] = _without_added_newline(before[-1], lines[start].ending)
     return render(ConfigFile(tuple(before + after)))
+
+
+def _without_added_newline(last: Line, added: str) -> Line:
+    """The original's last line, which had no line ending until apply_block added one (the
+    block's own: the begin marker's). Only those characters go: a "\r" of the original stays."""
+    text = last.raw + last.ending
+    if not added or not text.endswith(added):
+        return last  # edited by hand since: leave it
+    return replace(last, raw=text[: -len(added)], ending="")
 
 
 def _block_span(lines: list[Line]) -> tuple[int, int] | None:

@@ -72,7 +72,8 @@ def test_applying_again_replaces_the_block():
 
 @pytest.mark.parametrize(
     "original",
-    [BOOKWORM, BULLSEYE, b"", b"arm_freq=800", b"a=1\r\nb=2\r\n", b"[pi4]\narm_boost=1\n", b"\n"],
+    [BOOKWORM, BULLSEYE, b"", b"arm_freq=800", b"a=1\r\nb=2\r\n", b"[pi4]\narm_boost=1\n", b"\n"]
+    + [b"\r", b"a=1\nb=2\r", b"a=1\r\nb=2\r", b"a=1\r\nb=2"],
 )
 def test_removing_the_block_gives_back_the_original_bytes(original):
     assert remove_block(apply_block(original, PRESET, "p")) == original
