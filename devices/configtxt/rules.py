@@ -223,11 +223,11 @@ framebuffer_priority overscan_left overscan_right overscan_top overscan_bottom h
 sdtv_mode lcd_framerate lcd_rotate display_rotate display_hdmi_rotate display_lcd_rotate
 test_mode pwm_sample_bits audio_pwm_mode logging_level hdmi_max_pixel_freq dpi_group dpi_mode
 dpi_output_format hdmi_ignore_edid kernel_address ramfsaddr device_tree_address
-device_tree_end kernel_watchdog_timeout enable_jtag_gpio psu_max_current
-dtdebug
+device_tree_end kernel_watchdog_timeout enable_jtag_gpio psu_max_current dtdebug
 """.split()
 
-# Documented options whose value is text (file names, lists, timings, licence keys).
+# Documented options whose value is text (file names, lists, timings, licence keys), and newer
+# boot options (os_check ... boot_load_flags) known by name whose values are not checked.
 _TEXT_OPTIONS = """
 kernel cmdline ramfsfile armstub os_prefix overlay_prefix start_file fixup_file device_tree
 hdmi_cvt hdmi_timings dpi_timings hdmi_edid_filename cec_osd_name decode_MPG2 decode_WVC1
