@@ -1,0 +1,392 @@
+"""Applying presets to simulated Pis end to end: real RQ workers, Redis, sshd and reboots."""
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings as django_settings
+from django.db import connection
+from rq.job import Job
+from rq.registry import FinishedJobRegistry
+
+from devices import apply, configtxt, presets
+from devices.locks import board_lock
+from devices.models import Application, Board, Preset
+from pisim import Faults
+
+from .factories import make_board
+from .simfarm import register_node
+
+pytestmark = pytest.mark.django_db(transaction=True)
+pisim = pytest.mark.pisim
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+PI4_CONFIG = "/boot/firmware/config.txt"
+PI3_CONFIG = "/boot/config.txt"
+State = Application.State
+
+
+@pytest.fixture
+def fast(settings):
+    """Short deadlines: a simulated Pi reboots in about a second."""
+    settings.PIFARM_REBOOT_DEADLINE = 15
+    settings.PIFARM_REBOOT_POLL = 0.3
+    settings.PIFARM_RECONNECT_DEADLINE = 10
+    settings.SSH_CONNECT_TIMEOUT = 2
+    return settings
+
+
+def make_version(options: dict, governor: str = "", name: str = "overclock"):
+    preset, _ = Preset.objects.get_or_create(name=name)
+    return presets.new_version(preset, options=options, governor=governor)
+
+
+def apply_now(board, version, mode, run_jobs) -> Application:
+    application = presets.start_application(board, version, mode)
+    run_jobs()
+    application.refresh_from_db()
+    board.refresh_from_db()
+    return application
+
+
+def exists(node, path: str) -> bool:
+    try:
+        node.read_file(path)
+        return True
+    except FileNotFoundError:
+        return False
+
+
+def assert_all_ok(checks: dict) -> None:
+    failed = {name: check for name, check in checks.items() if not check["ok"]}
+    assert not failed, failed
+
+
+@pisim
+def test_a_trial_boot_is_verified_then_committed(pisim_node_factory, run_jobs, fast):
+    node = pisim_node_factory()
+    board = register_node(node)
+    old, boots = node.read_file(PI4_CONFIG), node.boot_count
+    version = make_version({"arm_freq": "1900", "arm_freq_min": "700"}, governor="performance")
+
+    application = apply_now(board, version, Application.Mode.TRIAL, run_jobs)
+
+    assert application.state == State.VERIFIED, application.outcome
+    checks = application.verification
+    assert_all_ok(checks)
+    assert {"arm_freq", "arm_freq_min", "governor", "arm_clock_mhz", "throttled"} <= set(checks)
+    assert checks["trial boot (tryboot flag)"]["got"] == 1
+    assert checks["arm_clock_mhz"] == {**checks["arm_clock_mhz"], "wanted": 1900, "got": 1900}
+    assert checks["governor"]["got"] == "performance"
+    assert node.boot_count == boots + 1  # the trial boot only: committing needs no reboot
+    assert node.read_file(PI4_CONFIG) == apply.render_config(old, version)
+    assert not exists(node, "/boot/firmware/tryboot.txt")
+    assert node.read_file(application.backup_path) == old
+    assert application.backup_text == old.decode()
+    assert application.config_path == PI4_CONFIG
+    assert node.read_file("/etc/default/cpu_governor") == b"CPU_DEFAULT_GOVERNOR=performance\n"
+    assert "raspi-config" in application.governor_method
+    assert application.started < application.finished
+    assert "after a trial boot that passed every check" in application.outcome
+    assert board.status == Board.Status.ONLINE
+    assert board.applications.filter(state=State.VERIFIED).latest("finished") == application
+
+    node.power_cycle()  # committed for good: a normal boot keeps the settings and governor
+    node.wait_state("up", timeout=15)
+    assert node.booted["config_file"] == "config.txt"
+    assert node.booted_config["arm_freq"] == 1900
+    assert node.booted["governor"] == "performance"
+
+
+@pisim
+def test_direct_mode_writes_config_txt_reboots_once_and_verifies(
+    pisim_node_factory, run_jobs, fast
+):
+    node = pisim_node_factory(profile="pi3b-legacy")
+    board = register_node(node)
+    old, boots = node.read_file(PI3_CONFIG), node.boot_count
+    version = make_version({"arm_freq": "1300"})
+
+    application = apply_now(board, version, Application.Mode.DIRECT, run_jobs)
+
+    assert application.state == State.VERIFIED, application.outcome
+    assert_all_ok(application.verification)
+    assert set(application.verification) == {"arm_freq", "arm_clock_mhz", "throttled"}
+    assert application.verification["arm_freq"] == {"wanted": "1300", "got": "1300", "ok": True}
+    assert node.boot_count == boots + 1
+    assert node.booted_config["arm_freq"] == 1300
+    assert node.read_file(PI3_CONFIG) == apply.render_config(old, version)
+    assert node.read_file(application.backup_path) == old
+    assert application.governor_method == ""  # the version leaves the governor alone
+    assert not exists(node, "/etc/default/cpu_governor")
+    assert board.status == Board.Status.ONLINE
+
+
+@pisim
+def test_a_preset_the_board_cannot_boot_needs_attention_within_the_deadline(
+    pisim_node_factory, run_jobs, fast
+):
+    fast.PIFARM_REBOOT_DEADLINE = 6
+    node = pisim_node_factory(faults=Faults(max_boot_arm_freq=1800))
+    board = register_node(node)
+    version = make_version({"arm_freq": "2000"})
+
+    started = time.monotonic()
+    application = apply_now(board, version, Application.Mode.DIRECT, run_jobs)
+
+    assert time.monotonic() - started < 6 + 15  # the deadline, one last connect, probe, write
+    assert application.state == State.NEEDS_ATTENTION, application.outcome
+    assert node.state == "hung"
+    outcome = application.outcome
+    assert "did not come back within 6 s" in outcome
+    assert "power-cycle" in outcome
+    assert application.backup_path and application.backup_path in outcome
+    assert application.finished is not None
+    assert board.status == Board.Status.NEEDS_ATTENTION
+    assert "did not come back" in board.status_reason
+    assert application.backup_path in board.status_reason
+    with board_lock(board.pk, ttl=5):
+        pass  # released
+
+
+@pisim
+def test_the_trial_boot_recovers_the_same_preset_by_itself(pisim_node_factory, run_jobs, fast):
+    node = pisim_node_factory(faults=Faults(max_boot_arm_freq=1800, watchdog_timeout=2.0))
+    board = register_node(node)
+    old = node.read_file(PI4_CONFIG)
+    version = make_version({"arm_freq": "2000"}, governor="performance")
+
+    application = apply_now(board, version, Application.Mode.TRIAL, run_jobs)
+
+    assert application.state == State.ROLLED_BACK, application.outcome
+    assert "booted its old config.txt by itself" in application.outcome
+    checks = application.verification
+    assert checks["trial boot (tryboot flag)"]["ok"] is False
+    assert_all_ok({name: c for name, c in checks.items() if name.startswith("after restore")})
+    assert node.read_file(PI4_CONFIG) == old
+    assert not exists(node, "/boot/firmware/tryboot.txt")
+    assert not exists(node, "/etc/default/cpu_governor")  # a failed trial leaves nothing
+    assert node.booted_config["arm_freq"] == 1800
+    assert board.status == Board.Status.ONLINE
+
+
+@pisim
+def test_a_board_that_comes_back_throttled_is_rolled_back_to_the_identical_file(
+    pisim_node_factory, run_jobs, fast
+):
+    node = pisim_node_factory()
+    board = register_node(node)
+    node.set_faults(Faults(throttled_after_boot=0x50005))  # from the next boot on
+    old, boots = node.read_file(PI4_CONFIG), node.boot_count
+    version = make_version({"arm_freq": "1900"}, governor="performance")
+
+    application = apply_now(board, version, Application.Mode.DIRECT, run_jobs)
+
+    assert application.state == State.ROLLED_BACK, application.outcome
+    checks = application.verification
+    assert checks["throttled"] == {
+        "wanted": "0x0",
+        "got": "0x50005",
+        "ok": False,
+        "note": checks["throttled"]["note"],
+    }
+    assert "under-voltage detected now" in checks["throttled"]["note"]
+    assert checks["arm_freq"]["ok"]  # the setting itself took
+    assert_all_ok({name: c for name, c in checks.items() if name.startswith("after restore")})
+    assert node.read_file(PI4_CONFIG) == old  # byte-identical
+    assert not exists(node, "/etc/default/cpu_governor")  # it did not exist before
+    assert node.boot_count == boots + 2
+    assert node.booted_config["arm_freq"] == 1800
+    assert node.booted["governor"] == "ondemand"
+    outcome = application.outcome
+    assert "did not pass verification" in outcome and "throttled" in outcome
+    assert "byte-identical" in outcome and "still reports throttling" in outcome
+    assert board.status == Board.Status.ONLINE
+
+
+@pisim
+def test_a_trial_with_a_setting_the_firmware_does_not_honour_falls_back(
+    pisim_node_factory, run_jobs, fast
+):
+    node = pisim_node_factory()
+    board = register_node(node)
+    old, boots = node.read_file(PI4_CONFIG), node.boot_count
+    version = make_version({"temp_limit": "90"})  # a warning only; the firmware clamps to 85
+
+    application = apply_now(board, version, Application.Mode.TRIAL, run_jobs)
+
+    assert application.state == State.ROLLED_BACK, application.outcome
+    checks = application.verification
+    assert checks["temp_limit"] == {"wanted": "90", "got": "85", "ok": False}
+    assert checks["after restore: config.txt sha256"]["ok"]
+    assert node.read_file(PI4_CONFIG) == old
+    assert not exists(node, "/boot/firmware/tryboot.txt")
+    assert node.boot_count == boots + 2  # the trial, then a normal boot to leave it
+    assert node.booted["tryboot"] is False
+    assert "config.txt was never changed" in application.outcome
+    assert board.status == Board.Status.ONLINE
+
+
+@pisim
+def test_sshd_killed_during_the_write_leaves_the_old_or_the_new_file(
+    pisim_node_factory, run_jobs, fast
+):
+    node = pisim_node_factory(profile="pi3b-legacy")  # 100 Mbit/s: a write takes a while
+    board = register_node(node)
+    padding = b"".join(b"# padding line %06d to make the write slow\n" % i for i in range(1300))
+    old = node.read_file(PI3_CONFIG) + padding  # about 60 kB, near the 64 KiB limit
+    node.write_file(PI3_CONFIG, old)
+    version = make_version({"arm_freq": "1300"})
+    new = apply.render_config(old, version)
+    boot_dir = node.dir / "boot"  # the node's /boot, seen from the host
+    seen, killed, done = set(), threading.Event(), threading.Event()
+
+    def watch():
+        while not done.is_set():
+            seen.add((boot_dir / "config.txt").read_bytes())
+            if not killed.is_set() and any(boot_dir.glob(".pifarm-tmp.*")):
+                node.kill_sshd()  # the temp file exists: the write is under way
+                killed.set()
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        application = apply_now(board, version, Application.Mode.DIRECT, run_jobs)
+    finally:
+        done.set()
+        watcher.join()
+
+    assert killed.is_set()
+    assert seen <= {old, new}
+    assert node.read_file(PI3_CONFIG) == old
+    assert not list(boot_dir.glob(".pifarm-tmp.*"))
+    assert application.state == State.FAILED, application.outcome
+    assert application.outcome.startswith("Nothing was changed")
+    assert "byte for byte" in application.outcome
+    assert board.status == Board.Status.ONLINE
+
+
+def worker_process(env: dict, log: Path) -> subprocess.Popen:
+    with log.open("wb") as output:
+        return subprocess.Popen(
+            [sys.executable, "manage.py", "rqworker", "default", "--burst",
+             "--worker-class", "rq.SimpleWorker"],
+            cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+
+
+@pisim
+def test_two_applications_to_one_board_run_one_after_the_other(
+    pisim_node_factory, redis_queue, tmp_path
+):
+    node = pisim_node_factory()
+    board = register_node(node)
+    boots = node.boot_count
+    first = presets.start_application(
+        board, make_version({"arm_freq": "1700"}, name="a"), Application.Mode.TRIAL
+    )
+    second = presets.start_application(
+        board, make_version({"arm_freq": "1600"}, name="b"), Application.Mode.DIRECT
+    )
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{connection.settings_dict['NAME']}",
+        "REDIS_URL": django_settings.REDIS_URL,
+        "PIFARM_SSH_CONNECT_TIMEOUT": "2",
+    }
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    logs = [tmp_path / "worker-1.log", tmp_path / "worker-2.log"]
+    workers = [worker_process(env, log) for log in logs]
+
+    both_active, one_waited, deadline = [], False, time.monotonic() + 120
+    while time.monotonic() < deadline:
+        rows = list(Application.objects.filter(pk__in=[first.pk, second.pk]))
+        active = [r for r in rows if r.state == State.RUNNING and r.step != apply.WAITING]
+        waiting = [r for r in rows if r.state == State.RUNNING and r.step == apply.WAITING]
+        if len(active) == 2:
+            both_active.append([r.step for r in rows])
+        one_waited = one_waited or (len(active) == 1 and len(waiting) == 1)
+        if all(r.is_finished for r in rows):
+            break
+        time.sleep(0.05)
+    for worker, log in zip(workers, logs, strict=True):
+        assert worker.wait(timeout=30) == 0, log.read_text(errors="replace")[-2000:]
+
+    first.refresh_from_db()
+    second.refresh_from_db()
+    assert first.state == second.state == State.VERIFIED, (first.outcome, second.outcome)
+    assert not both_active
+    assert one_waited  # they really were started at once
+    registry = FinishedJobRegistry(queue=redis_queue)
+    jobs = Job.fetch_many(registry.get_job_ids(), connection=redis_queue.connection)
+    assert len({job.worker_name for job in jobs}) == 2  # one worker each
+    assert node.boot_count == boots + 2
+    last = max([first, second], key=lambda a: a.finished)
+    assert configtxt.managed_settings(node.read_file(PI4_CONFIG)) == last.version.options
+    assert node.booted_config["arm_freq"] == int(last.version.options["arm_freq"])
+
+
+@pisim
+def test_a_preset_that_does_not_suit_the_board_changes_nothing(pisim_farm, run_jobs, fast):
+    node = pisim_farm.nodes["pi4"]
+    board = register_node(node)
+    old, boots = node.read_file(PI4_CONFIG), node.boot_count
+    version = make_version({"over_voltage": "12"})  # the range is -16..8
+
+    application = apply_now(board, version, Application.Mode.TRIAL, run_jobs)
+
+    assert application.state == State.FAILED
+    assert application.outcome.startswith("Nothing was changed")
+    assert "does not suit this board" in application.outcome
+    assert application.backup_path == ""
+    assert node.read_file(PI4_CONFIG) == old
+    assert node.boot_count == boots
+    assert board.status == Board.Status.ONLINE
+
+
+@pisim
+def test_an_unreachable_board_fails_and_is_marked_offline(pisim_node_factory, run_jobs, fast):
+    node = pisim_node_factory()
+    board = register_node(node)
+    node.set_unreachable(True)
+
+    application = apply_now(board, make_version({"arm_freq": "1700"}), "trial", run_jobs)
+
+    assert application.state == State.FAILED
+    assert "Nothing was changed" in application.outcome
+    assert "did not answer within 2 s" in application.outcome
+    assert board.status == Board.Status.OFFLINE
+
+
+def test_a_crashed_job_ends_its_application_and_frees_the_board(redis_queue, run_jobs, monkeypatch):
+    def crash_while_writing(self):
+        self.step("writing config.txt")
+        Board.objects.filter(pk=self.board.pk).update(status=Board.Status.BUSY)
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(apply._Applying, "run", crash_while_writing)
+    board = make_board(status=Board.Status.ONLINE)
+    application = apply_now(board, make_version({"arm_freq": "1700"}), "trial", run_jobs)
+
+    assert application.state == State.FAILED
+    assert "failed unexpectedly (RuntimeError while writing config.txt)" in application.outcome
+    assert "It may have changed the board" in application.outcome
+    assert application.finished is not None
+    assert board.status == Board.Status.NEEDS_ATTENTION
+
+
+def test_an_application_runs_once(redis_queue, monkeypatch):
+    board = make_board()
+    application = Application.objects.create(
+        board=board, version=make_version({"arm_freq": "1700"}), state=State.VERIFIED
+    )
+    monkeypatch.setattr(apply, "board_lock", pytest.fail)
+
+    apply.apply_preset(application.pk)  # a second delivery of a finished job does nothing
+
+    application.refresh_from_db()
+    assert application.state == State.VERIFIED
