@@ -154,6 +154,29 @@ def test_a_preset_the_board_cannot_boot_needs_attention_within_the_deadline(
 
 
 @pisim
+def test_a_trial_boot_that_hangs_without_a_watchdog_says_a_power_cycle_is_enough(
+    pisim_node_factory, run_jobs, fast
+):
+    fast.PIFARM_REBOOT_DEADLINE = 5
+    node = pisim_node_factory(faults=Faults(max_boot_arm_freq=1800, watchdog=False))
+    board = register_node(node)
+    old = node.read_file(PI4_CONFIG)
+
+    application = apply_now(board, make_version({"arm_freq": "2000"}), "trial", run_jobs)
+
+    assert application.state == State.NEEDS_ATTENTION, application.outcome
+    assert "did not come back within 5 s from a trial boot" in application.outcome
+    assert "power-cycle the board: it then starts with its old config.txt" in application.outcome
+    assert "/boot/firmware/tryboot.txt" in application.outcome
+    assert board.status == Board.Status.NEEDS_ATTENTION
+    assert node.read_file(PI4_CONFIG) == old  # untouched by a trial
+    node.power_cycle()  # what the person does
+    node.wait_state("up", timeout=15)
+    assert node.booted["config_file"] == "config.txt"
+    assert node.booted_config["arm_freq"] == 1800
+
+
+@pisim
 def test_the_trial_boot_recovers_the_same_preset_by_itself(pisim_node_factory, run_jobs, fast):
     node = pisim_node_factory(faults=Faults(max_boot_arm_freq=1800, watchdog_timeout=2.0))
     board = register_node(node)
