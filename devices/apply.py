@@ -452,12 +452,15 @@ class _Applying:
             if steps.file_sha256(self.session, self.config_path) != steps.sha256(self.original):
                 self.session.write_file_atomic(self.config_path, self.original, sudo=True)
         if self.governor_touched:
+            steps.remove_temp_files(self.session, steps.GOVERNOR_FILE)
             if self.old_governor_file is None:
                 steps.remove(self.session, steps.GOVERNOR_FILE)
             else:
                 self.session.write_file_atomic(
                     steps.GOVERNOR_FILE, self.old_governor_file, sudo=True
                 )
+            if self.before.governor:  # it was also set live, and no reboot may follow
+                steps.set_governor_live(self.session, self.before.governor)
         if self.tryboot_written:
             steps.remove(self.session, steps.tryboot_path(self.config_path))
 

@@ -293,6 +293,43 @@ def test_sshd_killed_during_the_write_leaves_the_old_or_the_new_file(
     assert board.status == Board.Status.ONLINE
 
 
+@pisim
+def test_sshd_killed_after_config_txt_was_replaced_puts_everything_back(
+    pisim_node_factory, run_jobs, fast
+):
+    node = pisim_node_factory()
+    board = register_node(node)
+    old = node.read_file(PI4_CONFIG)
+    version = make_version({"arm_freq": "1900"}, governor="performance")
+    defaults = node.dir / "etc" / "default"  # the node's /etc/default, seen from the host
+    killed, done = threading.Event(), threading.Event()
+
+    def watch():  # config.txt is written first, then the governor file
+        while not done.is_set() and not killed.is_set():
+            if any(defaults.glob(".pifarm-tmp.*")):
+                node.kill_sshd()
+                killed.set()
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        application = apply_now(board, version, Application.Mode.DIRECT, run_jobs)
+    finally:
+        done.set()
+        watcher.join()
+
+    assert killed.is_set()
+    assert application.state == State.FAILED, application.outcome
+    assert application.outcome.startswith("Nothing was changed")
+    assert application.backup_path  # config.txt had been replaced before the kill
+    assert node.read_file(PI4_CONFIG) == old
+    assert not exists(node, "/etc/default/cpu_governor")
+    assert not list(defaults.glob(".pifarm-tmp.*"))
+    live = node.run_as_root(["cat", "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"])
+    assert live.stdout.decode().strip() == "ondemand"
+    assert board.status == Board.Status.ONLINE
+
+
 def worker_process(env: dict, log: Path) -> subprocess.Popen:
     with log.open("wb") as output:
         return subprocess.Popen(
