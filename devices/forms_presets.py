@@ -45,6 +45,7 @@ class PresetForm(forms.ModelForm):
     class Meta:
         model = Preset
         fields = ["name", "description", "families"]
+        widgets = {"description": forms.Textarea(attrs={"rows": 3})}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -123,6 +123,11 @@ RQ_QUEUES = {name: {"URL": REDIS_URL, "DEFAULT_TIMEOUT": 900} for name in RQ_QUE
 SSH_CONNECT_TIMEOUT = env_int("PIFARM_SSH_CONNECT_TIMEOUT", 10, minimum=1)
 SSH_COMMAND_TIMEOUT = env_int("PIFARM_SSH_COMMAND_TIMEOUT", 60, minimum=1)
 HEALTH_CHECK_INTERVAL = env_int("PIFARM_HEALTH_CHECK_INTERVAL", 60, minimum=5)
+# Applying a preset: how long a board may take to come back from a reboot, how often to look,
+# and how long to keep trying to reconnect after a dropped connection (seconds).
+PIFARM_REBOOT_DEADLINE = env_int("PIFARM_REBOOT_DEADLINE", 180, minimum=10)
+PIFARM_REBOOT_POLL = env_int("PIFARM_REBOOT_POLL", 3, minimum=1)
+PIFARM_RECONNECT_DEADLINE = env_int("PIFARM_RECONNECT_DEADLINE", 60, minimum=5)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

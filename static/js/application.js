@@ -35,7 +35,12 @@
     box.querySelector(".app-step").textContent = data.finished ? "" : data.step;
     box.querySelector(".app-outcome").textContent = data.outcome;
     renderChecks(data.verification || {});
-    if (!data.finished) setTimeout(poll, POLL_MS);
+    if (!data.finished) {
+      setTimeout(poll, POLL_MS);
+    } else if (!startedFinished) {
+      window.location.reload(); // the backup path, method and times are final now
+    }
   }
-  poll();
+  const startedFinished = box.dataset.finished === "1";
+  if (!startedFinished) poll();
 })();
