@@ -9,7 +9,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from devices import configtxt, presets
 from devices.forms_presets import ApplyForm, PresetForm
-from devices.models import Application, Preset, PresetVersion
+from devices.models import Application, Board, Preset, PresetVersion
 from devices.views.boards import get_board
 
 
@@ -93,11 +93,38 @@ def version_text(version: PresetVersion) -> str:
 @require_GET
 def version_detail(request, code, number):
     version = _get_version(code, number)
+    boards = Board.objects.exclude(host_key="").order_by("name")
+    board = (
+        boards.filter(code=request.GET.get("board")).first() if request.GET.get("board") else None
+    )
     return render(
         request,
         "devices/preset_version.html",
-        {"version": version, "preset": version.preset, "text": version_text(version)},
+        {
+            "version": version,
+            "preset": version.preset,
+            "text": version_text(version),
+            "boards": boards,
+            "board": board,
+            **_board_diff(version, board),
+        },
     )
+
+
+def _board_diff(version: PresetVersion, board: Board | None) -> dict:
+    """What applying version would change in board's config.txt, as last probed."""
+    snapshot = board.latest_snapshot if board else None
+    if snapshot is None or snapshot.facts.get("config_txt") is None:
+        return {"board_rows": None}
+    current = snapshot.facts["config_txt"].encode()
+    try:
+        after = configtxt.apply_block(current, version_text(version), str(version))
+    except ValueError as exc:  # a damaged managed block on the board
+        return {"board_rows": None, "board_error": str(exc)}
+    return {
+        "board_rows": configtxt.side_by_side(current, after),
+        "board_snapshot": snapshot,
+    }
 
 
 @login_required

@@ -142,3 +142,48 @@ def test_saving_in_the_admin_makes_a_version(client, staff):
         {"arm_freq": "1700"},
     ]
     assert PresetVersion.objects.get(number=1).options == {"arm_freq": "1800"}
+
+
+BOARD_CONFIG = "# stock\ndtparam=audio=on\narm_boost=1\n[all]\narm_freq=1800\n"
+
+
+def probed_board():
+    from devices.models import FactSnapshot
+
+    board = make_board()
+    FactSnapshot.objects.create(
+        board=board,
+        facts={
+            "config_txt": BOARD_CONFIG,
+            "config_path": "/boot/firmware/config.txt",
+            "governor": "ondemand",
+            "revision": {"family": "pi4_r14"},
+        },
+    )
+    return board
+
+
+def test_a_version_is_compared_with_a_boards_config_txt(logged_in):
+    preset = make_preset(options={"arm_freq": "1700"})
+    board = probed_board()
+    url = reverse("devices:preset_version", args=[preset.code, 1])
+    response = logged_in.get(url, {"board": str(board.code)})
+    rows = response.context["board_rows"]
+    assert [row.left for row in rows if row.left] == BOARD_CONFIG.splitlines()
+    added = [row.right for row in rows if row.kind == "added"]
+    assert "arm_freq=1700" in added
+
+
+def test_a_preset_is_made_from_a_boards_current_config_txt(logged_in):
+    board = probed_board()
+    logged_in.post(reverse("devices:preset_from_board", args=[board.code]))
+    preset = Preset.objects.get()
+    assert preset.families == ["pi4_r14"]
+    assert preset.latest.options == {"arm_boost": "1", "arm_freq": "1800"}
+    assert preset.latest.governor == "ondemand"
+
+
+def test_a_preset_from_an_unprobed_board_is_404(logged_in):
+    board = make_board()
+    response = logged_in.post(reverse("devices:preset_from_board", args=[board.code]))
+    assert response.status_code == 404
