@@ -15,6 +15,8 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
+from devices import presets
+from devices.models import Preset
 from pifarm import embedded_redis
 from pifarm.env import persistent_secret
 
@@ -22,6 +24,18 @@ DEMO_FARM = "demo"
 DEMO_SUBNET_INDEX = 1  # the farm lives in 10.213.1.0/24 (see pisim)
 
 
+EXAMPLE_PRESETS = [
+    (
+        "Dynamic overclock (classic)",
+        ["pi1"],
+        {
+            "arm_freq_min": 500, "arm_freq": 900, "core_freq_min": 200, "core_freq": 300,
+            "gpu_freq_min": 200, "sdram_freq_min": 350, "sdram_freq": 450,
+        },
+        "ondemand",
+    ),
+    ("Pi 4 mild overclock", ["pi4_r14"], {"arm_freq": 1700}, "performance"),
+]  # fmt: skip
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
@@ -54,6 +68,7 @@ class Command(BaseCommand):
             try:
                 farm = self._start_farm(nodes)
                 self._register(farm)
+                self._example_presets()
                 children += [self._spawn(log, "rqworker", "default") for _ in range(workers)]
                 interval = str(settings.HEALTH_CHECK_INTERVAL)
                 children.append(self._spawn(log, "healthcheck", "--every", interval))
@@ -111,6 +126,15 @@ class Command(BaseCommand):
                 replace=True,
                 stdout=self.stdout,
             )
+
+    def _example_presets(self) -> None:
+        """Two presets to try: the classic dynamic overclock and a mild one for the Pi 4s."""
+        for name, families, options, governor in EXAMPLE_PRESETS:
+            preset, created = Preset.objects.get_or_create(
+                name=name, defaults={"families": families, "description": "An example."}
+            )
+            if created:
+                presets.new_version(preset, options=options, governor=governor, note="example")
 
     def _spawn(self, log, *command: str) -> subprocess.Popen:
         return subprocess.Popen(
