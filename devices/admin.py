@@ -108,8 +108,9 @@ class PresetAdmin(admin.ModelAdmin):
             obj.created_by = request.user
         super().save_model(request, obj, form, change)
         # Editing never changes a version: a changed content becomes the next version.
-        if form.content_changed():
-            presets.new_version(obj, author=request.user, **form.version_fields())
+        fields = form.version_fields()
+        if not presets.same_content(obj.latest, **fields):
+            presets.new_version(obj, author=request.user, **fields)
 
 
 @admin.register(Application)
@@ -124,3 +125,6 @@ class ApplicationAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # the record of what was done to a board stays

@@ -19,7 +19,7 @@ from devices.configtxt.validation import MAX_BYTES as MAX_CONFIG_BYTES
 from devices.credentials import CredentialError
 from devices.jobs import PROBE_OUTPUT_CAP, PROBE_TIMEOUT_S
 from devices.locks import BoardBusy, board_lock
-from devices.models import Application, Board
+from devices.models import Application, Board, PresetVersion
 from devices.probe import PROBE_SCRIPT, ProbeError, parse_probe_output
 from devices.vcgencmd import throttle_summary
 
@@ -57,6 +57,12 @@ def lock_ttl() -> float:
 def lock_wait() -> float:
     """How long to wait for another application on the board: about its longest run."""
     return 2 * reboot_deadline() + 12 * steps.COMMAND_TIMEOUT_S
+
+
+def job_timeout() -> float:
+    """RQ's limit for one application: waiting for the board, then the longest run (a trial,
+    a roll-back with its reboot, and every command at its deadline), with room to spare."""
+    return lock_wait() + 2 * lock_wait() + 120
 
 
 def render_config(original: bytes, version) -> bytes:
@@ -201,6 +207,14 @@ class _Applying:
 
     # ---- the run ------------------------------------------------------------------------
     def run(self) -> None:
+        if self.board.status in (Board.Status.NEEDS_ATTENTION, Board.Status.MAINTENANCE):
+            raise _Stop(
+                State.FAILED,
+                f"Nothing was changed: {self.board.name} is marked "
+                f"“{self.board.get_status_display()}”. Clear that first (re-probe it once it is "
+                "fixed, or take it out of maintenance).",
+                board_status=None,
+            )
         try:
             self.prepare()
         except (ssh.SSHError, CredentialError, steps.StepError) as exc:
@@ -268,6 +282,9 @@ class _Applying:
         except ValueError as exc:
             raise steps.StepError(f"{self.version} cannot be written: {exc}") from None
         errors = [finding.message for finding in findings if finding.severity == "error"]
+        if self.governor and self.governor not in PresetVersion.Governor.values:
+            # It lands in a root-owned file that init scripts read as shell.
+            errors.append(f"{self.governor!r} is not a CPU governor")
         if errors:
             raise steps.StepError(
                 f"{self.version} does not suit this board ({self.family}): " + "; ".join(errors)
@@ -406,7 +423,13 @@ class _Applying:
             State.VERIFIED,
             f"Applied {self.version} after a trial boot that passed every check "
             f"({steps.passed_words(checks)}); then config.txt was written (the old one is kept on "
-            f"the board at {self.backup_path} and in this record) and tryboot.txt removed.",
+            f"the board at {self.backup_path} and in this record) and tryboot.txt removed."
+            + (
+                f" The {self.governor} governor runs now and is kept for the next boots by "
+                f"{steps.GOVERNOR_METHOD}; that file has not been through a boot yet."
+                if self.governor
+                else ""
+            ),
         )
 
     def not_back_trial(self, last_error: str) -> _Stop:
@@ -446,12 +469,15 @@ class _Applying:
     def restore_files(self) -> None:
         """Put back what this run changed, by content; each write is atomic on its own."""
         self.ensure_connected()
+        self.keep_lock()  # each command below may take its whole deadline
         if self.config_touched or self.tryboot_written:
             steps.remove_temp_files(self.session, self.config_path)
         if self.config_touched:
+            self.keep_lock()
             if steps.file_sha256(self.session, self.config_path) != steps.sha256(self.original):
                 self.session.write_file_atomic(self.config_path, self.original, sudo=True)
         if self.governor_touched:
+            self.keep_lock()
             steps.remove_temp_files(self.session, steps.GOVERNOR_FILE)
             if self.old_governor_file is None:
                 steps.remove(self.session, steps.GOVERNOR_FILE)
@@ -462,6 +488,7 @@ class _Applying:
             if self.before.governor:  # it was also set live, and no reboot may follow
                 steps.set_governor_live(self.session, self.before.governor)
         if self.tryboot_written:
+            self.keep_lock()
             steps.remove(self.session, steps.tryboot_path(self.config_path))
 
     def undo_before_reboot(self, error: Exception) -> None:

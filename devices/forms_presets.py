@@ -79,9 +79,6 @@ class PresetForm(forms.ModelForm):
             self.add_error(None, "Fix the errors below to save; warnings don't stop you.")
         return cleaned
 
-    def content_changed(self) -> bool:
-        return bool({"options", "governor", "acknowledge_warranty"} & set(self.changed_data))
-
     def version_fields(self) -> dict:
         data = self.cleaned_data
         return {
@@ -101,8 +98,11 @@ class PresetAdminForm(PresetForm):
 
 
 class ApplyForm(forms.Form):
+    # Boards a person must look at first (needs attention, maintenance) are not offered.
     boards = forms.ModelMultipleChoiceField(
-        queryset=Board.objects.exclude(host_key="").order_by("name"),
+        queryset=Board.objects.exclude(host_key="")
+        .exclude(status__in=[Board.Status.NEEDS_ATTENTION, Board.Status.MAINTENANCE])
+        .order_by("name"),
         widget=forms.CheckboxSelectMultiple,
     )
     mode = forms.ChoiceField(

@@ -225,6 +225,16 @@ class Preset(models.Model):
         return self.versions.order_by("-number").first()
 
 
+class PresetVersionQuerySet(models.QuerySet):
+    """Versions are only ever added: no bulk update or delete either."""
+
+    def update(self, **kwargs):
+        raise ValueError("preset versions are immutable: make a new version instead")
+
+    def delete(self):
+        raise ValueError("preset versions are kept: delete the preset if none was applied")
+
+
 class PresetVersion(models.Model):
     """One immutable state of a preset. Results and applications point here."""
 
@@ -254,6 +264,8 @@ class PresetVersion(models.Model):
     )
     created = models.DateTimeField(auto_now_add=True)
 
+    objects = PresetVersionQuerySet.as_manager()
+
     class Meta:
         ordering = ["preset", "-number"]
         constraints = [
@@ -267,6 +279,9 @@ class PresetVersion(models.Model):
         if self.pk is not None:
             raise ValueError("a preset version is immutable: save a new version instead")
         super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ValueError("preset versions are kept: delete the preset if none was applied")
 
     def get_absolute_url(self):
         return reverse("devices:preset_version", args=[self.preset.code, self.number])

@@ -7,13 +7,13 @@ from rq import Callback
 
 from devices.models import Application, Board, Preset, PresetVersion
 
-APPLY_JOB_TIMEOUT_S = 1800  # reboots, a trial boot and a roll-back, each with its deadline
-
 
 def new_version(preset: Preset, *, options: dict, governor: str = "", note: str = "",
                 acknowledge_warranty: bool = False, author=None,
                 parent: PresetVersion | None = None) -> PresetVersion:  # fmt: skip
     """The next version of preset, numbered in order even when two people save at once."""
+    if governor and governor not in PresetVersion.Governor.values:
+        raise ValueError(f"{governor!r} is not a CPU governor")
     with transaction.atomic():
         Preset.objects.select_for_update().filter(pk=preset.pk).get()
         last = preset.versions.aggregate(last=Max("number"))["last"] or 0
@@ -29,6 +29,17 @@ def new_version(preset: Preset, *, options: dict, governor: str = "", note: str 
         )
 
 
+def same_content(version: PresetVersion | None, *, options: dict, governor: str,
+                 acknowledge_warranty: bool, **ignored) -> bool:  # fmt: skip
+    """Would a new version repeat this one? Then saving makes none."""
+    return (
+        version is not None
+        and version.options == {key: str(value) for key, value in options.items()}
+        and version.governor == governor
+        and version.acknowledge_warranty == acknowledge_warranty
+    )
+
+
 def start_application(board: Board, version: PresetVersion, mode: str, user=None) -> Application:
     """Record the application and queue it on the board's worker queue after commit."""
     from devices import apply  # the SSH stack loads only where work runs
@@ -41,7 +52,7 @@ def start_application(board: Board, version: PresetVersion, mode: str, user=None
         lambda: queue.enqueue(
             apply.apply_preset,
             application.pk,
-            job_timeout=APPLY_JOB_TIMEOUT_S,
+            job_timeout=apply.job_timeout(),
             on_failure=Callback(apply.application_crashed),
         )
     )

@@ -48,9 +48,13 @@ def preset_edit(request, code):
     preset = _get_preset(code)
     form = PresetForm(request.POST or None, instance=preset)
     if request.method == "POST" and form.is_valid() and form.wants_save:
+        fields = form.version_fields()
         with transaction.atomic():
             form.save()
-            version = presets.new_version(preset, author=request.user, **form.version_fields())
+            if presets.same_content(preset.latest, **fields):
+                messages.info(request, "Saved; the settings did not change, so no new version.")
+                return redirect(preset)
+            version = presets.new_version(preset, author=request.user, **fields)
         messages.success(request, f"Saved {version}.")
         return redirect(preset)
     return render(request, "devices/preset_form.html", {"form": form, "preset": preset})
@@ -79,10 +83,14 @@ def _diff_context(versions, a, b) -> dict:
     return {
         "diff_left": left,
         "diff_right": right,
-        "diff_rows": configtxt.side_by_side(
-            version_text(left).encode(), version_text(right).encode()
-        ),
+        "diff_rows": configtxt.side_by_side(_compare_text(left), _compare_text(right)),
     }
+
+
+def _compare_text(version: PresetVersion) -> bytes:
+    """The lines a version writes, and its governor, so that no change goes unseen."""
+    governor = version.governor or "left as it is"
+    return f"{version_text(version)}\n# CPU governor: {governor}\n".encode()
 
 
 def version_text(version: PresetVersion) -> str:
@@ -179,12 +187,17 @@ def preset_from_board(request, code):
         presets.new_version(
             preset,
             options=options,
-            governor=snapshot.facts.get("governor") or "",
+            governor=_known_governor(snapshot.facts.get("governor")),
             note=f"imported from {board.name}",
             author=request.user,
         )
     messages.success(request, f"Made {preset.name} from {board.name}'s config.txt.")
     return redirect(preset)
+
+
+def _known_governor(name) -> str:
+    """A governor read from a board, if it is one pifarm knows (board output is untrusted)."""
+    return name if name in PresetVersion.Governor.values else ""
 
 
 @login_required

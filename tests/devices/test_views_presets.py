@@ -45,7 +45,10 @@ def test_checking_shows_findings_and_saves_nothing(logged_in):
     response = logged_in.post(reverse("devices:preset_new"), preset_data(action="check"))
     assert response.status_code == 200
     assert not Preset.objects.exists()
-    assert "findings" in response.content.decode()
+    # the classic preset on a Pi 1: no error, one true warning (a minimum below the default)
+    findings = [(family, f.line, f.severity) for family, f in response.context["form"].findings]
+    assert findings == [("pi1", 1, "warning")]
+    assert "arm_freq_min=500 is below the pi1 default" in response.content.decode()
 
 
 def test_the_classic_dynamic_overclock_saves_as_v1(logged_in, user):
@@ -85,6 +88,29 @@ def test_a_version_never_changes():
     version.note = "rewritten"
     with pytest.raises(ValueError, match="immutable"):
         version.save()
+    with pytest.raises(ValueError, match="immutable"):
+        PresetVersion.objects.filter(pk=version.pk).update(options={"arm_freq": "2500"})
+    with pytest.raises(ValueError, match="kept"):
+        PresetVersion.objects.filter(pk=version.pk).delete()
+    with pytest.raises(ValueError, match="kept"):
+        version.delete()
+    assert PresetVersion.objects.get(pk=version.pk).options == {"arm_freq": "1800"}
+
+
+def test_a_governor_must_be_one_the_kernel_has():
+    preset = Preset.objects.create(name="x")
+    with pytest.raises(ValueError, match="not a CPU governor"):
+        presets.new_version(preset, options={"arm_freq": 900}, governor="x$(reboot)\nFOO=1")
+
+
+def test_an_edit_that_changes_only_the_description_makes_no_version(logged_in):
+    logged_in.post(reverse("devices:preset_new"), preset_data())
+    preset = Preset.objects.get()
+    url = reverse("devices:preset_edit", args=[preset.code])
+    logged_in.post(url, preset_data(description="clearer", options=CLASSIC.replace("\n", "\r\n")))
+    preset.refresh_from_db()
+    assert preset.description == "clearer"
+    assert preset.versions.count() == 1
 
 
 def test_clone_copies_a_version_into_a_new_preset(logged_in):
@@ -110,6 +136,16 @@ def test_applying_queues_one_job_per_board_with_only_an_id(
     assert sorted(job.args for job in redis_queue.jobs) == sorted((a.pk,) for a in applications)
 
 
+def test_boards_a_person_must_look_at_are_not_offered(logged_in):
+    preset = make_preset()
+    make_board("fine")
+    make_board("broken", status="needs_attention")
+    make_board("resting", status="maintenance")
+    response = logged_in.get(reverse("devices:apply", args=[preset.code, 1]))
+    offered = [board.name for board in response.context["form"].fields["boards"].queryset]
+    assert offered == ["fine"]
+
+
 def test_application_status_answers_json(logged_in):
     board = make_board()
     application = Application.objects.create(board=board, version=make_preset().latest)
@@ -125,7 +161,7 @@ def test_saving_in_the_admin_makes_a_version(client, staff):
         "name": "p",
         "description": "",
         "families": ["pi4"],
-        "options": "arm_freq=1700\n",
+        "options": "arm_freq=1700\r\n",  # as a browser sends a textarea
         "governor": "",
         "note": "from the admin",
         "versions-TOTAL_FORMS": "1",
@@ -187,3 +223,24 @@ def test_a_preset_from_an_unprobed_board_is_404(logged_in):
     board = make_board()
     response = logged_in.post(reverse("devices:preset_from_board", args=[board.code]))
     assert response.status_code == 404
+
+
+def test_saving_unchanged_content_in_the_admin_makes_no_version(client, staff):
+    client.force_login(staff)
+    preset = make_preset()
+    data = {
+        "name": "p",
+        "description": "now described",
+        "families": ["pi4"],
+        "options": "arm_freq=1800\r\n",
+        "governor": "",
+        "versions-TOTAL_FORMS": "1",
+        "versions-INITIAL_FORMS": "1",
+        "versions-MIN_NUM_FORMS": "0",
+        "versions-MAX_NUM_FORMS": "1000",
+        "versions-0-id": str(preset.latest.pk),
+        "versions-0-preset": str(preset.pk),
+    }
+    response = client.post(reverse("admin:devices_preset_change", args=[preset.pk]), data)
+    assert response.status_code == 302
+    assert preset.versions.count() == 1

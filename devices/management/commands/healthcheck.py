@@ -6,8 +6,8 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
 
-from devices import tasks
-from devices.models import Board, BoardTask
+from devices import apply, tasks
+from devices.models import Application, Board, BoardTask
 from devices.tasks import JOB_TIMEOUT_S
 
 # A running task past its job timeout lost its worker (killed, machine gone); a queued one
@@ -33,7 +33,35 @@ def fail_stale_tasks() -> int:
         error="no worker took this task within an hour: is a worker running for its queue?",
         finished=now,
     )
-    return running + queued
+    return running + queued + _fail_stale_applications(now)
+
+
+def _fail_stale_applications(now) -> int:
+    """Applications whose worker vanished. A running one may have left the board half-way,
+    so a person looks; a queued one never started."""
+    stale = Application.objects.filter(
+        created__lt=now - timedelta(seconds=apply.job_timeout() + 60)
+    )
+    never_started = stale.filter(state=Application.State.QUEUED).update(
+        state=Application.State.FAILED,
+        outcome="No worker took this application: is a worker running for the board's queue? "
+        "Nothing was changed.",
+        finished=now,
+    )
+    interrupted = stale.filter(state=Application.State.RUNNING)
+    boards = list(interrupted.values_list("board", flat=True))
+    count = interrupted.update(
+        state=Application.State.NEEDS_ATTENTION,
+        outcome="The worker running this application stopped before it finished. Check the "
+        "board's config.txt against the backup in this record, then re-probe it.",
+        step="",
+        finished=now,
+    )
+    Board.objects.filter(pk__in=boards).update(
+        status=Board.Status.NEEDS_ATTENTION,
+        status_reason="a preset application was interrupted (its worker stopped)",
+    )
+    return never_started + count
 
 
 def queue_health_checks() -> int:
