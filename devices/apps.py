@@ -1,5 +1,20 @@
+import sys
+
 from django.apps import AppConfig
 from django.conf import settings
+
+# Management commands that never touch the job queue: they must not leave a Redis running.
+COMMANDS_WITHOUT_QUEUE = {
+    "check",
+    "collectstatic",
+    "configtxt",
+    "createsuperuser",
+    "changepassword",
+    "makemigrations",
+    "migrate",
+    "showmigrations",
+    "sqlmigrate",
+}
 
 
 class DevicesConfig(AppConfig):
@@ -9,7 +24,11 @@ class DevicesConfig(AppConfig):
     def ready(self):
         from devices import checks  # noqa: F401 - registers the deploy checks
 
-        if settings.EMBEDDED_REDIS:
+        if settings.EMBEDDED_REDIS and not _queue_free_command(sys.argv):
             from pifarm import embedded_redis
 
             embedded_redis.ensure_running(settings.DATA_DIR)
+
+
+def _queue_free_command(argv: list[str]) -> bool:
+    return len(argv) > 1 and argv[0].endswith("manage.py") and argv[1] in COMMANDS_WITHOUT_QUEUE

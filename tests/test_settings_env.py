@@ -20,9 +20,13 @@ def inherited_environment() -> dict:
 
 
 def manage_check(tmp_path, **env):
+    return manage(tmp_path, "check", **env)
+
+
+def manage(tmp_path, *args, **env):
     environment = {**inherited_environment(), "PIFARM_DATA_DIR": str(tmp_path), **env}
     return subprocess.run(
-        [sys.executable, "manage.py", "check"],
+        [sys.executable, "manage.py", *args],
         cwd=ROOT,
         env=environment,
         capture_output=True,
@@ -49,8 +53,11 @@ def test_a_bad_value_stops_start_up_naming_the_variable(tmp_path, variable, valu
 
 
 def test_defaults_start_with_sqlite_and_an_embedded_redis(tmp_path):
-    done = manage_check(tmp_path)
+    done = manage(
+        tmp_path, "shell", "-c", "import django_rq; print(django_rq.get_connection().ping())"
+    )
     assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "True"
     embedded = redis.Redis(unix_socket_path=str(tmp_path / "redis.sock"))
     try:
         assert embedded.ping()
@@ -73,7 +80,6 @@ def test_the_deployment_checklist_passes_with_production_settings(tmp_path):
         text=True,
         timeout=60,
     )
-    redis.Redis(unix_socket_path=str(tmp_path / "redis.sock")).shutdown(nosave=True)
     assert done.returncode == 0, done.stderr
 
 
@@ -86,5 +92,12 @@ def test_the_deployment_checklist_warns_about_a_generated_credential_key(tmp_pat
         text=True,
         timeout=60,
     )
-    redis.Redis(unix_socket_path=str(tmp_path / "redis.sock")).shutdown(nosave=True)
     assert "pifarm.W001" in done.stderr + done.stdout
+
+
+def test_commands_that_need_no_queue_leave_no_redis_running(tmp_path):
+    config = tmp_path / "config.txt"
+    config.write_text("arm_freq=900\n")
+    done = manage(tmp_path, "configtxt", "validate", str(config), "--board", "pi3")
+    assert done.returncode == 0, done.stderr
+    assert not (tmp_path / "redis.sock").exists()
