@@ -14,12 +14,12 @@ from django.utils import timezone
 from redis.exceptions import LockError
 
 from devices import apply_steps as steps
-from devices import configtxt, remote, ssh
+from devices import configtxt, remote, ssh, tasks
 from devices.configtxt.validation import MAX_BYTES as MAX_CONFIG_BYTES
 from devices.credentials import CredentialError
 from devices.jobs import PROBE_OUTPUT_CAP, PROBE_TIMEOUT_S
 from devices.locks import BoardBusy, board_lock
-from devices.models import Application, Board, PresetVersion
+from devices.models import Application, Board, BoardTask, PresetVersion
 from devices.probe import PROBE_SCRIPT, ProbeError, parse_probe_output
 from devices.vcgencmd import throttle_summary
 
@@ -119,6 +119,10 @@ def _end(application: Application, stop: _Stop) -> None:
         state=stop.state, outcome=stop.outcome, step="", finished=timezone.now()
     )
     _mark_board(application.board_id, stop.board_status, stop.reason)
+    if stop.state in (State.VERIFIED, State.ROLLED_BACK):
+        # The board page's facts (config.txt, clocks) describe the board as it is now; the
+        # probe runs as soon as this job lets go of the board.
+        tasks.start(application.board, BoardTask.Kind.PROBE)
 
 
 def _mark_board(board_id: int, status: str | None, reason: str = "") -> None:

@@ -53,3 +53,14 @@ def test_write_fix_edit_diff_and_apply_a_preset(
 
     page.get_by_role("link", name="← bench-pi4").click()
     expect(page.locator("#board-live")).to_contain_text("mild overclock v2")
+    # the probe queued after the application shows the new managed block in config.txt
+    for _ in range(30):
+        if "arm_freq=1700" in (page.locator("#facts").text_content() or ""):
+            break
+        page.wait_for_timeout(1000)
+        page.reload()
+    expect(page.locator("pre.config")).to_contain_text("arm_freq=1700")
+    page.set_viewport_size({"width": 375, "height": 812})
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 375, f"the board page scrolls sideways on a phone ({width}px)"
+    screenshot(page, "board-runs-preset-phone")
