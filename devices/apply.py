@@ -17,7 +17,7 @@ from devices import apply_steps as steps
 from devices import configtxt, remote, ssh, tasks
 from devices.configtxt.validation import MAX_BYTES as MAX_CONFIG_BYTES
 from devices.credentials import CredentialError
-from devices.jobs import PROBE_OUTPUT_CAP, PROBE_TIMEOUT_S
+from devices.jobs import PROBE_OUTPUT_CAP, PROBE_TIMEOUT_S, mark_board, status_for
 from devices.locks import BoardBusy, board_lock
 from devices.models import Application, Board, BoardTask, PresetVersion
 from devices.probe import PROBE_SCRIPT, ProbeError, parse_probe_output
@@ -118,30 +118,11 @@ def _end(application: Application, stop: _Stop) -> None:
     Application.objects.filter(pk=application.pk, state=State.RUNNING).update(
         state=stop.state, outcome=stop.outcome, step="", finished=timezone.now()
     )
-    _mark_board(application.board_id, stop.board_status, stop.reason)
+    mark_board(application.board_id, stop.board_status, stop.reason)
     if stop.state in (State.VERIFIED, State.ROLLED_BACK):
         # The board page's facts (config.txt, clocks) describe the board as it is now; the
         # probe runs as soon as this job lets go of the board.
         tasks.start(application.board, BoardTask.Kind.PROBE)
-
-
-def _mark_board(board_id: int, status: str | None, reason: str = "") -> None:
-    """Board status, leaving a board that a person put in maintenance alone."""
-    if status is None:
-        return
-    updates = {"status": status, "status_reason": reason[:500]}
-    if status in (Board.Status.ONLINE, Board.Status.BUSY):
-        updates["last_seen"] = timezone.now()
-    Board.objects.filter(pk=board_id).exclude(status=Board.Status.MAINTENANCE).update(**updates)
-
-
-def _status_for(error: Exception) -> str:
-    """What an SSH failure before any change says about the board (as devices.jobs does)."""
-    if isinstance(error, ssh.HostKeyMismatch | ssh.AuthFailed | CredentialError):
-        return Board.Status.NEEDS_ATTENTION
-    if isinstance(error, ssh.ConnectFailed | ssh.ConnectionLost):
-        return Board.Status.OFFLINE
-    return Board.Status.ONLINE
 
 
 class _Applying:
@@ -222,10 +203,11 @@ class _Applying:
         try:
             self.prepare()
         except (ssh.SSHError, CredentialError, steps.StepError) as exc:
-            status = _status_for(exc)
+            # It answered but something misbehaved: nothing changed, the board is still up.
+            status = status_for(exc) or Board.Status.ONLINE
             reason = "" if status == Board.Status.ONLINE else str(exc)
             raise _Stop(State.FAILED, f"Nothing was changed: {exc}", status, reason) from None
-        _mark_board(self.board.pk, Board.Status.BUSY)
+        mark_board(self.board.pk, Board.Status.BUSY)
         try:
             self.run_trial() if self.trial else self.run_direct()
         finally:

@@ -45,17 +45,18 @@ def _finish(task: BoardTask, error: str = "", snapshot: FactSnapshot | None = No
     )
 
 
-def _mark_board(board: Board, status: str | None, reason: str = "") -> None:
-    """Record reachability, leaving a board that a person put in maintenance alone."""
+def mark_board(board_id: int, status: str | None, reason: str = "") -> None:
+    """Record a board's status, leaving a board that a person put in maintenance alone."""
     if status is None:
         return
-    updates = {"status": status, "status_reason": reason}
-    if status == Board.Status.ONLINE:
+    limit = Board._meta.get_field("status_reason").max_length
+    updates = {"status": status, "status_reason": reason[:limit]}
+    if status in (Board.Status.ONLINE, Board.Status.BUSY):
         updates["last_seen"] = timezone.now()
-    Board.objects.filter(pk=board.pk).exclude(status=Board.Status.MAINTENANCE).update(**updates)
+    Board.objects.filter(pk=board_id).exclude(status=Board.Status.MAINTENANCE).update(**updates)
 
 
-def _status_for(error: Exception) -> str | None:
+def status_for(error: Exception) -> str | None:
     """What an SSH failure says about the board; None when it says nothing new."""
     if isinstance(error, ssh.HostKeyMismatch | ssh.AuthFailed | CredentialError):
         return Board.Status.NEEDS_ATTENTION
@@ -65,7 +66,7 @@ def _status_for(error: Exception) -> str | None:
 
 
 def _fail(task: BoardTask, error: Exception) -> None:
-    _mark_board(task.board, _status_for(error), str(error))
+    mark_board(task.board_id, status_for(error), str(error))
     _finish(task, str(error))
 
 
@@ -105,7 +106,7 @@ def probe_board(task_id: int) -> None:
         facts.errors.append(f"the probe printed more than {PROBE_OUTPUT_CAP} bytes; cut there")
     with transaction.atomic():
         snapshot = _save_snapshot(board, facts)
-        _mark_board(board, Board.Status.ONLINE)
+        mark_board(board.pk, Board.Status.ONLINE)
         _finish(task, snapshot=snapshot)
 
 
@@ -157,7 +158,7 @@ def check_health(task_id: int) -> None:
     except (ssh.SSHError, CredentialError) as exc:
         _fail(task, exc)
         return
-    _mark_board(board, Board.Status.ONLINE)
+    mark_board(board.pk, Board.Status.ONLINE)
     _finish(task)
 
 
