@@ -5,6 +5,7 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -254,6 +255,32 @@ def test_a_trial_with_a_setting_the_firmware_does_not_honour_falls_back(
     assert board.status == Board.Status.ONLINE
 
 
+@contextmanager
+def sshd_killed_when(node, directory: Path, on_look=None):
+    """Kill the node's sshd as soon as pifarm's temp file appears in directory (a write is
+    under way), watching from the host while the block runs; fail if it never appeared."""
+    killed, done = threading.Event(), threading.Event()
+
+    def watch():  # no sleep: a small file's write is over in a few milliseconds
+        while not done.is_set():
+            if on_look is not None:
+                on_look()
+            elif killed.is_set():
+                return
+            if not killed.is_set() and any(directory.glob(".pifarm-tmp.*")):
+                node.kill_sshd()
+                killed.set()
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()
+    assert killed.is_set(), "the write never started, so sshd was never killed"
+
+
 @pisim
 def test_sshd_killed_during_the_write_leaves_the_old_or_the_new_file(
     pisim_node_factory, run_jobs, fast
@@ -266,24 +293,10 @@ def test_sshd_killed_during_the_write_leaves_the_old_or_the_new_file(
     version = make_version({"arm_freq": "1300"})
     new = apply.render_config(old, version)
     boot_dir = node.dir / "boot"  # the node's /boot, seen from the host
-    seen, killed, done = set(), threading.Event(), threading.Event()
-
-    def watch():
-        while not done.is_set():
-            seen.add((boot_dir / "config.txt").read_bytes())
-            if not killed.is_set() and any(boot_dir.glob(".pifarm-tmp.*")):
-                node.kill_sshd()  # the temp file exists: the write is under way
-                killed.set()
-
-    watcher = threading.Thread(target=watch)
-    watcher.start()
-    try:
+    seen = set()
+    with sshd_killed_when(node, boot_dir, on_look=lambda: seen.add(node.read_file(PI3_CONFIG))):
         application = apply_now(board, version, Application.Mode.DIRECT, run_jobs)
-    finally:
-        done.set()
-        watcher.join()
 
-    assert killed.is_set()
     assert seen <= {old, new}
     assert node.read_file(PI3_CONFIG) == old
     assert not list(boot_dir.glob(".pifarm-tmp.*"))
@@ -302,23 +315,9 @@ def test_sshd_killed_after_config_txt_was_replaced_puts_everything_back(
     old = node.read_file(PI4_CONFIG)
     version = make_version({"arm_freq": "1900"}, governor="performance")
     defaults = node.dir / "etc" / "default"  # the node's /etc/default, seen from the host
-    killed, done = threading.Event(), threading.Event()
-
-    def watch():  # config.txt is written first, then the governor file
-        while not done.is_set() and not killed.is_set():
-            if any(defaults.glob(".pifarm-tmp.*")):
-                node.kill_sshd()
-                killed.set()
-
-    watcher = threading.Thread(target=watch)
-    watcher.start()
-    try:
+    with sshd_killed_when(node, defaults):  # config.txt is written first, then this file
         application = apply_now(board, version, Application.Mode.DIRECT, run_jobs)
-    finally:
-        done.set()
-        watcher.join()
 
-    assert killed.is_set()
     assert application.state == State.FAILED, application.outcome
     assert application.outcome.startswith("Nothing was changed")
     assert application.backup_path  # config.txt had been replaced before the kill
