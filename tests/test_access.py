@@ -163,3 +163,31 @@ def test_a_user_without_a_role_is_told_so_after_logging_in(client, django_user_m
 def test_json_endpoints_say_why_they_refuse(client, world):
     response = client.get(url_for("devices:task_status", world))
     assert response.json() == {"error": "Log in again to follow this."}
+
+
+# The controls each role sees, by the URL they lead to: a user is never shown one they may
+# not use, and is shown every one they may.
+CONTROLS = {
+    "devices:dashboard": ["devices:register", "devices:check_all"],
+    "devices:board": [
+        "devices:start_task",
+        "devices:edit",
+        "devices:preset_from_board",
+        "devices:fetch_host_key",
+        "devices:remove",
+    ],
+    "devices:confirm": ["devices:confirm_decision"],
+    "devices:presets": ["devices:preset_new"],
+    "devices:preset": ["devices:preset_edit", "devices:apply", "devices:preset_clone"],
+    "devices:preset_version": ["devices:apply"],
+}
+
+
+@pytest.mark.parametrize("role", ["viewer", "operator", "admin"])
+@pytest.mark.parametrize("page", sorted(CONTROLS))
+def test_pages_show_only_the_controls_the_role_may_use(page, role, client, world, request):
+    client.force_login(request.getfixturevalue(ROLE_FIXTURES[role]))
+    body = client.get(url_for(page, world)).content.decode()
+    for target in CONTROLS[page]:
+        allowed = expected_status(ACCESS[target], role) == ACCESS[target].allowed
+        assert (f'"{url_for(target, world)}"' in body) is allowed, (target, role)
