@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from devices import presets, ssh
+from devices.admin_users import RoleUserAdmin  # noqa: F401 - registers itself for users
 from devices.forms_presets import PresetAdminForm
 from devices.models import Application, Board, BoardTask, FactSnapshot, Preset, PresetVersion
 

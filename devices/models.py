@@ -183,6 +183,9 @@ class BoardTask(models.Model):
             # board page: the latest tasks of a board
             models.Index(fields=["board", "-created"], name="task_board_recent"),
         ]
+        # Operators start probes and health checks (devices.roles); host-key fetches are part
+        # of changing a board's connection.
+        permissions = [("probe_board", "Can probe and health-check boards")]
 
     def __str__(self):
         return f"{self.get_kind_display()} of {self.board} ({self.state})"
@@ -330,6 +333,7 @@ class Application(models.Model):
             # board page: what runs on the board now (its latest application)
             models.Index(fields=["board", "-created"], name="application_board_recent"),
         ]
+        permissions = [("apply_preset", "Can apply preset versions to boards")]
 
     def __str__(self):
         return f"{self.version} on {self.board} ({self.state})"

@@ -8,3 +8,5 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
 ]
+
+handler403 = "devices.views.access.permission_denied"

@@ -3,6 +3,7 @@ import pytest
 from django.conf import settings
 from rq import SimpleWorker
 
+from devices import roles
 from pifarm import embedded_redis
 
 pytest_plugins = ["pisim.pytest_plugin"]
@@ -29,9 +30,26 @@ def fast_test_settings(settings):
     }
 
 
+def member(django_user_model, username: str, role: roles.Role):
+    user = django_user_model.objects.create_user(username, password=PASSWORD)
+    roles.assign(user, role)
+    return user
+
+
 @pytest.fixture
 def user(django_user_model):
-    return django_user_model.objects.create_user("alice", password=PASSWORD)
+    """An admin (the role, not a superuser): allowed every page, as most view tests need."""
+    return member(django_user_model, "alice", roles.ADMIN)
+
+
+@pytest.fixture
+def operator(django_user_model):
+    return member(django_user_model, "oscar", roles.OPERATOR)
+
+
+@pytest.fixture
+def viewer(django_user_model):
+    return member(django_user_model, "vera", roles.VIEWER)
 
 
 @pytest.fixture

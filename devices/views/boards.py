@@ -1,5 +1,4 @@
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.db import transaction
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -8,6 +7,7 @@ from django.views.decorators.http import require_GET, require_POST
 from devices import ssh, tasks
 from devices.models import Board, BoardTask, FactSnapshot
 from devices.vcgencmd import decode_throttled
+from devices.views.access import permission_required
 
 HISTORY_LENGTH = 20
 
@@ -16,7 +16,7 @@ def get_board(code) -> Board:
     return get_object_or_404(Board, code=code)
 
 
-@login_required
+@permission_required("devices.view_board")
 @require_GET
 def dashboard(request):
     boards = Board.objects.order_by("name")
@@ -24,7 +24,7 @@ def dashboard(request):
     return render(request, "devices/dashboard.html", {"rows": rows})
 
 
-@login_required
+@permission_required("devices.view_board", json=True)
 @require_GET
 def board_statuses(request):
     """Status of every board, for the dashboard to follow health checks without a reload."""
@@ -57,7 +57,7 @@ def _board_context(board: Board) -> dict:
     }
 
 
-@login_required
+@permission_required("devices.view_board")
 @require_GET
 def board_detail(request, code):
     board = get_board(code)
@@ -67,14 +67,14 @@ def board_detail(request, code):
     return render(request, "devices/board.html", context)
 
 
-@login_required
+@permission_required("devices.view_board")
 @require_GET
 def board_live(request, code):
     """Status, facts and history alone, swapped into the board page when a task finishes."""
     return render(request, "devices/_board_live.html", _board_context(get_board(code)))
 
 
-@login_required
+@permission_required("devices.view_factsnapshot")
 @require_GET
 def snapshot_detail(request, code, pk):
     board = get_board(code)
@@ -93,7 +93,7 @@ def _facts_context(snapshot: FactSnapshot | None) -> dict:
     }
 
 
-@login_required
+@permission_required("devices.probe_board")
 @require_POST
 def start_task(request, code, kind):
     board = get_board(code)
@@ -104,7 +104,7 @@ def start_task(request, code, kind):
     return redirect(board)
 
 
-@login_required
+@permission_required("devices.probe_board")
 @require_POST
 def check_all(request):
     with transaction.atomic():
@@ -115,7 +115,7 @@ def check_all(request):
     return redirect("devices:dashboard")
 
 
-@login_required
+@permission_required("devices.view_boardtask", json=True)
 @require_GET
 def task_status(request, code):
     task = get_object_or_404(BoardTask, code=code)

@@ -1,7 +1,6 @@
 """How pifarm reaches a board: register, confirm or replace its host key, edit, remove."""
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.db import transaction
 from django.http import Http404
 from django.shortcuts import redirect, render
@@ -11,11 +10,12 @@ from django.views.decorators.http import require_GET, require_POST
 from devices import ssh, tasks
 from devices.forms import BoardForm
 from devices.models import Board, BoardTask
+from devices.views.access import permission_required
 from devices.views.boards import get_board
 
 
 @sensitive_post_parameters("private_key", "password")
-@login_required
+@permission_required("devices.add_board")
 def register(request):
     form = BoardForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -29,7 +29,7 @@ def register(request):
 
 
 @sensitive_post_parameters("private_key", "password")
-@login_required
+@permission_required("devices.change_board")
 def edit(request, code):
     board = get_board(code)
     form = BoardForm(request.POST or None, instance=board, keep_credential_if_blank=True)
@@ -50,7 +50,7 @@ def edit(request, code):
     return render(request, "devices/edit.html", {"form": form, "board": board})
 
 
-@login_required
+@permission_required("devices.delete_board")
 @require_POST
 def remove(request, code):
     board = get_board(code)
@@ -59,7 +59,7 @@ def remove(request, code):
     return redirect("devices:dashboard")
 
 
-@login_required
+@permission_required("devices.view_board")
 @require_GET
 def confirm(request, code):
     board = get_board(code)
@@ -92,7 +92,7 @@ def _host_key_file(key_line: str) -> str:
     return "ecdsa" if kind.startswith("ecdsa-") else kind.removeprefix("ssh-")
 
 
-@login_required
+@permission_required("devices.change_board")
 @require_POST
 def confirm_decision(request, code):
     board = get_board(code)
@@ -123,7 +123,7 @@ def _reject(request, board: Board):
     return redirect(board)
 
 
-@login_required
+@permission_required("devices.change_board")
 @require_POST
 def fetch_host_key(request, code):
     """Fetch the key again: after a failed try, or to replace a key the board changed."""

@@ -1,7 +1,6 @@
 """Presets: list, versions and diffs, edit (a new version), clone, apply, application progress."""
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.db import transaction
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -10,6 +9,7 @@ from django.views.decorators.http import require_GET, require_POST
 from devices import configtxt, presets
 from devices.forms_presets import ApplyForm, PresetForm
 from devices.models import Application, Board, Preset, PresetVersion
+from devices.views.access import permission_required
 from devices.views.boards import get_board
 
 
@@ -21,7 +21,7 @@ def _get_version(code, number) -> PresetVersion:
     return get_object_or_404(PresetVersion, preset__code=code, number=number)
 
 
-@login_required
+@permission_required("devices.view_preset")
 @require_GET
 def preset_list(request):
     return render(
@@ -29,7 +29,7 @@ def preset_list(request):
     )
 
 
-@login_required
+@permission_required("devices.add_preset")
 def preset_new(request):
     form = PresetForm(request.POST or None)
     if request.method == "POST" and form.is_valid() and form.wants_save:
@@ -43,7 +43,7 @@ def preset_new(request):
     return render(request, "devices/preset_form.html", {"form": form, "preset": None})
 
 
-@login_required
+@permission_required("devices.change_preset")
 def preset_edit(request, code):
     preset = _get_preset(code)
     form = PresetForm(request.POST or None, instance=preset)
@@ -60,7 +60,7 @@ def preset_edit(request, code):
     return render(request, "devices/preset_form.html", {"form": form, "preset": preset})
 
 
-@login_required
+@permission_required("devices.view_preset")
 @require_GET
 def preset_detail(request, code):
     preset = _get_preset(code)
@@ -97,7 +97,7 @@ def version_text(version: PresetVersion) -> str:
     return configtxt.settings_text(version.options, version.acknowledge_warranty)
 
 
-@login_required
+@permission_required("devices.view_presetversion")
 @require_GET
 def version_detail(request, code, number):
     version = _get_version(code, number)
@@ -135,7 +135,7 @@ def _board_diff(version: PresetVersion, board: Board | None) -> dict:
     }
 
 
-@login_required
+@permission_required("devices.add_preset")
 @require_POST
 def preset_clone(request, code, number):
     version = _get_version(code, number)
@@ -166,7 +166,7 @@ def _free_name(base: str) -> str:
     return name
 
 
-@login_required
+@permission_required("devices.add_preset")
 @require_POST
 def preset_from_board(request, code):
     board = get_board(code)
@@ -200,7 +200,7 @@ def _known_governor(name) -> str:
     return name if name in PresetVersion.Governor.values else ""
 
 
-@login_required
+@permission_required("devices.apply_preset")
 def apply(request, code, number):
     version = _get_version(code, number)
     form = ApplyForm(request.POST or None, version=version)
@@ -217,21 +217,21 @@ def apply(request, code, number):
     return render(request, "devices/apply.html", {"form": form, "version": version})
 
 
-@login_required
+@permission_required("devices.view_application")
 @require_GET
 def application_list(request):
     applications = Application.objects.select_related("board", "version__preset")[:100]
     return render(request, "devices/applications.html", {"applications": applications})
 
 
-@login_required
+@permission_required("devices.view_application")
 @require_GET
 def application_detail(request, code):
     application = get_object_or_404(Application, code=code)
     return render(request, "devices/application.html", {"application": application})
 
 
-@login_required
+@permission_required("devices.view_application", json=True)
 @require_GET
 def application_status(request, code):
     application = get_object_or_404(Application, code=code)

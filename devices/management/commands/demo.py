@@ -15,7 +15,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from devices import presets
+from devices import presets, roles
 from devices.models import Preset
 from pifarm import embedded_redis
 from pifarm.env import persistent_secret
@@ -98,9 +98,10 @@ class Command(BaseCommand):
             lambda: secrets.token_urlsafe(12),
         )
         user, _ = get_user_model().objects.get_or_create(username="demo")
-        user.is_staff = user.is_superuser = True
+        user.is_superuser = False  # an admin by role, so the demo shows what admins may do
         user.set_password(password)
         user.save()
+        roles.assign(user, roles.ADMIN)
         return password
 
     def _start_farm(self, nodes: int) -> list[dict]:

@@ -1,0 +1,61 @@
+"""Every page checks a permission of devices.roles; a refusal says which role would do."""
+
+from functools import wraps
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.db.models import Q
+from django.http import JsonResponse
+from django.shortcuts import render
+
+from devices import roles
+
+ADMINS_LISTED = 5
+
+
+def permission_required(permission: str, *, json: bool = False):
+    """Log in first, then hold permission, or get the 403 page naming the role that grants it.
+
+    JSON endpoints answer every refusal, not logged in included, with a JSON 403: the pages
+    that poll them cannot follow a redirect to a login form.
+    """
+
+    def decorator(view):
+        @wraps(view)
+        def checked(request, *args, **kwargs):
+            if request.user.has_perm(permission):
+                return view(request, *args, **kwargs)
+            if json:
+                return JsonResponse({"error": _json_refusal(request, permission)}, status=403)
+            raise roles.RoleRequired(permission)
+
+        return checked if json else login_required(checked)
+
+    return decorator
+
+
+def _json_refusal(request, permission: str) -> str:
+    if not request.user.is_authenticated:
+        return "Log in again to follow this."
+    role = roles.role_for(permission)
+    return f"This needs the {role.name if role else 'superuser'} role."
+
+
+def permission_denied(request, exception):
+    """The site's 403 page (handler403): what is needed, what the user has, whom to ask."""
+    needed = getattr(exception, "role", None)
+    user = request.user
+    context = {
+        "needed_role": needed,
+        "needs_superuser": getattr(exception, "permission", None) is not None and needed is None,
+        "current_role": roles.role_of(user) if user.is_authenticated else None,
+        "admins": _admins_to_ask(),
+    }
+    return render(request, "403.html", context, status=403)
+
+
+def _admins_to_ask():
+    admins = get_user_model().objects.filter(
+        Q(groups__name=roles.ADMIN.group) | Q(is_superuser=True), is_active=True
+    )
+    return admins.distinct().order_by("username")[:ADMINS_LISTED]

@@ -1,0 +1,193 @@
+"""Every URL of the site, for each role: who gets the page and who gets a 403.
+
+The test is parametrised from the URL resolver itself, so a new URL without an entry in ACCESS
+fails here until someone decides who may use it. The admin site keeps Django's own checks; it
+is covered in tests/devices/test_admin_roles.py.
+"""
+
+import re
+from dataclasses import dataclass
+
+import pytest
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from devices import presets
+from devices.models import Application, BoardTask, FactSnapshot, Preset
+
+from .conftest import PASSWORD
+from .devices.factories import TEST_PUBLIC_KEY, make_board
+
+pytestmark = pytest.mark.django_db
+
+ROLE_ORDER = ["anonymous", "viewer", "operator", "admin"]
+ROLE_FIXTURES = {"viewer": "viewer", "operator": "operator", "admin": "user"}  # tests/conftest.py
+
+
+@dataclass(frozen=True)
+class Access:
+    needs: str | None  # the lowest role allowed; None: anyone, not logged in included
+    method: str = "get"
+    allowed: int = 200  # what an allowed user gets (302: a POST that redirects)
+    json: bool = False  # answers a JSON 403, also to the anonymous, instead of a login redirect
+
+
+POST = {"method": "post", "allowed": 302}
+ACCESS = {
+    "devices:dashboard": Access("viewer"),
+    "devices:board_statuses": Access("viewer", json=True),
+    "devices:register": Access("admin"),
+    "devices:check_all": Access("operator", **POST),
+    "devices:board": Access("viewer"),
+    "devices:board_live": Access("viewer"),
+    "devices:edit": Access("admin"),
+    "devices:remove": Access("admin", **POST),
+    "devices:confirm": Access("viewer"),
+    "devices:confirm_decision": Access("admin", **POST),
+    "devices:fetch_host_key": Access("admin", **POST),
+    "devices:start_task": Access("operator", **POST),
+    "devices:snapshot": Access("viewer"),
+    "devices:task_status": Access("viewer", json=True),
+    "devices:preset_from_board": Access("admin", **POST),
+    "devices:presets": Access("viewer"),
+    "devices:preset_new": Access("admin"),
+    "devices:preset": Access("viewer"),
+    "devices:preset_edit": Access("admin"),
+    "devices:preset_version": Access("viewer"),
+    "devices:preset_clone": Access("admin", **POST),
+    "devices:apply": Access("operator"),
+    "devices:applications": Access("viewer"),
+    "devices:application": Access("viewer"),
+    "devices:application_status": Access("viewer", json=True),
+    "login": Access(None),
+    "logout": Access(None, **POST),
+}
+
+
+def site_urls(resolver=None, namespace="", prefix=""):
+    """(name as reverse() spells it, route) of every URL the site serves outside the admin."""
+    for entry in (resolver or get_resolver()).url_patterns:
+        route = prefix + str(entry.pattern)
+        if isinstance(entry, URLResolver):
+            inner = f"{namespace}{entry.namespace}:" if entry.namespace else namespace
+            if inner != "admin:":
+                yield from site_urls(entry, inner, route)
+        elif isinstance(entry, URLPattern):
+            yield f"{namespace}{entry.name or entry.pattern}", route
+
+
+URLS = dict(site_urls())
+
+
+def test_every_entry_is_a_url_the_site_serves():
+    assert set(ACCESS) - set(URLS) == set()
+
+
+@pytest.fixture
+def world():
+    """One of everything a URL can point at, by the first part of the URLs that show it."""
+    board = make_board(offered_host_key=TEST_PUBLIC_KEY)
+    snapshot = FactSnapshot.objects.create(
+        board=board,
+        facts={"config_txt": "arm_freq=1500\n", "revision": {"family": "pi4"}},
+    )
+    task = BoardTask.objects.create(board=board, kind="probe", state="done")
+    preset = Preset.objects.create(name="mild", families=["pi4"])
+    version = presets.new_version(preset, options={"arm_freq": "1700"})
+    application = Application.objects.create(board=board, version=version, state="verified")
+    return {
+        "boards": board.code,
+        "presets": preset.code,
+        "tasks": task.code,
+        "applications": application.code,
+        "kind": "probe",
+        "pk": snapshot.pk,
+        "number": version.number,
+    }
+
+
+def url_for(name: str, world: dict) -> str:
+    route = URLS[name]
+    values = {**world, "code": world.get(route.split("/", 1)[0])}
+    parameters = re.findall(r"<(?:\w+:)?(\w+)>", route)
+    return reverse(name, kwargs={key: values[key] for key in parameters})
+
+
+def expected_status(access: Access, role: str) -> int:
+    if access.needs is None or ROLE_ORDER.index(role) >= ROLE_ORDER.index(access.needs):
+        return access.allowed
+    if role == "anonymous" and not access.json:
+        return 302  # to the login page
+    return 403
+
+
+@pytest.mark.parametrize("role", ROLE_ORDER)
+@pytest.mark.parametrize("name", sorted(URLS))
+def test_each_role_gets_what_it_may_use_and_a_403_for_the_rest(name, role, client, world, request):
+    access = ACCESS.get(name)
+    if access is None:
+        pytest.fail(f"{name} has no entry in ACCESS: decide which role may use it")
+    if role != "anonymous":
+        client.force_login(request.getfixturevalue(ROLE_FIXTURES[role]))
+    response = getattr(client, access.method)(url_for(name, world))
+    assert response.status_code == expected_status(access, role), response.content[:500]
+    if response.status_code == 403:
+        expected_type = "application/json" if access.json else "text/html"
+        assert response["Content-Type"].startswith(expected_type)
+    if role == "anonymous" and response.status_code == 302 and access.needs:
+        assert response["Location"].startswith("/login/")
+
+
+def test_the_403_page_names_the_role_needed_and_whom_to_ask(client, viewer, user, world):
+    user.email = "alice@lab.example"
+    user.save()
+    client.force_login(viewer)
+    response = client.get(url_for("devices:apply", world))
+    body = response.content.decode()
+    assert response.status_code == 403
+    assert "This needs the <strong>operator</strong> role" in body
+    assert "You are logged in as vera, with the viewer role" in body
+    assert '<a href="mailto:alice@lab.example">alice</a>' in body
+    assert 'class="topbar"' in body  # the site's own page, not Django's bare one
+
+
+def test_a_user_without_a_role_is_told_so_after_logging_in(client, django_user_model):
+    django_user_model.objects.create_user("newcomer", password=PASSWORD)
+    response = client.post("/login/", {"username": "newcomer", "password": PASSWORD}, follow=True)
+    body = response.content.decode()
+    assert response.status_code == 403
+    assert "This needs the <strong>viewer</strong> role" in body
+    assert "with no role yet" in body
+    assert "manage.py createuser" in body  # there is no admin to ask yet
+
+
+def test_json_endpoints_say_why_they_refuse(client, world):
+    response = client.get(url_for("devices:task_status", world))
+    assert response.json() == {"error": "Log in again to follow this."}
+
+
+# The controls each role sees, by the URL they lead to: a user is never shown one they may
+# not use, and is shown every one they may.
+CONTROLS = {
+    "devices:dashboard": ["devices:register", "devices:check_all"],
+    "devices:board": [
+        "devices:start_task",
+        "devices:edit",
+        "devices:preset_from_board",
+        "devices:fetch_host_key",
+        "devices:remove",
+    ],
+    "devices:confirm": ["devices:confirm_decision"],
+    "devices:presets": ["devices:preset_new"],
+    "devices:preset": ["devices:preset_edit", "devices:apply", "devices:preset_clone"],
+    "devices:preset_version": ["devices:apply"],
+}
+
+
+@pytest.mark.parametrize("role", ["viewer", "operator", "admin"])
+@pytest.mark.parametrize("page", sorted(CONTROLS))
+def test_pages_show_only_the_controls_the_role_may_use(page, role, client, world, request):
+    client.force_login(request.getfixturevalue(ROLE_FIXTURES[role]))
+    body = client.get(url_for(page, world)).content.decode()
+    for target in CONTROLS[page]:
+        allowed = expected_status(ACCESS[target], role) == ACCESS[target].allowed
+        assert (f'"{url_for(target, world)}"' in body) is allowed, (target, role)
