@@ -20,7 +20,9 @@ def get_board(code) -> Board:
 def refuse_retired(request, board: Board):
     """For views that start work on a board or change how pifarm reaches it."""
     messages.error(
-        request, f"{board.name} is retired, so no work starts on it. An admin can restore it."
+        request,
+        f"{board.name} is retired, so no work starts on it and its connection stays as it "
+        "was. An admin can restore it.",
     )
     return redirect(board)
 

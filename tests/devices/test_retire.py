@@ -1,10 +1,11 @@
 """Removing a board retires it: its history stays, no work starts on it, an admin restores it."""
 
 import socket
+import threading
 
 import pytest
-from django.core.management import call_command
-from django.db import IntegrityError, transaction
+from django.core.management import CommandError, call_command
+from django.db import IntegrityError, connection, transaction
 from django.db.models import ProtectedError
 from django.urls import reverse
 from django.utils import timezone
@@ -13,7 +14,7 @@ from devices import presets, retire, ssh, tasks
 from devices.forms import BoardForm
 from devices.models import Application, Board, BoardTask, FactSnapshot, Preset
 
-from .factories import TEST_PRIVATE_KEY, make_board
+from .factories import KEYS, TEST_PRIVATE_KEY, make_board
 
 pytestmark = pytest.mark.django_db
 
@@ -85,6 +86,25 @@ def test_a_new_board_may_take_a_retired_boards_name_but_two_in_service_may_not()
         }
     )
     assert form.errors["name"] == ["A board in service already has this name."]
+
+
+def test_register_board_takes_a_retired_boards_name_but_not_one_in_service():
+    retired_board("old-1")
+    make_board("bench-1")
+    with pytest.raises(CommandError, match="A board in service already has this name"):
+        register_from_shell("bench-1")
+    with pytest.raises(CommandError) as refused:  # the name passed: it went on to connect
+        register_from_shell("old-1")
+    assert "name" not in str(refused.value)
+
+
+def register_from_shell(name):
+    with socket.create_server(("127.0.0.1", 0)) as closed:
+        port = closed.getsockname()[1]
+    call_command(
+        "register_board", name, "127.0.0.1", port=port,
+        key_file=KEYS / "test_ed25519", fingerprint="SHA256:x",
+    )  # fmt: skip
 
 
 # ---- removing through the UI ----------------------------------------------------------------
@@ -285,3 +305,46 @@ def test_a_job_that_claimed_its_record_first_keeps_the_board_from_being_removed(
     with pytest.raises(retire.StillWorking) as refused:
         retire.remove(board)
     assert refused.value.work == [BoardTask.objects.get(pk=task.pk)]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_work_queued_while_a_removal_runs_waits_for_it_then_finds_the_board_retired(monkeypatch):
+    """Removal has found no work and not yet committed: a task queued and claimed now waits
+    for it (SQLite's write lock; on PostgreSQL the board's row lock) and ends as retired."""
+    board = make_board()
+    checked, go = threading.Event(), threading.Event()
+    look_for_work = retire.work_on
+
+    def look_then_pause(locked):
+        work = look_for_work(locked)
+        checked.set()
+        go.wait(10)
+        return work
+
+    monkeypatch.setattr(retire, "work_on", look_then_pause)
+    remover = threading.Thread(target=_in_thread, args=(retire.remove, board))
+    remover.start()
+    assert checked.wait(10)
+    claimer = threading.Thread(target=_in_thread, args=(_queue_and_claim, board))
+    claimer.start()
+    claimer.join(0.5)
+    assert claimer.is_alive()  # held up by the removal's lock
+    go.set()
+    remover.join(10)
+    claimer.join(10)
+    task = BoardTask.objects.get()
+    assert task.state == "failed"
+    assert "bench-1 was retired" in task.error
+
+
+def _in_thread(function, *args):
+    try:
+        function(*args)
+    finally:
+        connection.close()  # each thread has its own database connection
+
+
+def _queue_and_claim(board):
+    task = BoardTask.objects.create(board=board, kind="probe")
+    running = {"state": "running", "started": timezone.now()}
+    retire.claim(BoardTask.objects, task.pk, running=running, reason_field="error")
