@@ -211,6 +211,8 @@ def test_a_retired_board_is_not_offered_to_apply_a_preset_to(logged_in):
     url = reverse("devices:apply", args=[Preset.objects.get().code, 1])
     offered = logged_in.get(url).context["form"].fields["boards"].queryset
     assert [b.name for b in offered] == ["in-use"]
+    compare = reverse("devices:preset_version", args=[Preset.objects.get().code, 1])
+    assert [b.name for b in logged_in.get(compare).context["boards"]] == ["in-use"]
     response = logged_in.post(url, {"boards": [board.pk], "mode": "trial"})
     assert response.status_code == 200
     assert "boards" in response.context["form"].errors
@@ -218,10 +220,12 @@ def test_a_retired_board_is_not_offered_to_apply_a_preset_to(logged_in):
 
 
 def test_the_dashboard_status_feed_leaves_retired_boards_out(logged_in):
-    retired_board()
+    board = retired_board()
+    BoardTask.objects.create(board=board, kind="probe")  # ends at once when a worker takes it
     make_board("in-use")
     data = logged_in.get(reverse("devices:board_statuses")).json()
     assert [row["code"] for row in data["boards"]] == [str(Board.objects.get(name="in-use").code)]
+    assert data["pending"] is False
 
 
 # ---- restoring ------------------------------------------------------------------------------
