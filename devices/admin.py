@@ -16,7 +16,7 @@ class InServiceFilter(admin.SimpleListFilter):
         if self.value() == "in":
             return queryset.in_service()
         if self.value() == "retired":
-            return queryset.filter(retired__isnull=False)
+            return queryset.retired()
         return queryset
 
 
@@ -78,7 +78,7 @@ class BoardAdmin(admin.ModelAdmin):
     @admin.action(description="Restore selected boards to service")
     def restore_boards(self, request, queryset):
         restored = 0
-        for board in queryset.filter(retired__isnull=False):
+        for board in queryset.retired():
             try:
                 retire.restore(board)
                 restored += 1

@@ -44,6 +44,9 @@ class BoardQuerySet(models.QuerySet):
         """Boards that are not retired: the only ones shown on the dashboard or given work."""
         return self.filter(retired__isnull=True)
 
+    def retired(self):
+        return self.filter(retired__isnull=False)
+
 
 class Board(models.Model):
     class Status(models.TextChoices):
@@ -103,7 +106,8 @@ class Board(models.Model):
         ordering = ["name"]
         constraints = [
             # A replacement board may take the name of a retired one (the lab's label on the
-            # bench); among boards in service a name is unique. Also serves lookups by name.
+            # bench); among boards in service a name is unique. Its index serves register_board
+            # --replace (a board in service, by name).
             models.UniqueConstraint(
                 fields=["name"],
                 condition=models.Q(retired__isnull=True),

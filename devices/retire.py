@@ -77,7 +77,7 @@ def claim(records: QuerySet, pk: int, *, running: dict, reason_field: str) -> bo
         if board_id is None:
             return False
         queued = records.filter(pk=pk, state=QUEUED)
-        if Board.objects.select_for_update().filter(pk=board_id, retired__isnull=True).exists():
+        if Board.objects.in_service().select_for_update().filter(pk=board_id).exists():
             return bool(queued.update(**running))
         reason = retired_reason(Board.objects.get(pk=board_id))
         queued.update(state=FAILED, finished=timezone.now(), **{reason_field: reason})

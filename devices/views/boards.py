@@ -32,7 +32,7 @@ def refuse_retired(request, board: Board):
 def dashboard(request):
     boards = Board.objects.in_service().order_by("name")
     rows = [(board, board.latest_snapshot) for board in boards]
-    retired = Board.objects.filter(retired__isnull=False).count()
+    retired = Board.objects.retired().count()
     return render(request, "devices/dashboard.html", {"rows": rows, "retired_count": retired})
 
 
