@@ -1,16 +1,32 @@
-from django.contrib import admin
+from django.contrib import admin, messages
 
-from devices import presets, ssh
+from devices import presets, retire, ssh
 from devices.admin_users import RoleUserAdmin  # noqa: F401 - registers itself for users
 from devices.forms_presets import PresetAdminForm
 from devices.models import Application, Board, BoardTask, FactSnapshot, Preset, PresetVersion
 
 
+class InServiceFilter(admin.SimpleListFilter):
+    title = "service"
+    parameter_name = "service"
+
+    def lookups(self, request, model_admin):
+        return [("in", "in service"), ("retired", "retired")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "in":
+            return queryset.in_service()
+        if self.value() == "retired":
+            return queryset.retired()
+        return queryset
+
+
 @admin.register(Board)
 class BoardAdmin(admin.ModelAdmin):
     # credential_ciphertext is not editable and never listed: secrets stay out of the admin.
-    list_display = ["name", "host", "port", "username", "status", "queue", "last_seen"]
-    list_filter = ["status", "queue", "auth_method"]
+    list_display = ["name", "host", "port", "username", "status", "queue", "last_seen", "retired"]
+    list_filter = [InServiceFilter, "status", "queue", "auth_method"]
+    actions = ["retire_boards", "restore_boards"]
     search_fields = ["name", "host", "tags"]
     fields = [
         "name",
@@ -25,6 +41,8 @@ class BoardAdmin(admin.ModelAdmin):
         "status_reason",
         "last_seen",
         "created_by",
+        "retired",
+        "retired_by",
     ]
     # Host and port change through the board's "Edit connection" page, which re-confirms the
     # host key; the credential only through that page too.
@@ -35,10 +53,39 @@ class BoardAdmin(admin.ModelAdmin):
         "host_key_fingerprint",
         "last_seen",
         "created_by",
+        "retired",
+        "retired_by",
     ]
 
     def has_add_permission(self, request):
         return False  # boards are registered through the fingerprint check, not here
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # a board's history stays: the "retire" action takes it out of service
+
+    @admin.action(description="Retire selected boards (keeps their history)")
+    def retire_boards(self, request, queryset):
+        retired = 0
+        for board in queryset.in_service():
+            try:
+                if retire.remove(board, request.user):
+                    retired += 1
+                else:
+                    self.message_user(request, f"{board.name} was never registered; forgot it.")
+            except retire.StillWorking as busy:
+                self.message_user(request, retire.still_working_message(busy), messages.ERROR)
+        self.message_user(request, f"Retired {retired} board(s).")
+
+    @admin.action(description="Restore selected boards to service")
+    def restore_boards(self, request, queryset):
+        restored = 0
+        for board in queryset.retired():
+            try:
+                retire.restore(board)
+                restored += 1
+            except retire.NameTaken as exc:
+                self.message_user(request, str(exc), messages.ERROR)
+        self.message_user(request, f"Restored {restored} board(s).")
 
     @admin.display(description="Logs in with")
     def auth_method_label(self, board):
@@ -61,6 +108,9 @@ class FactSnapshotAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None):
         return False
 
+    def has_delete_permission(self, request, obj=None):
+        return False  # history: results and tasks point at snapshots
+
 
 @admin.register(BoardTask)
 class BoardTaskAdmin(admin.ModelAdmin):
@@ -73,6 +123,9 @@ class BoardTaskAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # the record of what ran on a board stays
 
 
 class PresetVersionInline(admin.TabularInline):

@@ -14,7 +14,7 @@ from django.utils import timezone
 from redis.exceptions import LockError
 
 from devices import apply_steps as steps
-from devices import configtxt, remote, ssh, tasks
+from devices import configtxt, remote, retire, ssh, tasks
 from devices.configtxt.validation import MAX_BYTES as MAX_CONFIG_BYTES
 from devices.credentials import CredentialError
 from devices.jobs import PROBE_OUTPUT_CAP, PROBE_TIMEOUT_S, mark_board, status_for
@@ -103,12 +103,14 @@ def apply_preset(application_id: int) -> None:
 
 
 def _claim(application_id: int) -> Application | None:
-    """Queued to running, once: a second delivery of the same job finds nothing to do."""
-    claimed = Application.objects.filter(pk=application_id, state=State.QUEUED).update(
-        state=State.RUNNING, started=timezone.now(), step=WAITING
+    """Queued to running, once: a second delivery of the same job finds nothing to do, and
+    neither does a job whose board was retired (its record says so)."""
+    running = {"state": State.RUNNING, "started": timezone.now(), "step": WAITING}
+    claimed = retire.claim(
+        Application.objects, application_id, running=running, reason_field="outcome"
     )
     if not claimed:
-        log.warning("application %s was not queued any more; skipping", application_id)
+        log.warning("application %s was not queued any more, or its board retired", application_id)
         return None
     return Application.objects.select_related("board", "version__preset").get(pk=application_id)
 

@@ -98,9 +98,11 @@ class PresetAdminForm(PresetForm):
 
 
 class ApplyForm(forms.Form):
-    # Boards a person must look at first (needs attention, maintenance) are not offered.
+    # Boards a person must look at first (needs attention, maintenance) are not offered, nor
+    # retired ones.
     boards = forms.ModelMultipleChoiceField(
-        queryset=Board.objects.exclude(host_key="")
+        queryset=Board.objects.in_service()
+        .exclude(host_key="")
         .exclude(status__in=[Board.Status.NEEDS_ATTENTION, Board.Status.MAINTENANCE])
         .order_by("name"),
         widget=forms.CheckboxSelectMultiple,

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from devices import remote, ssh
+from devices import remote, retire, ssh
 from devices.credentials import CredentialError
 from devices.locks import BoardBusy, board_lock
 from devices.models import Board, BoardTask, FactSnapshot
@@ -25,12 +25,11 @@ def lock_ttl() -> float:
 
 
 def _claim(task_id: int) -> BoardTask | None:
-    """Move the task from queued to running; None if someone else already did."""
-    claimed = BoardTask.objects.filter(pk=task_id, state=BoardTask.State.QUEUED).update(
-        state=BoardTask.State.RUNNING, started=timezone.now()
-    )
-    if not claimed:
-        log.warning("task %s was not queued any more; skipping", task_id)
+    """Move the task from queued to running; None if someone else already did, or if its
+    board was retired (the task then ends saying so)."""
+    running = {"state": BoardTask.State.RUNNING, "started": timezone.now()}
+    if not retire.claim(BoardTask.objects, task_id, running=running, reason_field="error"):
+        log.warning("task %s was not queued any more, or its board retired; skipping", task_id)
         return None
     return BoardTask.objects.select_related("board").get(pk=task_id)
 

@@ -39,6 +39,15 @@ username_validator = RegexValidator(
 queue_validator = RegexValidator(r"^[a-z0-9][a-z0-9_-]{0,63}$", "Enter a queue name.")
 
 
+class BoardQuerySet(models.QuerySet):
+    def in_service(self):
+        """Boards that are not retired: the only ones shown on the dashboard or given work."""
+        return self.filter(retired__isnull=True)
+
+    def retired(self):
+        return self.filter(retired__isnull=False)
+
+
 class Board(models.Model):
     class Status(models.TextChoices):
         NEW = "new", "new"
@@ -53,7 +62,7 @@ class Board(models.Model):
         PASSWORD = "password", "password"  # noqa: S105 - a label, not a password
 
     code = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
-    name = models.CharField(max_length=64, unique=True)
+    name = models.CharField(max_length=64)
     host = models.CharField(max_length=253, validators=[host_validator])
     port = models.PositiveIntegerField(
         default=22, validators=[MinValueValidator(1), MaxValueValidator(65535)]
@@ -80,10 +89,32 @@ class Board(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
     created = models.DateTimeField(auto_now_add=True)
+    # Removing a board retires it: it leaves service and keeps its history; see devices.retire.
+    retired = models.DateTimeField(null=True, blank=True, editable=False)
+    retired_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        editable=False,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+
+    objects = BoardQuerySet.as_manager()
 
     class Meta:
         ordering = ["name"]
         constraints = [
+            # A replacement board may take the name of a retired one (the lab's label on the
+            # bench); among boards in service a name is unique. Its index serves register_board
+            # --replace (a board in service, by name).
+            models.UniqueConstraint(
+                fields=["name"],
+                condition=models.Q(retired__isnull=True),
+                name="board_name_unique_in_service",
+                violation_error_message="A board in service already has this name.",
+                violation_error_code="unique",  # shown on the name field of forms
+            ),
             models.CheckConstraint(
                 condition=models.Q(port__gte=1, port__lte=65535), name="board_port_in_range"
             ),
@@ -98,6 +129,11 @@ class Board(models.Model):
 
     def get_absolute_url(self):
         return reverse("devices:board", args=[self.code])
+
+    def validate_constraints(self, exclude=None):
+        # No form edits `retired`, yet it decides whether the name must be unique: without
+        # this, forms skip that constraint and a clash ends as an IntegrityError.
+        super().validate_constraints(exclude=set(exclude or ()) - {"retired"})
 
     def set_credential(self, kind: str, secret: str) -> None:
         self.auth_method = kind
@@ -125,7 +161,8 @@ class Board(models.Model):
 class FactSnapshot(models.Model):
     """What one probe found on a board. Kept as history; never edited."""
 
-    board = models.ForeignKey(Board, on_delete=models.CASCADE, related_name="snapshots")
+    # History stays: a board with snapshots, tasks or applications is retired, never deleted.
+    board = models.ForeignKey(Board, on_delete=models.PROTECT, related_name="snapshots")
     taken_at = models.DateTimeField(auto_now_add=True)
     boot_id = models.CharField(max_length=64, blank=True)
     # Columns for the dashboard; the whole probe result is in `facts`.
@@ -168,11 +205,11 @@ class BoardTask(models.Model):
         FAILED = "failed", "failed"
 
     code = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
-    board = models.ForeignKey(Board, on_delete=models.CASCADE, related_name="tasks")
+    board = models.ForeignKey(Board, on_delete=models.PROTECT, related_name="tasks")
     kind = models.CharField(max_length=20, choices=Kind.choices)
     state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
     error = models.TextField(blank=True)
-    snapshot = models.ForeignKey(FactSnapshot, null=True, blank=True, on_delete=models.SET_NULL)
+    snapshot = models.ForeignKey(FactSnapshot, null=True, blank=True, on_delete=models.PROTECT)
     created = models.DateTimeField(auto_now_add=True)
     started = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
@@ -306,7 +343,7 @@ class Application(models.Model):
         NEEDS_ATTENTION = "needs_attention", "needs attention"
 
     code = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
-    board = models.ForeignKey(Board, on_delete=models.CASCADE, related_name="applications")
+    board = models.ForeignKey(Board, on_delete=models.PROTECT, related_name="applications")
     version = models.ForeignKey(
         PresetVersion, on_delete=models.PROTECT, related_name="applications"
     )

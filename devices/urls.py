@@ -13,6 +13,7 @@ urlpatterns = [
     path("boards/<uuid:code>/live/", boards.board_live, name="board_live"),
     path("boards/<uuid:code>/edit/", connection.edit, name="edit"),
     path("boards/<uuid:code>/remove/", connection.remove, name="remove"),
+    path("boards/<uuid:code>/restore/", connection.restore, name="restore"),
     path("boards/<uuid:code>/confirm/", connection.confirm, name="confirm"),
     path(
         "boards/<uuid:code>/confirm/decide/", connection.confirm_decision, name="confirm_decision"

@@ -41,6 +41,7 @@ ACCESS = {
     "devices:board_live": Access("viewer"),
     "devices:edit": Access("admin"),
     "devices:remove": Access("admin", **POST),
+    "devices:restore": Access("admin", **POST),
     "devices:confirm": Access("viewer"),
     "devices:confirm_decision": Access("admin", **POST),
     "devices:fetch_host_key": Access("admin", **POST),

@@ -13,22 +13,34 @@ HISTORY_LENGTH = 20
 
 
 def get_board(code) -> Board:
+    """Any board, retired or not: a retired board's pages stay readable."""
     return get_object_or_404(Board, code=code)
+
+
+def refuse_retired(request, board: Board):
+    """For views that start work on a board or change how pifarm reaches it."""
+    messages.error(
+        request,
+        f"{board.name} is retired, so no work starts on it and its connection stays as it "
+        "was. An admin can restore it.",
+    )
+    return redirect(board)
 
 
 @permission_required("devices.view_board")
 @require_GET
 def dashboard(request):
-    boards = Board.objects.order_by("name")
+    boards = Board.objects.in_service().order_by("name")
     rows = [(board, board.latest_snapshot) for board in boards]
-    return render(request, "devices/dashboard.html", {"rows": rows})
+    retired = Board.objects.retired().count()
+    return render(request, "devices/dashboard.html", {"rows": rows, "retired_count": retired})
 
 
 @permission_required("devices.view_board", json=True)
 @require_GET
 def board_statuses(request):
     """Status of every board, for the dashboard to follow health checks without a reload."""
-    boards = Board.objects.order_by("name")
+    boards = Board.objects.in_service().order_by("name")
     return JsonResponse(
         {
             "boards": [
@@ -42,7 +54,8 @@ def board_statuses(request):
                 for board in boards
             ],
             "pending": BoardTask.objects.filter(
-                state__in=[BoardTask.State.QUEUED, BoardTask.State.RUNNING]
+                state__in=[BoardTask.State.QUEUED, BoardTask.State.RUNNING],
+                board__retired__isnull=True,
             ).exists(),
         }
     )
@@ -61,7 +74,7 @@ def _board_context(board: Board) -> dict:
 @require_GET
 def board_detail(request, code):
     board = get_board(code)
-    if not board.host_key:
+    if not board.host_key and not board.retired:
         return redirect("devices:confirm", code=board.code)
     context = {**_board_context(board), "task": board.tasks.first()}
     return render(request, "devices/board.html", context)
@@ -99,6 +112,8 @@ def start_task(request, code, kind):
     board = get_board(code)
     if kind not in (BoardTask.Kind.PROBE, BoardTask.Kind.HEALTH) or not board.host_key:
         raise Http404("no such action")
+    if board.retired:
+        return refuse_retired(request, board)
     with transaction.atomic():
         tasks.start(board, kind)
     return redirect(board)
@@ -108,7 +123,9 @@ def start_task(request, code, kind):
 @require_POST
 def check_all(request):
     with transaction.atomic():
-        boards = Board.objects.exclude(host_key="").exclude(status=Board.Status.MAINTENANCE)
+        boards = (
+            Board.objects.in_service().exclude(host_key="").exclude(status=Board.Status.MAINTENANCE)
+        )
         for board in boards:
             tasks.start(board, BoardTask.Kind.HEALTH)
     messages.info(request, "Health checks queued for every board.")

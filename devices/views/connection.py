@@ -1,4 +1,5 @@
-"""How pifarm reaches a board: register, confirm or replace its host key, edit, remove."""
+"""How pifarm reaches a board: register, confirm or replace its host key, edit, remove (retire)
+and restore."""
 
 from django.contrib import messages
 from django.db import transaction
@@ -7,11 +8,11 @@ from django.shortcuts import redirect, render
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_POST
 
-from devices import ssh, tasks
+from devices import retire, ssh, tasks
 from devices.forms import BoardForm
 from devices.models import Board, BoardTask
 from devices.views.access import permission_required
-from devices.views.boards import get_board
+from devices.views.boards import get_board, refuse_retired
 
 
 @sensitive_post_parameters("private_key", "password")
@@ -32,6 +33,8 @@ def register(request):
 @permission_required("devices.change_board")
 def edit(request, code):
     board = get_board(code)
+    if board.retired:
+        return refuse_retired(request, board)
     form = BoardForm(request.POST or None, instance=board, keep_credential_if_blank=True)
     if request.method == "POST" and form.is_valid():
         with transaction.atomic():
@@ -53,10 +56,37 @@ def edit(request, code):
 @permission_required("devices.delete_board")
 @require_POST
 def remove(request, code):
-    board = get_board(code)
-    board.delete()
-    messages.info(request, f"{board.name} and its history were removed from pifarm.")
+    return _remove(request, get_board(code))
+
+
+def _remove(request, board: Board):
+    try:
+        retired = retire.remove(board, request.user)
+    except retire.StillWorking as busy:
+        messages.error(request, retire.still_working_message(busy))
+        return redirect(board)
+    if retired:
+        messages.info(
+            request,
+            f"{board.name} was retired: it is off the dashboard and no work starts on it; "
+            "its history is kept. An admin can restore it.",
+        )
+    else:
+        messages.info(request, f"{board.name} was not registered; pifarm forgot it.")
     return redirect("devices:dashboard")
+
+
+@permission_required("devices.change_board")
+@require_POST
+def restore(request, code):
+    board = get_board(code)
+    try:
+        retire.restore(board)
+    except retire.NameTaken as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"{board.name} is back in service.")
+    return redirect(board)
 
 
 @permission_required("devices.view_board")
@@ -64,7 +94,7 @@ def remove(request, code):
 def confirm(request, code):
     board = get_board(code)
     offered = board.offered_host_key
-    if (
+    if board.retired or (
         board.host_key
         and not offered
         and not board.tasks.filter(
@@ -96,6 +126,8 @@ def _host_key_file(key_line: str) -> str:
 @require_POST
 def confirm_decision(request, code):
     board = get_board(code)
+    if board.retired:
+        return refuse_retired(request, board)
     if not board.offered_host_key:
         raise Http404("nothing to confirm")
     if request.POST.get("fingerprint") != ssh.fingerprint(board.offered_host_key):
@@ -115,9 +147,7 @@ def confirm_decision(request, code):
 
 def _reject(request, board: Board):
     if not board.host_key:
-        board.delete()
-        messages.info(request, f"{board.name} was not registered; its key was rejected.")
-        return redirect("devices:dashboard")
+        return _remove(request, board)  # a new board, or one whose address changed
     Board.objects.filter(pk=board.pk).update(offered_host_key="")
     messages.info(request, f"{board.name} keeps its pinned key; the offered one was rejected.")
     return redirect(board)
@@ -128,6 +158,8 @@ def _reject(request, board: Board):
 def fetch_host_key(request, code):
     """Fetch the key again: after a failed try, or to replace a key the board changed."""
     board = get_board(code)
+    if board.retired:
+        return refuse_retired(request, board)
     with transaction.atomic():
         Board.objects.filter(pk=board.pk).update(offered_host_key="")
         tasks.start(board, BoardTask.Kind.FETCH_HOST_KEY)

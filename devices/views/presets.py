@@ -101,7 +101,7 @@ def version_text(version: PresetVersion) -> str:
 @require_GET
 def version_detail(request, code, number):
     version = _get_version(code, number)
-    boards = Board.objects.exclude(host_key="").order_by("name")
+    boards = Board.objects.in_service().exclude(host_key="").order_by("name")
     board = (
         boards.filter(code=request.GET.get("board")).first() if request.GET.get("board") else None
     )

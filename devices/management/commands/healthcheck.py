@@ -70,7 +70,8 @@ def queue_health_checks() -> int:
         kind=BoardTask.Kind.HEALTH, state=BoardTask.State.QUEUED
     ).values("board")
     boards = (
-        Board.objects.exclude(host_key="")
+        Board.objects.in_service()
+        .exclude(host_key="")
         .exclude(status=Board.Status.MAINTENANCE)
         .exclude(pk__in=pending)
     )

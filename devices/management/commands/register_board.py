@@ -36,7 +36,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts):
         kind, secret = self._credential(opts["key_file"], opts["password_file"])
-        board = Board.objects.filter(name=opts["name"]).first() if opts["replace"] else None
+        board = None
+        if opts["replace"]:
+            board = Board.objects.in_service().filter(name=opts["name"]).first()
         board = board or Board(name=opts["name"])
         board.host, board.port, board.username = opts["host"], opts["port"], opts["user"]
         board.tags, board.queue = opts["tags"], opts["queue"]

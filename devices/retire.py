@@ -1,0 +1,110 @@
+"""Removing a board retires it: it leaves service and keeps every record; an admin restores it.
+
+Removal and the jobs meet on the board's row. Removal looks for work and retires the board
+while it holds a lock on that row (select_for_update), and a job claims its record under the
+same lock. So they cannot cross: either removal sees the claimed record and is refused, or the
+job finds the board retired and ends its record without connecting.
+"""
+
+from django.db import transaction
+from django.db.models import QuerySet
+from django.utils import timezone
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+
+from devices.models import Application, Board, BoardTask
+
+QUEUED, RUNNING, FAILED = "queued", "running", "failed"  # the same in tasks and applications
+
+
+class StillWorking(Exception):
+    """Work is queued or running on the board: `work` lists it (applications, then tasks)."""
+
+    def __init__(self, board: Board, work: list):
+        super().__init__(f"{board.name} has work queued or running")
+        self.board, self.work = board, work
+
+
+class NameTaken(Exception):
+    pass
+
+
+def work_on(board: Board) -> list[Application | BoardTask]:
+    applications = board.applications.filter(state__in=[QUEUED, RUNNING])
+    tasks = board.tasks.filter(state__in=[QUEUED, RUNNING])
+    return [*applications.select_related("version__preset"), *tasks]
+
+
+def remove(board: Board, user=None) -> bool:
+    """Take a board out of pifarm. True if it was retired; False if it was forgotten, because
+    it never got past registration (no pinned key, nothing probed or applied)."""
+    with transaction.atomic():
+        locked = Board.objects.select_for_update().get(pk=board.pk)
+        if locked.retired:
+            return True
+        work = work_on(locked)
+        if work:
+            raise StillWorking(locked, work)
+        if _never_registered(locked):
+            locked.tasks.all().delete()  # its host-key fetches: there is nothing else
+            locked.delete()
+            return False
+        Board.objects.filter(pk=board.pk).update(retired=timezone.now(), retired_by=user)
+    return True
+
+
+def _never_registered(board: Board) -> bool:
+    return not (board.host_key or board.snapshots.exists() or board.applications.exists())
+
+
+def restore(board: Board) -> None:
+    """Back into service, unless a board in service took its name meanwhile."""
+    with transaction.atomic():
+        locked = Board.objects.select_for_update().get(pk=board.pk)
+        if Board.objects.in_service().filter(name=locked.name).exclude(pk=locked.pk).exists():
+            raise NameTaken(
+                f"A board in service is named {locked.name}: rename one of them (in the admin) "
+                "before restoring this one."
+            )
+        Board.objects.filter(pk=board.pk).update(retired=None, retired_by=None)
+
+
+def claim(records: QuerySet, pk: int, *, running: dict, reason_field: str) -> bool:
+    """Move a board's task or application from queued to running, once, and only while its
+    board is in service. A record whose board was retired ends failed, saying so."""
+    with transaction.atomic():
+        board_id = records.filter(pk=pk).values_list("board", flat=True).first()
+        if board_id is None:
+            return False
+        queued = records.filter(pk=pk, state=QUEUED)
+        if Board.objects.in_service().select_for_update().filter(pk=board_id).exists():
+            return bool(queued.update(**running))
+        reason = retired_reason(Board.objects.get(pk=board_id))
+        queued.update(state=FAILED, finished=timezone.now(), **{reason_field: reason})
+        return False
+
+
+def retired_reason(board: Board) -> str:
+    when = timezone.localtime(board.retired)
+    return (
+        f"Nothing was done: {board.name} was retired on {when:%Y-%m-%d %H:%M} before this "
+        "started. An admin can restore it."
+    )
+
+
+def still_working_message(busy: StillWorking) -> SafeString:
+    """What runs on the board, each with a link to where it shows its progress."""
+    links = (_link(busy.board, item) for item in busy.work)
+    return format_html(
+        "{} was not removed, because work is queued or running on it: {}. Remove it once that "
+        "has finished.",
+        busy.board.name,
+        format_html_join(", ", '<a href="{}">{}</a>', links),
+    )
+
+
+def _link(board: Board, item: Application | BoardTask) -> tuple[str, str]:
+    if isinstance(item, Application):
+        return item.get_absolute_url(), f"applying {item.version} ({item.get_state_display()})"
+    # A task has no page of its own: the board page follows its latest one.
+    return board.get_absolute_url(), f"{item.get_kind_display()} ({item.state})"
