@@ -4,6 +4,7 @@ Defaults make a clean checkout run on one machine: SQLite and an embedded Redis 
 PIFARM_DATA_DIR. DATABASE_URL and REDIS_URL switch to shared servers for a team.
 """
 
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -40,6 +41,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django_rq",
+    "axes",
     "devices",
     "benchmarks",
 ]
@@ -53,6 +55,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it turns a refused login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "pifarm.urls"
@@ -135,6 +139,23 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# django-axes refuses a login after PIFARM_LOGIN_FAILURE_LIMIT failures for one user name
+# from one address, for PIFARM_LOGIN_COOLOFF_MINUTES after the last one; an admin unlocks
+# sooner by deleting the attempt in the admin (Axes > Access attempts).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("PIFARM_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("PIFARM_LOGIN_COOLOFF_MINUTES", 15, minimum=1))
+# Per user name and address together: a stranger guessing one account from one address
+# cannot lock its owner out everywhere, and other users at that address are not affected.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "pifarm.lockout.login_refused"
+# A lab works in days: a login lasts PIFARM_SESSION_HOURS, not Django's two weeks.
+SESSION_COOKIE_AGE = env_int("PIFARM_SESSION_HOURS", 12, minimum=1) * 3600
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "devices:dashboard"
 LOGOUT_REDIRECT_URL = "login"
@@ -175,6 +196,7 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("PIFARM_LOG_LEVEL", "INFO")},
-    # paramiko logs every transport event at INFO; keep its warnings only.
-    "loggers": {"paramiko": {"level": "WARNING"}},
+    # paramiko logs every transport event at INFO, axes every command's start and every
+    # good login; keep their warnings (failed logins, lockouts) only.
+    "loggers": {"paramiko": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
 }
