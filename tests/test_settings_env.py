@@ -95,6 +95,18 @@ def test_the_deployment_checklist_warns_about_a_generated_credential_key(tmp_pat
     assert "pifarm.W001" in done.stderr + done.stdout
 
 
+def test_the_deployment_checklist_warns_about_a_generated_secret_key(tmp_path):
+    done = manage(
+        tmp_path,
+        "check",
+        "--deploy",
+        PIFARM_HTTPS="1",
+        PIFARM_CREDENTIAL_KEY=Fernet.generate_key().decode(),
+    )
+    assert "pifarm.W002" in done.stderr + done.stdout
+    assert "PIFARM_SECRET_KEY" in done.stderr + done.stdout
+
+
 def test_commands_that_need_no_queue_leave_no_redis_running(tmp_path):
     config = tmp_path / "config.txt"
     config.write_text("arm_freq=900\n")
