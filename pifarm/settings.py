@@ -10,6 +10,7 @@ from urllib.parse import urlparse
 
 import dj_database_url
 from cryptography.fernet import Fernet
+from csp.constants import NONE, SELF, UNSAFE_HASHES
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.utils import get_random_secret_key
 
@@ -42,6 +43,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_rq",
     "axes",
+    "csp",
     "devices",
     "benchmarks",
 ]
@@ -55,6 +57,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "pifarm.middleware.no_store_for_logged_in_users",
     # Last, as django-axes asks: it turns a refused login into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -189,6 +193,29 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if HTTPS else None
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
+# Everything pifarm serves comes from its own origin (plotly.js too): no inline scripts or
+# style attributes, so markup that slips into a page from a board cannot run or restyle it.
+# The RQ dashboard (django-rq 4.2) styles a few pages inline: these hashes allow exactly those
+# rules and nothing else. Should an upgrade change them, those pages lose a margin or a width
+# (and the browser test, which walks the queue overview and the confirmations, fails).
+RQ_DASHBOARD_INLINE_STYLES = [
+    "'sha256-KKjBAGERxCMkpnyRzzx30Ft5uJyWEE4TggCMJ9MJhMw='",  # job and queue confirmations
+    "'sha256-3HT4TFoCN6UZR/IBz5IGZ/l8VEv+BIOqCR558/XA3Jg='",  # job result, worker details
+    "'sha256-v5MY146GJAjl1QbCe2MklIw9r0xCNOWCEWSPd53tlgQ='",  # queue overview
+    "'sha256-k21rurKGtu5SGB1OFBbco10qy802mANKUYnLClIu1eQ='",  # style="margin-top: 20px;"
+    "'sha256-BSTKIYoPCaklkJ9YS/ZVYuKW8e+DG8jZJCXznBzHjgg='",  # style="display: inline-block;"
+]
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF, UNSAFE_HASHES, *RQ_DASHBOARD_INLINE_STYLES],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
 
 LOGGING = {
     "version": 1,
