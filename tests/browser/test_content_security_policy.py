@@ -14,24 +14,6 @@ from tests.devices.test_views_presets import make_preset
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-# Chromium logs a blocked script or style as a console error; this makes sure a violation is
-# seen even where it would not log one (e.g. a blocked style attribute in an SVG).
-REPORT_VIOLATIONS = """
-document.addEventListener("securitypolicyviolation", (event) => {
-  console.error("CSP violation: " + event.violatedDirective + " " + event.blockedURI);
-});
-"""
-
-
-@pytest.fixture
-def problems(page):
-    """Everything the browser complains about while the test walks the pages."""
-    found = []
-    page.add_init_script(REPORT_VIOLATIONS)
-    page.on("console", lambda m: m.type == "error" and found.append(f"{page.url}: {m.text}"))
-    page.on("pageerror", lambda error: found.append(f"{page.url}: {error}"))
-    return found
-
 
 def lab_with_one_of_everything():
     board = make_board(name="csp-pi")
