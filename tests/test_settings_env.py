@@ -44,6 +44,8 @@ def manage(tmp_path, *args, **env):
         ("PIFARM_DEBUG", "perhaps"),
         ("PIFARM_SSH_CONNECT_TIMEOUT", "ten"),
         ("PIFARM_HEALTH_CHECK_INTERVAL", "1"),
+        ("PIFARM_LOGIN_FAILURE_LIMIT", "0"),
+        ("PIFARM_LOGIN_COOLOFF_MINUTES", "soon"),
     ],
 )
 def test_a_bad_value_stops_start_up_naming_the_variable(tmp_path, variable, value):
