@@ -172,6 +172,8 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = DATA_DIR / "staticfiles"
+# Files browsers ask for at the site's root (favicon.ico), served by whitenoise as they are.
+WHITENOISE_ROOT = BASE_DIR / "webroot"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

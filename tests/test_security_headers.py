@@ -58,3 +58,9 @@ def test_templates_hold_no_inline_script_style_or_event_handler():
         for match in inline.finditer(path.read_text())
     ]
     assert offenders == []
+
+
+def test_browsers_find_a_favicon_at_the_root(client):
+    response = client.get("/favicon.ico")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "image/x-icon"
