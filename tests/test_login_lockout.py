@@ -5,6 +5,7 @@ from datetime import timedelta
 
 import pytest
 from axes.models import AccessAttempt
+from django.contrib.auth import get_user
 from django.db.models import F
 from django.urls import reverse
 
@@ -29,8 +30,8 @@ def log_in(client, username, password, address="127.0.0.1"):
 
 
 def logged_in_as(client):
-    response = client.get(reverse("devices:dashboard"))
-    return response.status_code == 200 and response.context["user"].get_username()
+    user = get_user(client)
+    return user.is_authenticated and user.get_username()
 
 
 def lock_out(client, username="alice"):
