@@ -18,3 +18,18 @@ def credential_key_from_the_environment(app_configs, **kwargs):
             id="pifarm.W001",
         )
     ]
+
+
+@register(Tags.security, deploy=True)
+def secret_key_from_the_environment(app_configs, **kwargs):
+    """Sessions are signed with it: whoever copies the data directory can forge a login."""
+    if os.environ.get("PIFARM_SECRET_KEY") or os.environ.get("PIFARM_SECRET_KEY_FILE"):
+        return []
+    return [
+        Warning(
+            "PIFARM_SECRET_KEY is not set: sessions are signed with a key generated into the "
+            "data directory, next to the database.",
+            hint="Set PIFARM_SECRET_KEY (or PIFARM_SECRET_KEY_FILE) from a secret store.",
+            id="pifarm.W002",
+        )
+    ]

@@ -4,11 +4,13 @@ Defaults make a clean checkout run on one machine: SQLite and an embedded Redis 
 PIFARM_DATA_DIR. DATABASE_URL and REDIS_URL switch to shared servers for a team.
 """
 
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlparse
 
 import dj_database_url
 from cryptography.fernet import Fernet
+from csp.constants import NONE, SELF, UNSAFE_HASHES
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.utils import get_random_secret_key
 
@@ -40,6 +42,8 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django_rq",
+    "axes",
+    "csp",
     "devices",
     "benchmarks",
 ]
@@ -53,6 +57,10 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "pifarm.middleware.no_store_for_logged_in_users",
+    # Last, as django-axes asks: it turns a refused login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "pifarm.urls"
@@ -135,6 +143,23 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# django-axes refuses a login after PIFARM_LOGIN_FAILURE_LIMIT failures for one user name
+# from one address, for PIFARM_LOGIN_COOLOFF_MINUTES after the last one; an admin unlocks
+# sooner by deleting the attempt in the admin (Axes > Access attempts).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("PIFARM_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("PIFARM_LOGIN_COOLOFF_MINUTES", 15, minimum=1))
+# Per user name and address together: a stranger guessing one account from one address
+# cannot lock its owner out everywhere, and other users at that address are not affected.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "pifarm.lockout.login_refused"
+# A lab works in days: a login lasts PIFARM_SESSION_HOURS, not Django's two weeks.
+SESSION_COOKIE_AGE = env_int("PIFARM_SESSION_HOURS", 12, minimum=1) * 3600
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "devices:dashboard"
 LOGOUT_REDIRECT_URL = "login"
@@ -147,6 +172,8 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = DATA_DIR / "staticfiles"
+# Files browsers ask for at the site's root (favicon.ico), served by whitenoise as they are.
+WHITENOISE_ROOT = BASE_DIR / "webroot"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -168,6 +195,29 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if HTTPS else None
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
+# Everything pifarm serves comes from its own origin (plotly.js too): no inline scripts or
+# style attributes, so markup that slips into a page from a board cannot run or restyle it.
+# The RQ dashboard (django-rq 4.2) styles a few pages inline: these hashes allow exactly those
+# rules and nothing else. Should an upgrade change them, those pages lose a margin or a width
+# (and the browser test, which walks the queue overview and the confirmations, fails).
+RQ_DASHBOARD_INLINE_STYLES = [
+    "'sha256-KKjBAGERxCMkpnyRzzx30Ft5uJyWEE4TggCMJ9MJhMw='",  # job and queue confirmations
+    "'sha256-3HT4TFoCN6UZR/IBz5IGZ/l8VEv+BIOqCR558/XA3Jg='",  # job result, worker details
+    "'sha256-v5MY146GJAjl1QbCe2MklIw9r0xCNOWCEWSPd53tlgQ='",  # queue overview
+    "'sha256-k21rurKGtu5SGB1OFBbco10qy802mANKUYnLClIu1eQ='",  # style="margin-top: 20px;"
+    "'sha256-BSTKIYoPCaklkJ9YS/ZVYuKW8e+DG8jZJCXznBzHjgg='",  # style="display: inline-block;"
+]
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF, UNSAFE_HASHES, *RQ_DASHBOARD_INLINE_STYLES],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
 
 LOGGING = {
     "version": 1,
@@ -175,6 +225,7 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("PIFARM_LOG_LEVEL", "INFO")},
-    # paramiko logs every transport event at INFO; keep its warnings only.
-    "loggers": {"paramiko": {"level": "WARNING"}},
+    # paramiko logs every transport event at INFO, axes every command's start and every
+    # good login; keep their warnings (failed logins, lockouts) only.
+    "loggers": {"paramiko": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
 }

@@ -22,12 +22,17 @@ def suite_data_dir():
 
 @pytest.fixture(autouse=True)
 def fast_test_settings(settings):
-    """Tests render templates without collectstatic, and hash test passwords fast."""
+    """Tests render templates without collectstatic, and hash test passwords fast.
+
+    Login throttling is off: Django's test client logs in (client.login) without a request,
+    which django-axes refuses. tests/test_login_lockout.py turns it on (`login_throttling`).
+    """
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only
     settings.STORAGES = {
         **settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
+    settings.AXES_ENABLED = False
 
 
 def member(django_user_model, username: str, role: roles.Role):

@@ -44,6 +44,8 @@ def manage(tmp_path, *args, **env):
         ("PIFARM_DEBUG", "perhaps"),
         ("PIFARM_SSH_CONNECT_TIMEOUT", "ten"),
         ("PIFARM_HEALTH_CHECK_INTERVAL", "1"),
+        ("PIFARM_LOGIN_FAILURE_LIMIT", "0"),
+        ("PIFARM_LOGIN_COOLOFF_MINUTES", "soon"),
     ],
 )
 def test_a_bad_value_stops_start_up_naming_the_variable(tmp_path, variable, value):
@@ -93,6 +95,18 @@ def test_the_deployment_checklist_warns_about_a_generated_credential_key(tmp_pat
         timeout=60,
     )
     assert "pifarm.W001" in done.stderr + done.stdout
+
+
+def test_the_deployment_checklist_warns_about_a_generated_secret_key(tmp_path):
+    done = manage(
+        tmp_path,
+        "check",
+        "--deploy",
+        PIFARM_HTTPS="1",
+        PIFARM_CREDENTIAL_KEY=Fernet.generate_key().decode(),
+    )
+    assert "pifarm.W002" in done.stderr + done.stdout
+    assert "PIFARM_SECRET_KEY" in done.stderr + done.stdout
 
 
 def test_commands_that_need_no_queue_leave_no_redis_running(tmp_path):

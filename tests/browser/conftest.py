@@ -62,6 +62,25 @@ def worker_process(transactional_db, redis_queue):
     worker.wait(timeout=20)
 
 
+# Chromium logs a blocked script or style as a console error; this makes sure a violation is
+# seen even where it would not log one (e.g. a blocked style attribute in an SVG).
+REPORT_VIOLATIONS = """
+document.addEventListener("securitypolicyviolation", (event) => {
+  console.error("CSP violation: " + event.violatedDirective + " " + event.blockedURI);
+});
+"""
+
+
+@pytest.fixture
+def problems(page):
+    """Everything the browser complains about while the test walks the pages."""
+    found = []
+    page.add_init_script(REPORT_VIOLATIONS)
+    page.on("console", lambda m: m.type == "error" and found.append(f"{page.url}: {m.text}"))
+    page.on("pageerror", lambda error: found.append(f"{page.url}: {error}"))
+    return found
+
+
 def screenshot(page, name: str) -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"

@@ -1,0 +1,112 @@
+"""Wrong passwords lock a user name out from one address (django-axes), with a message that
+says for how long and who can lift it; an admin unlocks, and so does the cool-off."""
+
+from datetime import timedelta
+
+import pytest
+from axes.models import AccessAttempt
+from django.contrib.auth import get_user
+from django.db.models import F
+from django.urls import reverse
+
+from tests.conftest import PASSWORD
+
+pytestmark = pytest.mark.django_db
+
+LOCKED_OUT = "Too many failed logins"
+
+
+@pytest.fixture
+def login_throttling(settings):
+    settings.AXES_ENABLED = True
+    settings.AXES_FAILURE_LIMIT = 5
+    settings.AXES_COOLOFF_TIME = timedelta(minutes=15)
+
+
+def log_in(client, username, password, address="127.0.0.1"):
+    return client.post(
+        reverse("login"), {"username": username, "password": password}, REMOTE_ADDR=address
+    )
+
+
+def logged_in_as(client):
+    user = get_user(client)
+    return user.is_authenticated and user.get_username()
+
+
+def lock_out(client, username="alice"):
+    return [log_in(client, username, f"guess-{n}").status_code for n in range(25)]
+
+
+def test_wrong_passwords_lock_the_user_out_even_with_the_right_password(
+    client, user, login_throttling
+):
+    statuses = lock_out(client)
+    assert statuses[:4] == [200] * 4, "the first failures show the form's own error"
+    assert set(statuses[5:]) == {429}, "every attempt after the limit is refused"
+
+    refused = log_in(client, "alice", PASSWORD)
+    assert refused.status_code == 429
+    body = refused.content.decode()
+    assert LOCKED_OUT in body
+    assert "for 15 minutes" in body
+    assert "administrator" in body
+    assert 'name="password"' in body, "the page is still the login form"
+    assert not logged_in_as(client)
+
+
+def test_the_attempts_kept_never_hold_the_password(client, user, login_throttling):
+    lock_out(client)
+    attempt = AccessAttempt.objects.get(username="alice")
+    assert "guess-" not in attempt.post_data
+    assert attempt.failures_since_start >= 5
+
+
+def test_another_user_or_another_address_is_not_locked(
+    client, user, django_user_model, login_throttling
+):
+    django_user_model.objects.create_user("bob", password=PASSWORD)
+    lock_out(client)
+
+    assert log_in(client, "bob", PASSWORD).status_code == 302
+    assert logged_in_as(client) == "bob"
+    client.logout()
+    assert log_in(client, "alice", PASSWORD, address="127.0.0.2").status_code == 302
+    assert logged_in_as(client) == "alice"
+
+
+def test_the_lock_lifts_after_the_cool_off(client, user, login_throttling):
+    lock_out(client)
+    assert log_in(client, "alice", PASSWORD).status_code == 429
+
+    # As if the last attempt had been 16 minutes ago.
+    AccessAttempt.objects.update(attempt_time=F("attempt_time") - timedelta(minutes=16))
+    assert log_in(client, "alice", PASSWORD).status_code == 302
+    assert logged_in_as(client) == "alice"
+
+
+def test_an_admin_unlocks_a_user_in_the_admin(client, user, staff, login_throttling):
+    lock_out(client)
+    attempt = AccessAttempt.objects.get(username="alice")
+
+    admin = client.__class__()
+    admin.force_login(staff)
+    changelist = reverse("admin:axes_accessattempt_changelist")
+    page = admin.get(changelist)
+    assert page.status_code == 200 and "alice" in page.content.decode()
+    confirmed = admin.post(
+        changelist, {"action": "delete_selected", "_selected_action": [attempt.pk], "post": "yes"}
+    )
+    assert confirmed.status_code == 302
+    assert not AccessAttempt.objects.exists()
+
+    assert log_in(client, "alice", PASSWORD).status_code == 302
+    assert logged_in_as(client) == "alice"
+
+
+def test_the_test_clients_own_logins_still_work(client, user):
+    assert client.login(username="alice", password=PASSWORD)
+    assert logged_in_as(client) == "alice"
+    client.logout()
+    client.force_login(user)
+    assert logged_in_as(client) == "alice"
