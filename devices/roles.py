@@ -7,6 +7,7 @@ that calls `sync_groups` again, as `roles_groups` does, so that existing databas
 
 from dataclasses import dataclass
 
+from django.contrib.auth.management import create_permissions
 from django.contrib.auth.models import Group, Permission
 from django.core.exceptions import PermissionDenied
 
@@ -44,6 +45,11 @@ _ADMINISTER = _OPERATE | {
     "auth.delete_user",
     "auth.view_group",
     "django_rq.admin",  # the queue dashboard inside the admin
+    # django-axes: see who was locked out, and unlock them by deleting the attempts
+    "axes.view_accessattempt",
+    "axes.delete_accessattempt",
+    "axes.view_accesslog",
+    "axes.view_accessfailurelog",
 }
 
 VIEWER = Role("viewer", "viewers", "reads everything", frozenset(_READ), staff=False)
@@ -94,6 +100,17 @@ def sync_groups(group_model, permission_model, *, strict: bool = True) -> None:
             raise LookupError(f"no such permission: {', '.join(sorted(missing))}")
         group, _ = group_model.objects.get_or_create(name=role.group)
         group.permissions.set(permissions.values())
+
+
+def make_groups_in_migration(apps, schema_editor):
+    """RunPython for the migrations that (re)make the groups from this list."""
+    # Django creates permissions after the last migration (post_migrate); on a new database
+    # they do not exist yet, so make them now, for the models as they are at this point.
+    for app_config in apps.get_app_configs():
+        app_config.models_module = True
+        create_permissions(app_config, verbosity=0, using=schema_editor.connection.alias, apps=apps)
+        app_config.models_module = None
+    sync_groups(apps.get_model("auth", "Group"), apps.get_model("auth", "Permission"), strict=False)
 
 
 def _permissions(permission_model, names) -> dict:
