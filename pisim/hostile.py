@@ -26,7 +26,7 @@ MARKUP = '<script>alert(1)</script>"><img src=x onerror=alert(2)>'
 BINARY = b"\x00\xff\xfe\xc3\x28 (NUL and invalid UTF-8)"
 MB = 1024 * 1024
 HOSTNAME_MAX = 64  # the kernel's limit (HOST_NAME_MAX)
-COMMAND_LOG = "/tmp/pisim-commands.log"  # noqa: S108 - the node's own /tmp (a tmpfs per boot)
+COMMAND_LOG = "/home/pi/.pisim-commands.log"  # kept across reboots, like the home directory
 SHELL = "/usr/local/bin/pisim-shell"
 
 

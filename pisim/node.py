@@ -226,9 +226,12 @@ class Node:
         )
 
     def commands_run(self) -> list[str]:
-        """The commands a hostile node's login shell was given since its last boot, in order."""
-        proc = self.run_as_root(["cat", "--", hostile.COMMAND_LOG])
-        return [json.loads(line) for line in proc.stdout.decode().splitlines()]
+        """The commands a hostile node's login shell was given, in order."""
+        try:
+            log = self.read_file(hostile.COMMAND_LOG)
+        except FileNotFoundError:
+            return []
+        return [json.loads(line) for line in log.decode().splitlines()]
 
     def read_file(self, path: str) -> bytes:
         host = self._host_path(path)

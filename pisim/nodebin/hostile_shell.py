@@ -2,7 +2,7 @@
 """Login shell of a hostile simulated Pi -- SIMULATED by pisim (see pisim/hostile.py).
 
 sshd runs every command as `<shell> -c <command>`. This shell logs the command (one JSON
-string a line, in the node's /tmp), then runs it with bash. When the node's faults give a
+string a line, in the home directory), then runs it with bash. When the node's faults give a
 reported_config_path, the config_path fact that pifarm's probe prints is replaced by it: a
 board lying about where its config.txt is. Standalone: only the standard library.
 """
@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 BOOTED = "/run/pisim/booted.json"
-COMMAND_LOG = "/tmp/pisim-commands.log"  # noqa: S108 - the node's own /tmp
+COMMAND_LOG = "/home/pi/.pisim-commands.log"  # as pisim.hostile.COMMAND_LOG
 BASH = "/bin/bash"
 
 
