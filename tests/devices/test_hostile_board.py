@@ -10,7 +10,7 @@ import time
 import pytest
 from django.urls import reverse
 
-from devices import presets, tasks
+from devices import apply_steps, presets, remote, tasks
 from devices.models import Application, BoardTask, Preset
 from pisim import Faults
 from pisim.hostile import MARKUP
@@ -188,3 +188,14 @@ def test_an_application_to_a_board_full_of_markup_ends_safely(
         assert not paths_starting_with_dash(command), command
     get_ok(logged_in, application.get_absolute_url())
     get_ok(logged_in, reverse("devices:application_status", args=[application.code]))
+
+
+def test_temp_file_cleanup_never_hands_find_a_path_it_would_take_for_an_option(
+    pisim_node_factory,
+):
+    node = pisim_node_factory()
+    node.write_file(CANARY, "find -delete would take this with it\n")
+    with remote.session(register_node(node)) as session:
+        with pytest.raises(apply_steps.StepError, match="not an absolute path"):
+            apply_steps.remove_temp_files(session, LIE)
+    assert node.read_file(CANARY)
