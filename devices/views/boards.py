@@ -1,13 +1,14 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
-from django.http import Http404, JsonResponse
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from devices import ssh, tasks
 from devices.models import Board, BoardTask, FactSnapshot
 from devices.vcgencmd import decode_throttled
+from devices.views.responses import json_response
 
 HISTORY_LENGTH = 20
 
@@ -29,7 +30,7 @@ def dashboard(request):
 def board_statuses(request):
     """Status of every board, for the dashboard to follow health checks without a reload."""
     boards = Board.objects.order_by("name")
-    return JsonResponse(
+    return json_response(
         {
             "boards": [
                 {
@@ -119,7 +120,7 @@ def check_all(request):
 @require_GET
 def task_status(request, code):
     task = get_object_or_404(BoardTask, code=code)
-    return JsonResponse(
+    return json_response(
         {
             "state": task.state,
             "label": task.get_state_display(),

@@ -3,7 +3,7 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
-from django.http import Http404, JsonResponse
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -12,6 +12,7 @@ from devices.forms_presets import ApplyForm, PresetForm
 from devices.models import Application, Board, Preset, PresetVersion
 from devices.probe import config_path_problem
 from devices.views.boards import get_board
+from devices.views.responses import json_response
 
 
 def _get_preset(code) -> Preset:
@@ -250,7 +251,7 @@ def application_detail(request, code):
 @require_GET
 def application_status(request, code):
     application = get_object_or_404(Application, code=code)
-    return JsonResponse(
+    return json_response(
         {
             "state": application.state,
             "label": application.get_state_display(),

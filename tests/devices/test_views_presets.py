@@ -262,3 +262,13 @@ def test_saving_unchanged_content_in_the_admin_makes_no_version(client, staff):
     response = client.post(reverse("admin:devices_preset_change", args=[preset.pk]), data)
     assert response.status_code == 302
     assert preset.versions.count() == 1
+
+
+def test_board_text_in_an_application_outcome_is_escaped_in_its_status_json(logged_in):
+    outcome = "Nothing was changed: sudo: unable to resolve host <script>alert(1)</script>"
+    version = make_preset().latest
+    application = presets.start_application(make_board(), version, Application.Mode.DIRECT)
+    Application.objects.filter(pk=application.pk).update(outcome=outcome)
+    response = logged_in.get(reverse("devices:application_status", args=[application.code]))
+    assert "<script>" not in response.content.decode()
+    assert response.json()["outcome"] == outcome
