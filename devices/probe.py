@@ -218,6 +218,7 @@ class ProbeFacts:
 _FACT_LINE = re.compile(r"([a-z0-9_]{1,40})=([A-Za-z0-9+/=]*)")
 _MARKER = re.compile(r"pifarm-probe=(\d{1,4})")
 _END_MARKER = "pifarm-probe-end=1"
+TRUNCATED = "probe output is truncated: no end marker"
 _BOOT_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 # raspberry-pi.yaml: bitness.kernel (aarch64 / armv7l / armv6l); the rest for non-Pi hosts.
 _ARCH_BITS = {
@@ -305,7 +306,7 @@ def _decode_facts(lines: list[str], first_number: int, facts: ProbeFacts) -> dic
         except (binascii.Error, ValueError):
             facts.errors.append(f"{name}: value is not validly encoded (truncated output?)")
     if not ended:
-        facts.errors.append("probe output is truncated: no end marker")
+        facts.errors.append(TRUNCATED)
     return raw
 
 
@@ -386,6 +387,9 @@ def _fill_config(raw: dict[str, bytes], facts: ProbeFacts) -> None:
     # raspberry-pi.yaml: config_txt_syntax.location (Bookworm: /boot/firmware, stub at /boot)
     path = _text(raw, "config_path")
     content = raw.get("config_txt")
+    if path is None and TRUNCATED in facts.errors:
+        facts.errors.append("config.txt: the probe's output was cut off before config.txt came")
+        return
     if path is None:
         facts.errors.append("config.txt: not found (no readable config.txt outside the stub)")
         return

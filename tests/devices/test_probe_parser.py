@@ -473,3 +473,8 @@ def test_a_flood_of_junk_lines_gives_a_bounded_list_of_errors():
     facts = parse_probe_output(text)
     assert len(facts.errors) <= 51
     assert facts.errors[-1].startswith("... and ")
+
+
+def test_config_txt_cut_off_with_the_output_says_so():
+    facts = parse_probe_output(encode({"model": "Pi"}, end=False))
+    assert "config.txt: the probe's output was cut off before config.txt came" in facts.errors
