@@ -37,7 +37,7 @@ CONFIG_TXT_PLACES = ("/boot/firmware/config.txt", "/boot/config.txt")
 # Identity strings (model, hostname, OS names, kernel release) are a line on a page: a real
 # one is under 100 characters, so a longer one is cut here rather than stored and shown whole.
 NAME_CAP = 200
-ERRORS_CAP = 50  # a board printing junk line after line gets its first errors shown, then a count
+LINE_ERRORS_CAP = 20  # bad lines named one by one; the rest are counted
 # Fields NAME_CAP applies to (config_txt has its own cap; numbers are parsed strictly anyway).
 _NAME_FIELDS = (
     "model", "revision_code", "serial", "kernel_arch", "dpkg_arch", "kernel_release",
@@ -244,7 +244,7 @@ def parse_probe_output(text: str) -> ProbeFacts:
 
 
 def _cap_sizes(facts: ProbeFacts) -> None:
-    """Cut what a board could make huge (a 1 MB model string, a flood of junk lines)."""
+    """Cut what a board could make huge (a 1 MB model string, a list of 100,000 governors)."""
     for name in _NAME_FIELDS:
         value = getattr(facts, name)
         if value is not None and len(value) > NAME_CAP:
@@ -257,9 +257,6 @@ def _cap_sizes(facts: ProbeFacts) -> None:
                 version[key] = version[key][:NAME_CAP]
         version["flags"] = [flag[:NAME_CAP] for flag in version.get("flags", [])[:10]]
     facts.available_governors = [name[:40] for name in facts.available_governors[:20]]
-    if len(facts.errors) > ERRORS_CAP:
-        more = len(facts.errors) - ERRORS_CAP
-        facts.errors[ERRORS_CAP:] = [f"... and {more} more problems of the same kind"]
 
 
 def _decode_lines(text: object, facts: ProbeFacts) -> dict[str, bytes]:
@@ -281,6 +278,7 @@ def _decode_lines(text: object, facts: ProbeFacts) -> dict[str, bytes]:
 
 def _decode_facts(lines: list[str], first_number: int, facts: ProbeFacts) -> dict[str, bytes]:
     raw: dict[str, bytes] = {}
+    problems: list[str] = []  # one per bad line: a board printing junk could make millions
     hex_encoded, ended = False, False
     for number, line in enumerate(lines, start=first_number):
         line = line.strip()
@@ -294,17 +292,20 @@ def _decode_facts(lines: list[str], first_number: int, facts: ProbeFacts) -> dic
             continue
         match = _FACT_LINE.fullmatch(line)
         if match is None:
-            facts.errors.append(f"line {number}: not a name=value fact line: {line[:60]!r}")
+            problems.append(f"line {number}: not a name=value fact line: {line[:60]!r}")
             continue
         name, payload = match.groups()
         if name in raw:
-            facts.errors.append(f"{name}: reported twice, the first value is kept")
+            problems.append(f"{name}: reported twice, the first value is kept")
             continue
         try:
             decode = bytes.fromhex if hex_encoded else _b64decode
             raw[name] = decode(payload)
         except (binascii.Error, ValueError):
-            facts.errors.append(f"{name}: value is not validly encoded (truncated output?)")
+            problems.append(f"{name}: value is not validly encoded (truncated output?)")
+    facts.errors += problems[:LINE_ERRORS_CAP]
+    if len(problems) > LINE_ERRORS_CAP:
+        facts.errors.append(f"... and {len(problems) - LINE_ERRORS_CAP} more bad lines")
     if not ended:
         facts.errors.append(TRUNCATED)
     return raw
