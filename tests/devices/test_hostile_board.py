@@ -144,7 +144,7 @@ def test_a_huge_or_flooding_board_is_probed_in_bounded_time_and_size(
 
 
 def test_a_board_lying_about_config_txt_gets_nothing_run_on_that_path(
-    pisim_node_factory, run_jobs, logged_in, fast
+    pisim_node_factory, run_jobs, logged_in, admin_client, fast
 ):
     node = pisim_node_factory(faults=Faults(hostile=("markup",), reported_config_path=LIE))
     node.write_file(CANARY, "find -delete would take this with it\n")
@@ -173,11 +173,12 @@ def test_a_board_lying_about_config_txt_gets_nothing_run_on_that_path(
         assert not paths_starting_with_dash(command), command
     get_ok(logged_in, application.get_absolute_url())
     get_ok(logged_in, reverse("devices:application_status", args=[application.code]))
+    get_ok(admin_client, reverse("admin:devices_application_change", args=[application.pk]))
 
 
 @pytest.mark.parametrize("traits", [("markup",), ("markup", "binary"), ("huge",), ("flood",)])
 def test_an_application_to_a_hostile_board_ends_safely(
-    traits, pisim_node_factory, run_jobs, logged_in, fast
+    traits, pisim_node_factory, run_jobs, logged_in, admin_client, fast
 ):
     node = pisim_node_factory(faults=Faults(hostile=traits))
     board = register_node(node)
@@ -201,6 +202,7 @@ def test_an_application_to_a_hostile_board_ends_safely(
         assert not paths_starting_with_dash(command), command
     get_ok(logged_in, application.get_absolute_url())
     get_ok(logged_in, reverse("devices:application_status", args=[application.code]))
+    get_ok(admin_client, reverse("admin:devices_application_change", args=[application.pk]))
 
 
 def test_temp_file_cleanup_never_hands_find_a_path_it_would_take_for_an_option(
