@@ -57,11 +57,11 @@ export PATH LC_ALL
 load=$1
 shift
 vc() { timeout 5 vcgencmd "$@" </dev/null 2>&1 | head -n 1; }
-one() { head -c 200 "$1" 2>/dev/null | tr -d '\n'; }
+one() { head -c 200 -- "$1" 2>/dev/null | tr -d '\n'; }
 echo "boot_id=$(one /proc/sys/kernel/random/boot_id)"
 for f in /sys/firmware/devicetree/base/chosen/bootloader/tryboot \
          /proc/device-tree/chosen/bootloader/tryboot; do
-  if [ -r "$f" ]; then echo "tryboot=$(od -An -v -tx1 "$f" | tr -d ' \n')"; break; fi
+  if [ -r "$f" ]; then echo "tryboot=$(od -An -v -tx1 -- "$f" | tr -d ' \n')"; break; fi
 done
 echo "governor=$(one /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor)"
 echo "throttled=$(vc get_throttled)"
@@ -321,6 +321,11 @@ def remove(session: ssh.Session, path: str) -> None:
 def remove_temp_files(session: ssh.Session, path: str) -> None:
     """Temp files an atomic write left when its session was killed (never the file itself)."""
     directory = posixpath.dirname(path)
+    # find takes no "--" before its starting points (GNU find's manual: it "does not really
+    # work"), so one starting with "-" would be an expression: "-delete" deletes the working
+    # directory, as root. Board paths are checked by the probe; this is the last line.
+    if not directory.startswith("/"):
+        raise StepError(f"pifarm will not clean up next to {path!r}: it is not an absolute path")
     session.run(
         ["find", directory, "-maxdepth", "1", "-name", ".pifarm-tmp.*", "-type", "f", "-delete"],
         COMMAND_TIMEOUT_S,
@@ -396,7 +401,7 @@ def wait_until_up(
 
 
 def _boot_id(session: ssh.Session) -> str:
-    result = session.run(["cat", "/proc/sys/kernel/random/boot_id"], COMMAND_TIMEOUT_S)
+    result = session.run(["cat", "--", "/proc/sys/kernel/random/boot_id"], COMMAND_TIMEOUT_S)
     boot_id = result.text.strip()
     if not result.ok or not boot_id:
         raise StepError("the board did not report its boot id")

@@ -62,11 +62,11 @@ def tmpfs(target: str, mode: str = "755", size: str | None = None) -> None:
     mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, opts)
 
 
-def setup_firmware_tree(booted: dict) -> None:
+def setup_firmware_tree(booted: dict, model: bytes) -> None:
     """/sys/firmware/devicetree/base, as the firmware hands it to Linux."""
     tmpfs("/sys/firmware")
     base = "/sys/firmware/devicetree/base"
-    write(f"{base}/model", booted["model"] + "\0")  # trailing NUL like a real Pi (yaml)
+    write(f"{base}/model", model + b"\0")  # trailing NUL like a real Pi (yaml)
     write(f"{base}/serial-number", booted["serial"] + "\0")
     write(f"{base}/compatible", booted["compatible"])
     # yaml: tryboot.detect: 4 bytes big-endian, 1 during a trial boot.
@@ -119,7 +119,7 @@ def setup_mounts(node: Path, booted: dict) -> int:
     for name in ("cpuinfo", "meminfo", "uptime"):
         mount(str(node / "proc" / name), f"/proc/{name}", flags=MS_BIND)
     mount(str(node / "proc" / "boot_id"), "/proc/sys/kernel/random/boot_id", flags=MS_BIND)
-    setup_firmware_tree(booted)
+    setup_firmware_tree(booted, (node / "proc" / "model").read_bytes())
     setup_cpu_tree(booted)
     etc = node / "etc"
     for name in ("passwd", "shadow", "group", "gshadow", "hostname", "hosts", "os-release"):
@@ -303,8 +303,9 @@ def main(argv: list[str]) -> int:
     _log_fd = os.open(node / "log" / "node.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     booted = json.loads((node / "run" / "booted.json").read_text())
     try:
+        hostname = (node / "proc" / "hostname").read_bytes()  # before /run is covered
         setup_mounts(node, booted)
-        socket.sethostname(booted["hostname"])
+        socket.sethostname(hostname)
     except Exception as exc:  # noqa: BLE001 - log why the node failed to boot, then die
         log(f"boot failed: {exc!r}")
         return 1

@@ -11,9 +11,10 @@ import time
 import uuid
 from pathlib import Path
 
+from . import hostile
 from .faults import Faults
 from .firmware import Board, effective_config, governor_from
-from .profiles import Profile, render_cpuinfo, render_meminfo
+from .profiles import Profile, render_meminfo
 from .util import write_atomic, write_json
 
 
@@ -67,10 +68,16 @@ def firmware_boot(nodedir: Path, info: dict, profile: Profile, state: dict, faul
         "compatible": profile.compatible,
         "profile": profile.to_dict(),
         "sshd_restart_delay": faults.sshd_restart_delay,
+        "hostile": info.get("hostile", []),
+        "reported_config_path": info.get("reported_config_path"),
         "booted_at": time.time(),
     }
     proc_dir = nodedir / "proc"
-    write_atomic(proc_dir / "cpuinfo", render_cpuinfo(profile, info["serial"], ncpu))
+    traits = info.get("hostile", [])
+    write_atomic(proc_dir / "cpuinfo", hostile.cpuinfo(profile, info["serial"], ncpu, traits))
+    # Bytes that JSON cannot carry (a hostile node's are not UTF-8); pisim.boot reads them.
+    write_atomic(proc_dir / "model", hostile.model(profile, traits))
+    write_atomic(proc_dir / "hostname", hostile.hostname(info["name"], traits))
     write_atomic(proc_dir / "meminfo", render_meminfo(profile))
     write_atomic(proc_dir / "boot_id", boot_id + "\n")
     write_atomic(proc_dir / "uptime", "0.00 0.00\n")

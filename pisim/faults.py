@@ -14,6 +14,10 @@ class Faults:
         seconds when watchdog=True, and the board then boots config.txt (yaml: tryboot.caveat).
     throttled_after_boot: get_throttled value reported after each boot (e.g. 0x50005).
     sshd_restart_delay: seconds before sshd is back after kill_sshd() or an sshd crash.
+    hostile: traits of a hostile board ("markup", "binary", "huge", "flood"; see pisim.hostile).
+    reported_config_path: the path the node's login shell reports for config.txt to pifarm's
+        probe instead of the real one (e.g. "-delete/config.txt").
+    Both are read when the node is created; set_faults() does not change them.
     """
 
     max_boot_arm_freq: int | None = None
@@ -21,6 +25,8 @@ class Faults:
     watchdog_timeout: float = 3.0
     throttled_after_boot: int | None = None
     sshd_restart_delay: float = 1.0
+    hostile: tuple[str, ...] = ()
+    reported_config_path: str | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)

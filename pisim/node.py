@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -9,6 +10,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from . import hostile
 from .faults import Faults
 from .nodefs import write_host_key
 from .profiles import PROFILES, Profile
@@ -222,6 +224,14 @@ class Node:
             text=isinstance(input, str),
             env={"PATH": NODE_PATH, "HOME": "/root", "LANG": "C.UTF-8"},
         )
+
+    def commands_run(self) -> list[str]:
+        """The commands a hostile node's login shell was given, in order."""
+        try:
+            log = self.read_file(hostile.COMMAND_LOG)
+        except FileNotFoundError:
+            return []
+        return [json.loads(line) for line in log.decode().splitlines()]
 
     def read_file(self, path: str) -> bytes:
         host = self._host_path(path)

@@ -16,6 +16,7 @@ from pathlib import Path
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from . import hostile
 from .faults import Faults
 from .profiles import BOOKWORM_STUB_CONFIG_TXT, CMDLINE_TXT, PROFILES, Profile
 from .util import SUBNET_PREFIX, PisimError, write_atomic, write_json
@@ -115,9 +116,10 @@ Subsystem sftp /usr/lib/openssh/sftp-server
 """
 
 
-def _etc_files(etc: Path, name: str, uid: int, pw_hash: str, profile: Profile) -> None:
+def _etc_files(etc: Path, name: str, uid: int, pw_hash: str, profile: Profile, info: dict) -> None:
+    shell = hostile.SHELL if hostile.is_hostile(info) else "/bin/bash"
     passwd = Path("/etc/passwd").read_text().rstrip("\n").splitlines()
-    passwd.append(f"{USER}:x:{uid}:{uid}:,,,:/home/{USER}:/bin/bash")
+    passwd.append(f"{USER}:x:{uid}:{uid}:,,,:/home/{USER}:{shell}")
     write_atomic(etc / "passwd", "\n".join(passwd) + "\n")
     shadow = Path("/etc/shadow").read_text().rstrip("\n").splitlines()
     shadow.append(f"{USER}:{pw_hash}:19700:0:99999:7:::")
@@ -143,7 +145,7 @@ def _etc_files(etc: Path, name: str, uid: int, pw_hash: str, profile: Profile) -
         f"ip6-loopback\nff02::1\t\tip6-allnodes\nff02::2\t\tip6-allrouters\n\n"
         f"127.0.1.1\t{name}\n",
     )
-    write_atomic(etc / "os-release", profile.os_release)
+    write_atomic(etc / "os-release", hostile.os_release(profile, info["hostile"]))
     # Per-node copies of whole directories, so that the node may write to them.
     for dname in ("sudoers.d", "default", "ssh"):
         src = Path("/etc") / dname
@@ -160,17 +162,17 @@ def _etc_files(etc: Path, name: str, uid: int, pw_hash: str, profile: Profile) -
     write_atomic(etc / "sudoers.d" / "010_pi-nopasswd", f"{USER} ALL=(ALL) NOPASSWD: ALL\n", 0o440)
 
 
-def _install_bin(node: Path) -> None:
+def _install_bin(node: Path, info: dict) -> None:
     """Emulators on PATH: /usr/local/bin for pi, /usr/local/sbin first in sudo's secure_path."""
     python = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
-    for sub, names in (
-        ("bin", ("vcgencmd", "reboot", "shutdown", "poweroff", "halt")),
-        ("sbin", ("vcgencmd", "reboot", "shutdown", "poweroff", "halt")),
-    ):
+    programs = {name: "powerctl.py" for name in ("reboot", "shutdown", "poweroff", "halt")}
+    programs["vcgencmd"] = "vcgencmd.py"
+    if hostile.is_hostile(info):
+        programs.update({"uname": "uname.py", "pisim-shell": "hostile_shell.py"})
+    for sub in ("bin", "sbin"):
         (node / sub).mkdir(exist_ok=True)
-        for cmd in names:
-            src = NODEBIN / ("vcgencmd.py" if cmd == "vcgencmd" else "powerctl.py")
-            body = src.read_text().split("\n", 1)[1]  # replace the shebang
+        for cmd, source in programs.items():
+            body = (NODEBIN / source).read_text().split("\n", 1)[1]  # replace the shebang
             # -IS: no site packages to import; the real vcgencmd is a small C program, and the
             # emulator's start-up should not weigh on what runs on the node.
             write_atomic(node / sub / cmd, f"#!{python} -IS\n{body}", 0o755)
@@ -190,6 +192,10 @@ def prepare_node(
     """Create the node directory; returns the node's static description (node.json)."""
     if profile_key not in PROFILES:
         raise PisimError(f"unknown profile {profile_key!r}; known: {', '.join(PROFILES)}")
+    try:
+        hostile.check_traits(faults.hostile)
+    except ValueError as exc:
+        raise PisimError(str(exc)) from None
     profile = PROFILES[profile_key]
     node.mkdir(parents=True, mode=0o700)
     for sub in ("key", "etc", "boot", "home", "run", "proc", "log"):
@@ -198,20 +204,38 @@ def prepare_node(
     ip = node_ip(subnet_index, index)
     serial = profile.serial_prefix + secrets.token_hex(8 if not profile.serial_prefix else 4)
     password = secrets.token_urlsafe(12)
+    info = {
+        "name": name,
+        "farm": farm,
+        "profile": profile_key,
+        "index": index,
+        "ip": ip,
+        "subnet_index": subnet_index,
+        "serial": serial,
+        "password": password,
+        "uid": uid,
+        "user": USER,
+        "netns": f"pisim-{farm}-{name}",
+        "host_veth": f"psv{subnet_index}-{11 + index}",
+        "peer_veth": f"psp{subnet_index}-{11 + index}",
+        # Hostile traits are part of what the node is, fixed when it is made (pisim.hostile).
+        "hostile": list(faults.hostile),
+        "reported_config_path": faults.reported_config_path,
+    }
 
     pem, pub = new_keypair(f"pisim@{farm}-{name}")
     write_atomic(node / "key" / "id_ed25519", pem, 0o600)
     write_atomic(node / "key" / "id_ed25519.pub", pub + "\n", 0o644)
 
     etc = node / "etc"
-    _etc_files(etc, name, uid, hash_password(password), profile)
+    _etc_files(etc, name, uid, hash_password(password), profile, info)
     write_atomic(etc / "ssh" / "sshd_config", sshd_config(ip))
     write_host_key(etc / "ssh", name)
 
     boot = node / "boot"
     fw = boot / "firmware" if profile.config_dir == "/boot/firmware" else boot
     fw.mkdir(exist_ok=True)
-    write_atomic(fw / "config.txt", profile.config_txt, 0o755)
+    write_atomic(fw / "config.txt", hostile.config_txt(profile, info["hostile"]), 0o755)
     write_atomic(fw / "cmdline.txt", CMDLINE_TXT.format(partuuid=secrets.token_hex(4)), 0o755)
     if profile.stub_config:
         write_atomic(boot / "config.txt", BOOKWORM_STUB_CONFIG_TXT, 0o644)
@@ -229,22 +253,7 @@ def prepare_node(
     home.chmod(0o755)
     (home / ".ssh").chmod(0o700)
 
-    _install_bin(node)
-    info = {
-        "name": name,
-        "farm": farm,
-        "profile": profile_key,
-        "index": index,
-        "ip": ip,
-        "subnet_index": subnet_index,
-        "serial": serial,
-        "password": password,
-        "uid": uid,
-        "user": USER,
-        "netns": f"pisim-{farm}-{name}",
-        "host_veth": f"psv{subnet_index}-{11 + index}",
-        "peer_veth": f"psp{subnet_index}-{11 + index}",
-    }
+    _install_bin(node, info)
     write_json(node / "node.json", info, 0o600)
     write_json(node / "faults.json", faults.to_dict())
     write_json(

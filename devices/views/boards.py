@@ -1,6 +1,6 @@
 from django.contrib import messages
 from django.db import transaction
-from django.http import Http404, JsonResponse
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -8,6 +8,7 @@ from devices import ssh, tasks
 from devices.models import Board, BoardTask, FactSnapshot
 from devices.vcgencmd import decode_throttled
 from devices.views.access import permission_required
+from devices.views.responses import json_response
 
 HISTORY_LENGTH = 20
 
@@ -41,7 +42,7 @@ def dashboard(request):
 def board_statuses(request):
     """Status of every board, for the dashboard to follow health checks without a reload."""
     boards = Board.objects.in_service().order_by("name")
-    return JsonResponse(
+    return json_response(
         {
             "boards": [
                 {
@@ -136,7 +137,7 @@ def check_all(request):
 @require_GET
 def task_status(request, code):
     task = get_object_or_404(BoardTask, code=code)
-    return JsonResponse(
+    return json_response(
         {
             "state": task.state,
             "label": task.get_state_display(),

@@ -2,15 +2,17 @@
 
 from django.contrib import messages
 from django.db import transaction
-from django.http import Http404, JsonResponse
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from devices import configtxt, presets
 from devices.forms_presets import ApplyForm, PresetForm
 from devices.models import Application, Board, Preset, PresetVersion
+from devices.probe import config_path_problem
 from devices.views.access import permission_required
 from devices.views.boards import get_board
+from devices.views.responses import json_response
 
 
 def _get_preset(code) -> Preset:
@@ -119,12 +121,22 @@ def version_detail(request, code, number):
     )
 
 
+def _trusted_config_txt(snapshot) -> str | None:
+    """The config.txt a probe stored, unless the board put it where config.txt cannot live
+    (snapshots taken before the probe checked paths may hold such a one)."""
+    facts = snapshot.facts if snapshot else {}
+    if facts.get("config_txt") is None or config_path_problem(facts.get("config_path") or ""):
+        return None
+    return facts["config_txt"]
+
+
 def _board_diff(version: PresetVersion, board: Board | None) -> dict:
     """What applying version would change in board's config.txt, as last probed."""
     snapshot = board.latest_snapshot if board else None
-    if snapshot is None or snapshot.facts.get("config_txt") is None:
+    config_txt = _trusted_config_txt(snapshot)
+    if config_txt is None:
         return {"board_rows": None}
-    current = snapshot.facts["config_txt"].encode()
+    current = config_txt.encode()
     try:
         after = configtxt.apply_block(current, version_text(version), str(version))
     except ValueError as exc:  # a damaged managed block on the board
@@ -171,10 +183,14 @@ def _free_name(base: str) -> str:
 def preset_from_board(request, code):
     board = get_board(code)
     snapshot = board.latest_snapshot
-    if snapshot is None or not snapshot.facts.get("config_txt"):
+    if snapshot is None:
         raise Http404("this board has not been probed yet")
+    config_txt = _trusted_config_txt(snapshot)
+    if not config_txt:
+        messages.error(request, f"The last probe of {board.name} found no config.txt to use.")
+        return redirect(board)
     family = (snapshot.facts.get("revision") or {}).get("family") or "pi4"
-    options = configtxt.overclock_settings(snapshot.facts["config_txt"].encode(), family)
+    options = configtxt.overclock_settings(config_txt.encode(), family)
     with transaction.atomic():
         preset = Preset.objects.create(
             name=_free_name(f"{board.name} as found"),
@@ -235,7 +251,7 @@ def application_detail(request, code):
 @require_GET
 def application_status(request, code):
     application = get_object_or_404(Application, code=code)
-    return JsonResponse(
+    return json_response(
         {
             "state": application.state,
             "label": application.get_state_display(),

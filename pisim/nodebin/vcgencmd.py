@@ -35,6 +35,10 @@ COMMANDS = (
     "version, commands, get_mem, measure_clock, measure_volts, get_throttled, "
     "measure_temp, get_config"
 )
+# A hostile node's output (the same values as pisim.hostile, which this file cannot import).
+MARKUP = b'<script>alert(1)</script>"><img src=x onerror=alert(2)>'
+BINARY = b"\x00\xff\xfe\xc3\x28 (NUL and invalid UTF-8)"
+FLOOD = b"flood " * 10 + b"\n"
 # Fixed peripheral clocks in Hz (the rest follow the booted configuration).
 FIXED_CLOCKS = {
     "uart": 48000000,
@@ -191,8 +195,32 @@ def main(argv: list) -> int:
         print('error=1 error_msg="Command not registered"')
         return 1
     out = handlers[cmd](booted, args)
+    traits = booted.get("hostile", [])
+    if traits:
+        return hostile_reply(out, cmd, traits)
     print(out)
     return 2 if out.startswith("error=") else 0
+
+
+def hostile_reply(out: str, cmd: str, traits: list) -> int:
+    """What a hostile board's vcgencmd prints (pisim.hostile): its version carries markup or
+    bytes that are not text, and a flood follows every answer."""
+    data = out.encode()
+    if cmd == "version":
+        date, _, rest = data.partition(b"\n")
+        if "markup" in traits:
+            date = MARKUP + b" " + date
+        if "binary" in traits:
+            date = BINARY + b" " + date
+        data = date + b"\n" + rest
+    try:
+        sys.stdout.buffer.write(data + b"\n")
+        sys.stdout.buffer.flush()
+        while "flood" in traits:  # until the reader goes away
+            sys.stdout.buffer.write(FLOOD)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+    return 0
 
 
 if __name__ == "__main__":

@@ -425,3 +425,58 @@ def test_parse_os_release_quoting():
         "PRETTY_NAME": "Raspbian GNU/Linux 11 (bullseye)", "ID": "raspbian",
         "VERSION_ID": "11", "NAME": 'say "hi"',
     }  # fmt: skip
+
+
+# --- what a hostile board reports ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "-delete",
+        "-delete/config.txt",
+        "boot/config.txt",
+        "/boot//config.txt",
+        "/boot/./config.txt",
+        "/boot/firmware/../config.txt",
+        "/boot/firmware/../../etc/shadow",
+        "/tmp/config.txt",
+        "/boot/firmware/config.txt/",
+        "/boot/cmdline.txt",
+    ],
+)
+def test_a_config_path_outside_the_real_places_is_not_used(path):
+    facts = parse_probe_output(encode({"config_path": path, "config_txt": "arm_freq=1500\n"}))
+    assert facts.config_path is None and facts.config_txt is None
+    assert (
+        f"config.txt: the board reported config.txt at {path!r}; that is not a place "
+        "config.txt can live, so pifarm will not use it"
+    ) in facts.errors
+
+
+def test_the_real_config_places_are_used():
+    for path in ("/boot/firmware/config.txt", "/boot/config.txt"):
+        facts = parse_probe_output(encode({"config_path": path, "config_txt": "arm_freq=1500\n"}))
+        assert facts.config_path == path and facts.config_txt == "arm_freq=1500\n"
+
+
+def test_huge_names_are_cut_with_a_word_about_it():
+    model = "Raspberry Pi 4 " + "A" * 1024 * 1024
+    facts = parse_probe_output(encode({"model": model, "hostname": "h" * 5000}))
+    assert facts.model == model[:200] and facts.hostname == "h" * 200
+    assert f"model: {len(model)} characters; only the first 200 kept" in facts.errors
+    assert len(json.dumps(facts.to_dict())) < 20_000
+
+
+def test_a_flood_of_junk_lines_gives_a_bounded_list_of_errors():
+    junk = "junk line\n" * 100_000 + "model=UGk=\n" * 100_000
+    text = encode({"model": "Pi", "config_path": "-x"}).replace("pifarm-probe-end=1", junk)
+    facts = parse_probe_output(text)
+    assert len(facts.errors) < 50  # 20 bad lines, their count, then one per missing fact
+    assert "... and 199980 more bad lines" in facts.errors
+    assert any("that is not a place config.txt can live" in error for error in facts.errors)
+
+
+def test_config_txt_cut_off_with_the_output_says_so():
+    facts = parse_probe_output(encode({"model": "Pi"}, end=False))
+    assert "config.txt: the probe's output was cut off before config.txt came" in facts.errors

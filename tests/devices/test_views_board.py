@@ -68,6 +68,23 @@ def test_reprobe_queues_a_probe(logged_in, redis_queue):
     assert board.tasks.get().kind == BoardTask.Kind.PROBE
 
 
+MARKUP = 'sudo: unable to resolve host <script>alert(1)</script>"><img src=x>'
+
+
+def test_board_text_in_status_json_never_reaches_the_browser_as_markup(logged_in):
+    board = make_board(status=Board.Status.OFFLINE, status_reason=MARKUP)
+    task = BoardTask.objects.create(board=board, kind=BoardTask.Kind.PROBE, error=MARKUP)
+    for url, field in (
+        (reverse("devices:board_statuses"), lambda data: data["boards"][0]["reason"]),
+        (reverse("devices:task_status", args=[task.code]), lambda data: data["error"]),
+    ):
+        response = logged_in.get(url)
+        assert (
+            "<script>" not in response.content.decode() and "<img" not in response.content.decode()
+        )
+        assert field(response.json()) == MARKUP  # escaped for HTML, the same text for JSON
+
+
 def test_task_status_answers_json(logged_in):
     board = make_board()
     task = BoardTask.objects.create(board=board, kind=BoardTask.Kind.PROBE)

@@ -223,6 +223,32 @@ def test_a_preset_is_made_from_a_boards_current_config_txt(logged_in):
     assert preset.latest.governor == "ondemand"
 
 
+def probed_board_at(config_path: str):
+    """A board whose snapshot predates the probe's path check: the path was stored as told."""
+    board = probed_board()
+    board.snapshots.update(
+        facts={"config_txt": BOARD_CONFIG, "config_path": config_path, "revision": {}}
+    )
+    return board
+
+
+def test_no_preset_is_made_from_config_txt_a_board_put_where_it_cannot_live(logged_in):
+    board = probed_board_at("-delete/config.txt")
+    response = logged_in.post(reverse("devices:preset_from_board", args=[board.code]), follow=True)
+    assert response.status_code == 200
+    assert not Preset.objects.exists()
+    assert "found no config.txt to use" in response.content.decode()
+
+
+def test_a_version_is_not_compared_with_config_txt_from_an_untrusted_path(logged_in):
+    preset = make_preset(options={"arm_freq": "1700"})
+    board = probed_board_at("/boot/firmware/../../etc/config.txt")
+    url = reverse("devices:preset_version", args=[preset.code, 1])
+    response = logged_in.get(url, {"board": str(board.code)})
+    assert response.status_code == 200
+    assert response.context["board_rows"] is None
+
+
 def test_a_preset_from_an_unprobed_board_is_404(logged_in):
     board = make_board()
     response = logged_in.post(reverse("devices:preset_from_board", args=[board.code]))
@@ -236,3 +262,13 @@ def test_saving_unchanged_content_in_the_admin_makes_no_version(client, staff):
     response = client.post(reverse("admin:devices_preset_change", args=[preset.pk]), data)
     assert response.status_code == 302
     assert preset.versions.count() == 1
+
+
+def test_board_text_in_an_application_outcome_is_escaped_in_its_status_json(logged_in):
+    outcome = "Nothing was changed: sudo: unable to resolve host <script>alert(1)</script>"
+    version = make_preset().latest
+    application = presets.start_application(make_board(), version, Application.Mode.DIRECT)
+    Application.objects.filter(pk=application.pk).update(outcome=outcome)
+    response = logged_in.get(reverse("devices:application_status", args=[application.code]))
+    assert "<script>" not in response.content.decode()
+    assert response.json()["outcome"] == outcome
