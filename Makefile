@@ -5,8 +5,9 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 # Debian packages: sshd/sudo/iproute2 for the simulated Pis, the benchmark tools they run,
+# busybox to check the probe script on coreutils-free boards,
 # Chromium for the browser tests, gcc for building Python wheels when needed.
-APT_PACKAGES := python3-venv openssh-server openssh-client sudo iproute2 procps iperf3 \
+APT_PACKAGES := python3-venv openssh-server openssh-client sudo iproute2 procps iperf3 busybox \
 	chromium chromium-driver gcc make
 export PIFARM_PLAYWRIGHT_BROWSER ?= /usr/bin/chromium
 
