@@ -1,12 +1,14 @@
 from django.contrib import admin
 
 from devices import presets, ssh
+from devices.forms import BoardAdminForm
 from devices.forms_presets import PresetAdminForm
 from devices.models import Application, Board, BoardTask, FactSnapshot, Preset, PresetVersion
 
 
 @admin.register(Board)
 class BoardAdmin(admin.ModelAdmin):
+    form = BoardAdminForm
     # credential_ciphertext is not editable and never listed: secrets stay out of the admin.
     list_display = ["name", "host", "port", "username", "status", "queue", "last_seen"]
     list_filter = ["status", "queue", "auth_method"]

@@ -1,12 +1,13 @@
 """RQ jobs on boards. Each takes a BoardTask id, claims it, and records how it ended."""
 
 import logging
+from functools import partial
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from devices import remote, ssh
+from devices import enqueue, remote, ssh, tasks
 from devices.credentials import CredentialError
 from devices.locks import BoardBusy, board_lock
 from devices.models import Board, BoardTask, FactSnapshot
@@ -25,10 +26,10 @@ def lock_ttl() -> float:
 
 
 def _claim(task_id: int) -> BoardTask | None:
-    """Move the task from queued to running; None if someone else already did."""
-    claimed = BoardTask.objects.filter(pk=task_id, state=BoardTask.State.QUEUED).update(
-        state=BoardTask.State.RUNNING, started=timezone.now()
-    )
+    """Move the task from queued (or waiting) to running; None if someone else already did."""
+    claimed = BoardTask.objects.filter(
+        pk=task_id, state__in=[BoardTask.State.QUEUED, BoardTask.State.WAITING]
+    ).update(state=BoardTask.State.RUNNING, started=timezone.now(), next_try=None)
     if not claimed:
         log.warning("task %s was not queued any more; skipping", task_id)
         return None
@@ -90,7 +91,7 @@ def probe_board(task_id: int) -> None:
         return
     board = task.board
     try:
-        with board_lock(board.pk, ttl=lock_ttl(), wait=lock_ttl()):
+        with board_lock(board.pk, ttl=lock_ttl()):
             with remote.session(board) as session:
                 result = session.run_script(
                     PROBE_SCRIPT, PROBE_TIMEOUT_S, output_cap=PROBE_OUTPUT_CAP
@@ -99,7 +100,10 @@ def probe_board(task_id: int) -> None:
     except (ssh.SSHError, CredentialError) as exc:
         _fail(task, exc)
         return
-    except (BoardBusy, ProbeError) as exc:
+    except BoardBusy:
+        _wait_for_board(task)
+        return
+    except ProbeError as exc:
         _finish(task, str(exc))
         return
     if result.stdout_truncated:
@@ -108,6 +112,16 @@ def probe_board(task_id: int) -> None:
         snapshot = _save_snapshot(board, facts)
         mark_board(board.pk, Board.Status.ONLINE)
         _finish(task, snapshot=snapshot)
+
+
+def _wait_for_board(task: BoardTask) -> None:
+    """Give the worker back and try again later, or end once it has waited long enough."""
+    if not enqueue.wait_for_board(task, partial(tasks.queue_task, task)):
+        _finish(
+            task,
+            f"{task.board.name} was busy with other work for more than "
+            f"{enqueue.busy_wait_s():.0f} s, so it was not probed. Try again later.",
+        )
 
 
 def _clean(value):
@@ -164,9 +178,7 @@ def check_health(task_id: int) -> None:
 
 def task_crashed(job, connection, exc_type, exc_value, traceback) -> None:
     """RQ failure callback: a job that raised (a bug, a job timeout) still ends its task."""
-    BoardTask.objects.filter(
-        pk=job.args[0], state__in=[BoardTask.State.QUEUED, BoardTask.State.RUNNING]
-    ).update(
+    BoardTask.objects.filter(pk=job.args[0], state__in=BoardTask.UNFINISHED).update(
         state=BoardTask.State.FAILED,
         error=f"the job failed unexpectedly ({exc_type.__name__}); see the worker log",
         finished=timezone.now(),

@@ -16,6 +16,15 @@ def get_board(code) -> Board:
     return get_object_or_404(Board, code=code)
 
 
+def say_if_not_queued(request, started: list[BoardTask]) -> None:
+    """Work that could not be queued (unknown queue, Redis down) has failed already: say why."""
+    for task in started:
+        task.refresh_from_db(fields=["state", "error"])
+        if task.state == BoardTask.State.FAILED:
+            kind = task.get_kind_display().capitalize()
+            messages.error(request, f"{kind} of {task.board.name} did not start: {task.error}")
+
+
 @login_required
 @require_GET
 def dashboard(request):
@@ -41,9 +50,7 @@ def board_statuses(request):
                 }
                 for board in boards
             ],
-            "pending": BoardTask.objects.filter(
-                state__in=[BoardTask.State.QUEUED, BoardTask.State.RUNNING]
-            ).exists(),
+            "pending": BoardTask.objects.filter(state__in=BoardTask.UNFINISHED).exists(),
         }
     )
 
@@ -100,7 +107,8 @@ def start_task(request, code, kind):
     if kind not in (BoardTask.Kind.PROBE, BoardTask.Kind.HEALTH) or not board.host_key:
         raise Http404("no such action")
     with transaction.atomic():
-        tasks.start(board, kind)
+        task = tasks.start(board, kind)
+    say_if_not_queued(request, [task])
     return redirect(board)
 
 
@@ -109,9 +117,9 @@ def start_task(request, code, kind):
 def check_all(request):
     with transaction.atomic():
         boards = Board.objects.exclude(host_key="").exclude(status=Board.Status.MAINTENANCE)
-        for board in boards:
-            tasks.start(board, BoardTask.Kind.HEALTH)
+        started = [tasks.start(board, BoardTask.Kind.HEALTH) for board in boards]
     messages.info(request, "Health checks queued for every board.")
+    say_if_not_queued(request, started)
     return redirect("devices:dashboard")
 
 
@@ -125,6 +133,7 @@ def task_status(request, code):
             "label": task.get_state_display(),
             "kind": task.get_kind_display(),
             "error": task.error,
+            "waiting": task.waiting_words,
             "finished": task.is_finished,
             "duration_s": task.duration_s,
         }

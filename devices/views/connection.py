@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET, require_POST
 from devices import ssh, tasks
 from devices.forms import BoardForm
 from devices.models import Board, BoardTask
-from devices.views.boards import get_board
+from devices.views.boards import get_board, say_if_not_queued
 
 
 @sensitive_post_parameters("private_key", "password")
@@ -108,8 +108,9 @@ def confirm_decision(request, code):
         Board.objects.filter(pk=board.pk).update(
             host_key=board.offered_host_key, offered_host_key="", status_reason=""
         )
-        tasks.start(board, BoardTask.Kind.PROBE)
+        task = tasks.start(board, BoardTask.Kind.PROBE)
     messages.success(request, f"Host key pinned for {board.name}; probing it now.")
+    say_if_not_queued(request, [task])
     return redirect(board)
 
 

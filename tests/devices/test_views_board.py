@@ -77,6 +77,7 @@ def test_task_status_answers_json(logged_in):
         "label": "queued",
         "kind": "probe",
         "error": "",
+        "waiting": "",
         "finished": False,
         "duration_s": None,
     }
