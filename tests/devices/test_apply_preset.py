@@ -383,7 +383,8 @@ def test_work_for_a_busy_board_waits_without_holding_a_worker(
             records = [application, probe_busy, probe_idle]
             for record in records:
                 record.refresh_from_db()
-            seen_waiting = seen_waiting or probe_busy.waiting_words
+            if probe_busy.state == BoardTask.State.WAITING:
+                seen_waiting = probe_busy.waiting_words
             if all(record.is_finished for record in records):
                 break
             time.sleep(0.05)
