@@ -383,7 +383,7 @@ def test_work_for_a_busy_board_waits_without_holding_a_worker(
             records = [application, probe_busy, probe_idle]
             for record in records:
                 record.refresh_from_db()
-            if probe_busy.state == BoardTask.State.WAITING:
+            if probe_busy.state == "waiting":
                 seen_waiting = probe_busy.waiting_words
             if all(record.is_finished for record in records):
                 break
