@@ -45,6 +45,7 @@ test: setup
 bench: setup
 	$(PY) -m pip install -q -r requirements-bench.txt
 	$(PY) bench/probe_fanout.py
+	$(PY) bench/busy_board_wait.py
 
 lint: venv
 	$(VENV)/bin/ruff check .

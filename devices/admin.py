@@ -2,6 +2,7 @@ from django.contrib import admin, messages
 
 from devices import presets, retire, ssh
 from devices.admin_users import RoleUserAdmin  # noqa: F401 - registers itself for users
+from devices.forms import BoardAdminForm
 from devices.forms_presets import PresetAdminForm
 from devices.models import Application, Board, BoardTask, FactSnapshot, Preset, PresetVersion
 
@@ -23,6 +24,7 @@ class InServiceFilter(admin.SimpleListFilter):
 
 @admin.register(Board)
 class BoardAdmin(admin.ModelAdmin):
+    form = BoardAdminForm
     # credential_ciphertext is not editable and never listed: secrets stay out of the admin.
     list_display = ["name", "host", "port", "username", "status", "queue", "last_seen", "retired"]
     list_filter = [InServiceFilter, "status", "queue", "auth_method"]

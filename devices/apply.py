@@ -8,13 +8,14 @@ on the board live in devices.apply_steps.
 
 import base64
 import logging
+from functools import partial
 
 from django.conf import settings
 from django.utils import timezone
 from redis.exceptions import LockError
 
 from devices import apply_steps as steps
-from devices import configtxt, remote, retire, ssh, tasks
+from devices import configtxt, enqueue, presets, remote, retire, ssh, tasks
 from devices.configtxt.validation import MAX_BYTES as MAX_CONFIG_BYTES
 from devices.credentials import CredentialError
 from devices.jobs import PROBE_OUTPUT_CAP, PROBE_TIMEOUT_S, mark_board, status_for
@@ -54,15 +55,12 @@ def lock_ttl() -> float:
     return max(reboot_deadline(), PROBE_TIMEOUT_S, one_step) + 60
 
 
-def lock_wait() -> float:
-    """How long to wait for another application on the board: about its longest run."""
-    return 2 * reboot_deadline() + 12 * steps.COMMAND_TIMEOUT_S
-
-
 def job_timeout() -> float:
-    """RQ's limit for one application: waiting for the board, then the longest run (a trial,
-    a roll-back with its reboot, and every command at its deadline), with room to spare."""
-    return lock_wait() + 2 * lock_wait() + 120
+    """RQ's limit for one application: the longest run (a trial, a roll-back with its reboot,
+    and every command at its deadline), with room to spare. Waiting for the board is not in
+    it: a job that finds the board busy ends at once and tries again later."""
+    one_run = 2 * reboot_deadline() + 12 * steps.COMMAND_TIMEOUT_S
+    return 2 * one_run + 120
 
 
 def render_config(original: bytes, version) -> bytes:
@@ -85,27 +83,46 @@ def apply_preset(application_id: int) -> None:
     if application is None:
         return
     try:
-        with board_lock(application.board_id, ttl=lock_ttl(), wait=lock_wait()) as lock:
-            try:
-                _Applying(application, lock).run()
-            except _Stop as stop:
-                _end(application, stop)
+        with board_lock(application.board_id, ttl=lock_ttl()) as lock:
+            ended = _run(application, lock)
     except BoardBusy:
-        _end(
-            application,
-            _Stop(
-                State.FAILED,
-                f"The board was busy with other work for more than {lock_wait():.0f} s, so "
-                "nothing was changed. Start the application again later.",
-                board_status=None,
-            ),
-        )
+        _wait_for_board(application)
+        return
+    if ended in (State.VERIFIED, State.ROLLED_BACK):
+        # The board page's facts (config.txt, clocks) describe the board as it is now. Queued
+        # once the lock is released, so the probe finds the board free.
+        tasks.start(application.board, BoardTask.Kind.PROBE)
+
+
+def _run(application: Application, lock) -> str:
+    """Apply with the board's lock held; the state it ended in."""
+    try:
+        _Applying(application, lock).run()
+    except _Stop as stop:
+        return _end(application, stop)
+    raise AssertionError("every way out of _Applying.run raises _Stop")
+
+
+def _wait_for_board(application: Application) -> None:
+    """Another job drives the board: give the worker back and try again later."""
+    if enqueue.wait_for_board(application, partial(presets.queue_application, application)):
+        return
+    _end(
+        application,
+        _Stop(
+            State.FAILED,
+            f"{application.board.name} was busy with other work for more than "
+            f"{enqueue.busy_wait_s():.0f} s, so nothing was changed. Start the application "
+            "again later.",
+            board_status=None,
+        ),
+    )
 
 
 def _claim(application_id: int) -> Application | None:
-    """Queued to running, once: a second delivery of the same job finds nothing to do, and
-    neither does a job whose board was retired (its record says so)."""
-    running = {"state": State.RUNNING, "started": timezone.now(), "step": WAITING}
+    """Queued (or waiting) to running, once: a second delivery of the same job finds nothing
+    to do, and neither does a job whose board was retired (its record says so)."""
+    running = {"state": State.RUNNING, "started": timezone.now(), "step": WAITING, "next_try": None}
     claimed = retire.claim(
         Application.objects, application_id, running=running, reason_field="outcome"
     )
@@ -115,16 +132,13 @@ def _claim(application_id: int) -> Application | None:
     return Application.objects.select_related("board", "version__preset").get(pk=application_id)
 
 
-def _end(application: Application, stop: _Stop) -> None:
+def _end(application: Application, stop: _Stop) -> str:
     log.info("application %s ended %s", application.pk, stop.state)
     Application.objects.filter(pk=application.pk, state=State.RUNNING).update(
         state=stop.state, outcome=stop.outcome, step="", finished=timezone.now()
     )
     mark_board(application.board_id, stop.board_status, stop.reason)
-    if stop.state in (State.VERIFIED, State.ROLLED_BACK):
-        # The board page's facts (config.txt, clocks) describe the board as it is now; the
-        # probe runs as soon as this job lets go of the board.
-        tasks.start(application.board, BoardTask.Kind.PROBE)
+    return stop.state
 
 
 class _Applying:
@@ -594,7 +608,7 @@ class _Applying:
 def application_crashed(job, connection, exc_type, exc_value, traceback) -> None:
     """RQ failure callback: a job that raised (a bug, the job timeout) still ends its row."""
     application = (
-        Application.objects.filter(pk=job.args[0], state__in=[State.QUEUED, State.RUNNING])
+        Application.objects.filter(pk=job.args[0], state__in=Application.UNFINISHED)
         .select_related("version__preset")
         .first()
     )
@@ -610,7 +624,7 @@ def application_crashed(job, connection, exc_type, exc_value, traceback) -> None
             + (f" (also at {application.backup_path})" if application.backup_path else "")
             + ", then probe the board."
         )
-    Application.objects.filter(pk=application.pk, state__in=[State.QUEUED, State.RUNNING]).update(
+    Application.objects.filter(pk=application.pk, state__in=Application.UNFINISHED).update(
         state=State.FAILED, outcome=outcome, step="", finished=timezone.now()
     )
     board = Board.objects.filter(pk=application.board_id, status=Board.Status.BUSY)

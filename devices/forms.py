@@ -12,6 +12,21 @@ class SecretTextarea(forms.Textarea):
         return None
 
 
+def served_queue(queue: str) -> str:
+    """A queue some worker serves (PIFARM_QUEUES); work on any other would never run."""
+    if queue not in settings.RQ_QUEUE_NAMES:
+        known = ", ".join(settings.RQ_QUEUE_NAMES)
+        raise forms.ValidationError(f"No worker queue is named {queue!r}; known: {known}.")
+    return queue
+
+
+class BoardAdminForm(forms.ModelForm):
+    """The admin's board form: the same check of the queue as the pages."""
+
+    def clean_queue(self):
+        return served_queue(self.cleaned_data["queue"])
+
+
 class BoardForm(forms.ModelForm):
     """Register a board, or (with keep_credential_if_blank) change how pifarm reaches it."""
 
@@ -46,11 +61,7 @@ class BoardForm(forms.ModelForm):
                 self.fields[name].help_text = "Leave empty to keep the stored one."
 
     def clean_queue(self):
-        queue = self.cleaned_data["queue"]
-        if queue not in settings.RQ_QUEUE_NAMES:
-            known = ", ".join(settings.RQ_QUEUE_NAMES)
-            raise forms.ValidationError(f"No worker queue is named {queue!r}; known: {known}.")
-        return queue
+        return served_queue(self.cleaned_data["queue"])
 
     def clean(self):
         cleaned = super().clean()

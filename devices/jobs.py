@@ -1,12 +1,13 @@
 """RQ jobs on boards. Each takes a BoardTask id, claims it, and records how it ended."""
 
 import logging
+from functools import partial
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from devices import remote, retire, ssh
+from devices import enqueue, remote, retire, ssh, tasks
 from devices.credentials import CredentialError
 from devices.locks import BoardBusy, board_lock
 from devices.models import Board, BoardTask, FactSnapshot
@@ -25,9 +26,9 @@ def lock_ttl() -> float:
 
 
 def _claim(task_id: int) -> BoardTask | None:
-    """Move the task from queued to running; None if someone else already did, or if its
-    board was retired (the task then ends saying so)."""
-    running = {"state": BoardTask.State.RUNNING, "started": timezone.now()}
+    """Move the task from queued (or waiting) to running; None if someone else already did,
+    or if its board was retired (the task then ends saying so)."""
+    running = {"state": BoardTask.State.RUNNING, "started": timezone.now(), "next_try": None}
     if not retire.claim(BoardTask.objects, task_id, running=running, reason_field="error"):
         log.warning("task %s was not queued any more, or its board retired; skipping", task_id)
         return None
@@ -89,7 +90,7 @@ def probe_board(task_id: int) -> None:
         return
     board = task.board
     try:
-        with board_lock(board.pk, ttl=lock_ttl(), wait=lock_ttl()):
+        with board_lock(board.pk, ttl=lock_ttl()):
             with remote.session(board) as session:
                 result = session.run_script(
                     PROBE_SCRIPT, PROBE_TIMEOUT_S, output_cap=PROBE_OUTPUT_CAP
@@ -98,7 +99,10 @@ def probe_board(task_id: int) -> None:
     except (ssh.SSHError, CredentialError) as exc:
         _fail(task, exc)
         return
-    except (BoardBusy, ProbeError) as exc:
+    except BoardBusy:
+        _wait_for_board(task)
+        return
+    except ProbeError as exc:
         _finish(task, str(exc))
         return
     if result.stdout_truncated:
@@ -107,6 +111,16 @@ def probe_board(task_id: int) -> None:
         snapshot = _save_snapshot(board, facts)
         mark_board(board.pk, Board.Status.ONLINE)
         _finish(task, snapshot=snapshot)
+
+
+def _wait_for_board(task: BoardTask) -> None:
+    """Give the worker back and try again later, or end once it has waited long enough."""
+    if not enqueue.wait_for_board(task, partial(tasks.queue_task, task)):
+        _finish(
+            task,
+            f"{task.board.name} was busy with other work for more than "
+            f"{enqueue.busy_wait_s():.0f} s, so it was not probed. Try again later.",
+        )
 
 
 def _clean(value):
@@ -163,9 +177,7 @@ def check_health(task_id: int) -> None:
 
 def task_crashed(job, connection, exc_type, exc_value, traceback) -> None:
     """RQ failure callback: a job that raised (a bug, a job timeout) still ends its task."""
-    BoardTask.objects.filter(
-        pk=job.args[0], state__in=[BoardTask.State.QUEUED, BoardTask.State.RUNNING]
-    ).update(
+    BoardTask.objects.filter(pk=job.args[0], state__in=BoardTask.UNFINISHED).update(
         state=BoardTask.State.FAILED,
         error=f"the job failed unexpectedly ({exc_type.__name__}); see the worker log",
         finished=timezone.now(),

@@ -1,7 +1,8 @@
 """One job drives a board at a time, across workers and machines.
 
 The lock lives in the shared Redis and expires by itself, so a worker that dies while
-holding it blocks its board for at most the lock's lifetime.
+holding it blocks its board for at most the lock's lifetime. Taking it never waits: a job
+that finds the board busy gives its worker back and tries again later (devices.enqueue).
 """
 
 from contextlib import contextmanager
@@ -15,9 +16,9 @@ class BoardBusy(Exception):
 
 
 @contextmanager
-def board_lock(board_id: int, *, ttl: float, wait: float = 0):
+def board_lock(board_id: int, *, ttl: float):
     lock = django_rq.get_connection("default").lock(
-        f"pifarm:board-lock:{board_id}", timeout=ttl, blocking=wait > 0, blocking_timeout=wait
+        f"pifarm:board-lock:{board_id}", timeout=ttl, blocking=False
     )
     if not lock.acquire():
         raise BoardBusy("another job is driving this board right now")

@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.urls import reverse
+from django.utils import timezone
 
 from devices import credentials
 
@@ -201,8 +202,11 @@ class BoardTask(models.Model):
     class State(models.TextChoices):
         QUEUED = "queued", "queued"
         RUNNING = "running", "running"
+        WAITING = "waiting", "waiting for the board"
         DONE = "done", "done"
         FAILED = "failed", "failed"
+
+    UNFINISHED = (State.QUEUED, State.WAITING, State.RUNNING)
 
     code = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     board = models.ForeignKey(Board, on_delete=models.PROTECT, related_name="tasks")
@@ -212,6 +216,9 @@ class BoardTask(models.Model):
     snapshot = models.ForeignKey(FactSnapshot, null=True, blank=True, on_delete=models.PROTECT)
     created = models.DateTimeField(auto_now_add=True)
     started = models.DateTimeField(null=True, blank=True)
+    # While another job drives the board: since when this one waits, and when it tries again.
+    waiting_since = models.DateTimeField(null=True, blank=True)
+    next_try = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -230,6 +237,10 @@ class BoardTask(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.state in {self.State.DONE, self.State.FAILED}
+
+    @property
+    def waiting_words(self) -> str:
+        return _waiting_words(self.board, self.next_try) if self.state == self.State.WAITING else ""
 
     @property
     def duration_s(self) -> float | None:
@@ -336,11 +347,14 @@ class Application(models.Model):
 
     class State(models.TextChoices):
         QUEUED = "queued", "queued"
+        WAITING = "waiting", "waiting for the board"
         RUNNING = "running", "running"
         VERIFIED = "verified", "applied and verified"
         ROLLED_BACK = "rolled_back", "verification failed, old config restored"
         FAILED = "failed", "failed, nothing changed"
         NEEDS_ATTENTION = "needs_attention", "needs attention"
+
+    UNFINISHED = (State.QUEUED, State.WAITING, State.RUNNING)
 
     code = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     board = models.ForeignKey(Board, on_delete=models.PROTECT, related_name="applications")
@@ -362,6 +376,8 @@ class Application(models.Model):
     )
     created = models.DateTimeField(auto_now_add=True)
     started = models.DateTimeField(null=True, blank=True)
+    waiting_since = models.DateTimeField(null=True, blank=True)  # as on BoardTask
+    next_try = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -371,6 +387,15 @@ class Application(models.Model):
             models.Index(fields=["board", "-created"], name="application_board_recent"),
         ]
         permissions = [("apply_preset", "Can apply preset versions to boards")]
+        constraints = [
+            # A form posted twice must not apply (and reboot) twice: one unfinished
+            # application per board, whichever process tries to add a second.
+            models.UniqueConstraint(
+                fields=["board"],
+                condition=models.Q(state__in=["queued", "waiting", "running"]),
+                name="application_one_unfinished_per_board",
+            ),
+        ]
 
     def __str__(self):
         return f"{self.version} on {self.board} ({self.state})"
@@ -380,4 +405,13 @@ class Application(models.Model):
 
     @property
     def is_finished(self) -> bool:
-        return self.state not in {self.State.QUEUED, self.State.RUNNING}
+        return self.state not in self.UNFINISHED
+
+    @property
+    def waiting_words(self) -> str:
+        return _waiting_words(self.board, self.next_try) if self.state == self.State.WAITING else ""
+
+
+def _waiting_words(board: Board, next_try) -> str:
+    when = f"; next try at {timezone.localtime(next_try):%H:%M:%S}" if next_try else ""
+    return f"waiting for {board.name}: another job is driving it{when}"

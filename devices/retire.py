@@ -14,11 +14,11 @@ from django.utils.safestring import SafeString
 
 from devices.models import Application, Board, BoardTask
 
-QUEUED, RUNNING, FAILED = "queued", "running", "failed"  # the same in tasks and applications
+QUEUED, WAITING, FAILED = "queued", "waiting", "failed"  # the same in tasks and applications
 
 
 class StillWorking(Exception):
-    """Work is queued or running on the board: `work` lists it (applications, then tasks)."""
+    """Work is unfinished on the board: `work` lists it (applications, then tasks)."""
 
     def __init__(self, board: Board, work: list):
         super().__init__(f"{board.name} has work queued or running")
@@ -30,8 +30,8 @@ class NameTaken(Exception):
 
 
 def work_on(board: Board) -> list[Application | BoardTask]:
-    applications = board.applications.filter(state__in=[QUEUED, RUNNING])
-    tasks = board.tasks.filter(state__in=[QUEUED, RUNNING])
+    applications = board.applications.filter(state__in=Application.UNFINISHED)
+    tasks = board.tasks.filter(state__in=BoardTask.UNFINISHED)
     return [*applications.select_related("version__preset"), *tasks]
 
 
@@ -70,13 +70,13 @@ def restore(board: Board) -> None:
 
 
 def claim(records: QuerySet, pk: int, *, running: dict, reason_field: str) -> bool:
-    """Move a board's task or application from queued to running, once, and only while its
-    board is in service. A record whose board was retired ends failed, saying so."""
+    """Move a board's task or application from queued (or waiting) to running, once, and only
+    while its board is in service. A record whose board was retired ends failed, saying so."""
     with transaction.atomic():
         board_id = records.filter(pk=pk).values_list("board", flat=True).first()
         if board_id is None:
             return False
-        queued = records.filter(pk=pk, state=QUEUED)
+        queued = records.filter(pk=pk, state__in=[QUEUED, WAITING])
         if Board.objects.in_service().select_for_update().filter(pk=board_id).exists():
             return bool(queued.update(**running))
         reason = retired_reason(Board.objects.get(pk=board_id))

@@ -136,6 +136,10 @@ HEALTH_CHECK_INTERVAL = env_int("PIFARM_HEALTH_CHECK_INTERVAL", 60, minimum=5)
 PIFARM_REBOOT_DEADLINE = env_int("PIFARM_REBOOT_DEADLINE", 180, minimum=10)
 PIFARM_REBOOT_POLL = env_int("PIFARM_REBOOT_POLL", 3, minimum=1)
 PIFARM_RECONNECT_DEADLINE = env_int("PIFARM_RECONNECT_DEADLINE", 60, minimum=5)
+# A job that finds its board driven by another gives its worker back and tries again this
+# often, for at most PIFARM_BUSY_WAIT (about the longest application) before it gives up.
+PIFARM_BUSY_RETRY = env_int("PIFARM_BUSY_RETRY", 5, minimum=1)
+PIFARM_BUSY_WAIT = env_int("PIFARM_BUSY_WAIT", 900, minimum=1)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -83,11 +83,12 @@ def redis_queue():
 def run_jobs(redis_queue):
     """Run every queued job with a real RQ worker, in this process, until the queue is empty.
 
-    SimpleWorker runs jobs in-process, so they see the test's database.
+    SimpleWorker runs jobs in-process, so they see the test's database. with_scheduler=True
+    first moves scheduled jobs that are due (a busy board's next try) onto the queue.
     """
 
-    def run():
+    def run(with_scheduler=False):
         worker = SimpleWorker([redis_queue], connection=redis_queue.connection)
-        worker.work(burst=True, with_scheduler=False)
+        worker.work(burst=True, with_scheduler=with_scheduler)
 
     return run

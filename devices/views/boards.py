@@ -28,6 +28,15 @@ def refuse_retired(request, board: Board):
     return redirect(board)
 
 
+def say_if_not_queued(request, started: list[BoardTask]) -> None:
+    """Work that could not be queued (unknown queue, Redis down) has failed already: say why."""
+    for task in started:
+        task.refresh_from_db(fields=["state", "error"])
+        if task.state == BoardTask.State.FAILED:
+            kind = task.get_kind_display().capitalize()
+            messages.error(request, f"{kind} of {task.board.name} did not start: {task.error}")
+
+
 @permission_required("devices.view_board")
 @require_GET
 def dashboard(request):
@@ -55,8 +64,7 @@ def board_statuses(request):
                 for board in boards
             ],
             "pending": BoardTask.objects.filter(
-                state__in=[BoardTask.State.QUEUED, BoardTask.State.RUNNING],
-                board__retired__isnull=True,
+                state__in=BoardTask.UNFINISHED, board__retired__isnull=True
             ).exists(),
         }
     )
@@ -116,7 +124,8 @@ def start_task(request, code, kind):
     if board.retired:
         return refuse_retired(request, board)
     with transaction.atomic():
-        tasks.start(board, kind)
+        task = tasks.start(board, kind)
+    say_if_not_queued(request, [task])
     return redirect(board)
 
 
@@ -127,9 +136,9 @@ def check_all(request):
         boards = (
             Board.objects.in_service().exclude(host_key="").exclude(status=Board.Status.MAINTENANCE)
         )
-        for board in boards:
-            tasks.start(board, BoardTask.Kind.HEALTH)
+        started = [tasks.start(board, BoardTask.Kind.HEALTH) for board in boards]
     messages.info(request, "Health checks queued for every board.")
+    say_if_not_queued(request, started)
     return redirect("devices:dashboard")
 
 
@@ -143,6 +152,7 @@ def task_status(request, code):
             "label": task.get_state_display(),
             "kind": task.get_kind_display(),
             "error": task.error,
+            "waiting": task.waiting_words,
             "finished": task.is_finished,
             "duration_s": task.duration_s,
         }

@@ -12,7 +12,7 @@ from devices import retire, ssh, tasks
 from devices.forms import BoardForm
 from devices.models import Board, BoardTask
 from devices.views.access import permission_required
-from devices.views.boards import get_board, refuse_retired
+from devices.views.boards import get_board, refuse_retired, say_if_not_queued
 
 
 @sensitive_post_parameters("private_key", "password")
@@ -140,8 +140,9 @@ def confirm_decision(request, code):
         Board.objects.filter(pk=board.pk).update(
             host_key=board.offered_host_key, offered_host_key="", status_reason=""
         )
-        tasks.start(board, BoardTask.Kind.PROBE)
+        task = tasks.start(board, BoardTask.Kind.PROBE)
     messages.success(request, f"Host key pinned for {board.name}; probing it now.")
+    say_if_not_queued(request, [task])
     return redirect(board)
 
 

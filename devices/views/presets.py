@@ -221,16 +221,35 @@ def apply(request, code, number):
     version = _get_version(code, number)
     form = ApplyForm(request.POST or None, version=version)
     if request.method == "POST" and form.is_valid():
-        with transaction.atomic():
-            started = [
-                presets.start_application(board, version, form.cleaned_data["mode"], request.user)
-                for board in form.cleaned_data["boards"]
-            ]
-        messages.success(request, f"Applying {version} to {len(started)} board(s).")
+        started, refused = _start_applications(request, version, form.cleaned_data)
+        if started:
+            messages.success(request, f"Applying {version} to {len(started)} board(s).")
         if len(started) == 1:
             return redirect(started[0])
+        if not started and len(refused) == 1:  # a form posted twice: show the first one
+            return redirect(refused[0])
         return redirect("devices:applications")
     return render(request, "devices/apply.html", {"form": form, "version": version})
+
+
+def _start_applications(request, version, data) -> tuple[list, list]:
+    """Start one application per board: those queued, and the unfinished ones that refused."""
+    started, refused = [], []
+    with transaction.atomic():
+        for board in data["boards"]:
+            try:
+                started.append(
+                    presets.start_application(board, version, data["mode"], request.user)
+                )
+            except presets.AlreadyApplying as exc:
+                messages.error(request, str(exc))
+                refused.append(exc.unfinished)
+    for application in started:
+        application.refresh_from_db(fields=["state", "outcome"])
+        if application.state == Application.State.FAILED:  # it could not be queued
+            messages.error(request, f"{application.board.name}: {application.outcome}")
+    queued = [a for a in started if a.state != Application.State.FAILED]
+    return queued, refused
 
 
 @permission_required("devices.view_application")
@@ -255,7 +274,8 @@ def application_status(request, code):
         {
             "state": application.state,
             "label": application.get_state_display(),
-            "step": application.step,
+            "step": application.waiting_words or application.step,
+            "waiting": application.waiting_words,
             "outcome": application.outcome,
             "finished": application.is_finished,
             "verification": application.verification,

@@ -7,6 +7,7 @@
   function watch(box) {
     const stateEl = box.querySelector(".task-state");
     const errorEl = box.querySelector(".task-error");
+    const waitingEl = box.querySelector(".task-waiting");
     async function poll() {
       let data;
       try {
@@ -21,6 +22,7 @@
       stateEl.textContent = data.label + (data.duration_s ? " in " + data.duration_s.toFixed(1) + " s" : "");
       stateEl.className = "task-state state-" + data.state;
       errorEl.textContent = data.error;
+      waitingEl.textContent = data.waiting;
       if (!data.finished) {
         setTimeout(poll, POLL_MS);
       } else if (box.dataset.reload) {
@@ -31,7 +33,7 @@
       }
     }
     const state = stateEl.className.match(/state-(\w+)/)[1];
-    if (state === "queued" || state === "running") poll();
+    if (state === "queued" || state === "running" || state === "waiting") poll();
   }
 
   document.querySelectorAll(".task[data-task-url]").forEach(watch);

@@ -49,14 +49,12 @@ def page(browser):
 
 @pytest.fixture
 def worker_process(transactional_db, redis_queue):
-    """A real `manage.py rqworker` process on the test database and the test Redis."""
+    """A real `manage.py rqworker` process on the test database and the test Redis, run as
+    the README says (with the scheduler that delivers a busy board's next try)."""
     database = connection.settings_dict["NAME"]
     env = {**os.environ, "DATABASE_URL": f"sqlite:///{database}", "REDIS_URL": settings.REDIS_URL}
-    worker = subprocess.Popen(
-        [sys.executable, "manage.py", "rqworker", "default", "--worker-class", "rq.SimpleWorker"],
-        cwd=ROOT,
-        env=env,
-    )
+    command = ["rqworker", "default", "--with-scheduler", "--worker-class", "rq.SimpleWorker"]
+    worker = subprocess.Popen([sys.executable, "manage.py", *command], cwd=ROOT, env=env)
     yield worker
     worker.terminate()
     worker.wait(timeout=20)

@@ -105,3 +105,19 @@ def test_the_admin_never_deletes_history(client, staff, model):
     record = board.snapshots.get() if model == "factsnapshot" else board.tasks.get()
     url = reverse(f"admin:devices_{model}_delete", args=[record.pk])
     assert client.get(url).status_code == 403
+
+
+def test_the_admin_refuses_a_queue_no_worker_serves(client, staff):
+    client.force_login(staff)
+    board = make_board()
+    url = reverse("admin:devices_board_change", args=[board.pk])
+    data = {"name": board.name, "username": "pi", "tags": "", "status": "online"}
+
+    response = client.post(url, {**data, "queue": "bench-gone", "status_reason": ""})
+
+    assert response.status_code == 200
+    assert "No worker queue is named &#x27;bench-gone&#x27;; known: default." in (
+        response.content.decode()
+    )
+    board.refresh_from_db()
+    assert board.queue == "default"

@@ -14,9 +14,9 @@ from django.db import connection
 from rq.job import Job
 from rq.registry import FinishedJobRegistry
 
-from devices import apply, configtxt, presets
+from devices import apply, presets, tasks
 from devices.locks import board_lock
-from devices.models import Application, Board, Preset
+from devices.models import Application, Board, BoardTask, Preset
 from pisim import Faults
 
 from .factories import make_board
@@ -330,63 +330,75 @@ def test_sshd_killed_after_config_txt_was_replaced_puts_everything_back(
 
 
 def worker_process(env: dict, log: Path) -> subprocess.Popen:
+    """A real worker with RQ's scheduler, which delivers a busy board's next try."""
     with log.open("wb") as output:
         return subprocess.Popen(
-            [sys.executable, "manage.py", "rqworker", "default", "--burst",
+            [sys.executable, "manage.py", "rqworker", "default", "--with-scheduler",
              "--worker-class", "rq.SimpleWorker"],
             cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT,
         )  # fmt: skip
 
 
-@pisim
-def test_two_applications_to_one_board_run_one_after_the_other(
-    pisim_node_factory, redis_queue, tmp_path
-):
-    node = pisim_node_factory()
-    board = register_node(node)
-    boots = node.boot_count
-    first = presets.start_application(
-        board, make_version({"arm_freq": "1700"}, name="a"), Application.Mode.TRIAL
-    )
-    second = presets.start_application(
-        board, make_version({"arm_freq": "1600"}, name="b"), Application.Mode.DIRECT
-    )
+@contextmanager
+def two_workers(tmp_path):
     env = {
         **os.environ,
         "DATABASE_URL": f"sqlite:///{connection.settings_dict['NAME']}",
         "REDIS_URL": django_settings.REDIS_URL,
         "PIFARM_SSH_CONNECT_TIMEOUT": "2",
+        "PIFARM_REBOOT_DEADLINE": "15",
+        "PIFARM_REBOOT_POLL": "1",
+        "PIFARM_BUSY_RETRY": "1",
     }
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     logs = [tmp_path / "worker-1.log", tmp_path / "worker-2.log"]
     workers = [worker_process(env, log) for log in logs]
+    try:
+        yield
+    finally:
+        for worker in workers:
+            worker.terminate()  # a warm shutdown: each finishes its job first
+        for worker, log in zip(workers, logs, strict=True):
+            assert worker.wait(timeout=30) == 0, log.read_text(errors="replace")[-2000:]
 
-    both_active, one_waited, deadline = [], False, time.monotonic() + 120
-    while time.monotonic() < deadline:
-        rows = list(Application.objects.filter(pk__in=[first.pk, second.pk]))
-        active = [r for r in rows if r.state == State.RUNNING and r.step != apply.WAITING]
-        waiting = [r for r in rows if r.state == State.RUNNING and r.step == apply.WAITING]
-        if len(active) == 2:
-            both_active.append([r.step for r in rows])
-        one_waited = one_waited or (len(active) == 1 and len(waiting) == 1)
-        if all(r.is_finished for r in rows):
-            break
-        time.sleep(0.05)
-    for worker, log in zip(workers, logs, strict=True):
-        assert worker.wait(timeout=30) == 0, log.read_text(errors="replace")[-2000:]
 
-    first.refresh_from_db()
-    second.refresh_from_db()
-    assert first.state == second.state == State.VERIFIED, (first.outcome, second.outcome)
-    assert not both_active
-    assert one_waited  # they really were started at once
+@pisim
+def test_work_for_a_busy_board_waits_without_holding_a_worker(
+    pisim_node_factory, redis_queue, tmp_path
+):
+    busy_node, idle_node = pisim_node_factory(), pisim_node_factory()
+    busy, idle = register_node(busy_node), register_node(idle_node)
+    boots = busy_node.boot_count
+    application = presets.start_application(
+        busy, make_version({"arm_freq": "1700"}), Application.Mode.TRIAL
+    )
+    seen_waiting, deadline = "", time.monotonic() + 120
+    with two_workers(tmp_path):
+        while application.step in ("", apply.WAITING) and time.monotonic() < deadline:
+            application.refresh_from_db()  # until it drives the board
+            time.sleep(0.02)
+        probe_busy = tasks.start(busy, BoardTask.Kind.PROBE)  # worker 2 finds it busy...
+        probe_idle = tasks.start(idle, BoardTask.Kind.PROBE)  # ...and is free for this one
+        while time.monotonic() < deadline:
+            records = [application, probe_busy, probe_idle]
+            for record in records:
+                record.refresh_from_db()
+            if probe_busy.state == "waiting":
+                seen_waiting = probe_busy.waiting_words
+            if all(record.is_finished for record in records):
+                break
+            time.sleep(0.05)
+
+    assert application.state == State.VERIFIED, application.outcome
+    assert probe_idle.state == probe_busy.state == BoardTask.State.DONE
+    assert probe_idle.finished < application.finished  # it did not wait behind the busy board
+    assert (probe_idle.finished - probe_idle.created).total_seconds() < 5
+    assert seen_waiting.startswith(f"waiting for {busy.name}: another job is driving it")
+    assert probe_busy.started > application.finished  # it ran once the board was free
+    assert busy_node.boot_count == boots + 1
     registry = FinishedJobRegistry(queue=redis_queue)
     jobs = Job.fetch_many(registry.get_job_ids(), connection=redis_queue.connection)
-    assert len({job.worker_name for job in jobs}) == 2  # one worker each
-    assert node.boot_count == boots + 2
-    last = max([first, second], key=lambda a: a.finished)
-    assert configtxt.managed_settings(node.read_file(PI4_CONFIG)) == last.version.options
-    assert node.booted_config["arm_freq"] == int(last.version.options["arm_freq"])
+    assert len({job.worker_name for job in jobs}) == 2
 
 
 @pisim

@@ -2,10 +2,13 @@ from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
+from django.db import DatabaseError
 from django.utils import timezone
 
+from devices import presets
+from devices.management.commands import healthcheck
 from devices.management.commands.healthcheck import fail_stale_tasks
-from devices.models import Board, BoardTask
+from devices.models import Application, Board, BoardTask, Preset
 
 from .factories import make_board
 
@@ -50,3 +53,100 @@ def test_a_late_result_does_not_overwrite_a_failed_task():
     jobs._finish(task)
     task.refresh_from_db()
     assert task.state == "failed"
+
+
+class RoundsDone(Exception):
+    """Ends `healthcheck --every` in a test, from its sleep between rounds."""
+
+
+def stop_after(rounds: int):
+    slept = []
+
+    def sleep(seconds):
+        slept.append(seconds)
+        if len(slept) == rounds:
+            raise RoundsDone
+
+    return sleep
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_board_on_a_queue_no_worker_serves_does_not_stop_the_health_checks(
+    redis_queue, monkeypatch
+):
+    gone = make_board("a")
+    Board.objects.filter(pk=gone.pk).update(queue="bench-gone")  # PIFARM_QUEUES changed since
+    make_board("b")
+    monkeypatch.setattr(healthcheck.time, "sleep", stop_after(rounds=2))
+
+    with pytest.raises(RoundsDone):
+        call_command("healthcheck", every=5)
+
+    checks = BoardTask.objects.filter(kind=BoardTask.Kind.HEALTH)
+    assert {task.board.name for task in checks.filter(state="queued")} == {"b"}
+    failed = checks.filter(board=gone)
+    assert failed.count() == 2  # one per round: the board's task says why
+    assert all("no worker serves the queue 'bench-gone'" in task.error for task in failed)
+    assert len(redis_queue.jobs) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_round_that_fails_is_logged_and_the_next_one_runs(redis_queue, monkeypatch, caplog):
+    make_board("a")
+    rounds = []
+
+    def flaky_sweep():
+        rounds.append(1)
+        if len(rounds) == 1:
+            raise DatabaseError("database is locked")
+        return 0
+
+    monkeypatch.setattr(healthcheck, "fail_stale_tasks", flaky_sweep)
+    monkeypatch.setattr(healthcheck.time, "sleep", stop_after(rounds=2))
+
+    with pytest.raises(RoundsDone):
+        call_command("healthcheck", every=5)
+
+    assert len(rounds) == 2
+    assert "health-check round failed" in caplog.text
+    assert BoardTask.objects.filter(kind=BoardTask.Kind.HEALTH).count() == 1  # the 2nd round
+
+
+def test_work_waiting_for_a_busy_board_is_not_failed_as_stale():
+    board = make_board()
+    long_ago, soon = timezone.now() - timedelta(hours=2), timezone.now() + timedelta(seconds=5)
+    task = BoardTask.objects.create(
+        board=board, kind="probe", state="waiting", started=long_ago, next_try=soon
+    )
+    preset = Preset.objects.create(name="p")
+    version = presets.new_version(preset, options={"arm_freq": "1700"})
+    # It waited two hours for its board, then started a moment ago: not stale.
+    application = Application.objects.create(
+        board=board, version=version, state="running", started=timezone.now()
+    )
+    BoardTask.objects.filter(pk=task.pk).update(created=long_ago)
+    Application.objects.filter(pk=application.pk).update(created=long_ago)
+
+    assert fail_stale_tasks() == 0
+    task.refresh_from_db()
+    application.refresh_from_db()
+    assert task.state == "waiting"
+    assert application.state == "running"
+
+
+def test_waiting_work_whose_next_try_never_came_ends_as_failed():
+    board = make_board()
+    long_ago = timezone.now() - timedelta(hours=2)
+    task = BoardTask.objects.create(board=board, kind="probe", state="waiting", next_try=long_ago)
+    preset = Preset.objects.create(name="p")
+    version = presets.new_version(preset, options={"arm_freq": "1700"})
+    application = Application.objects.create(
+        board=board, version=version, state="waiting", next_try=long_ago
+    )
+
+    assert fail_stale_tasks() == 2
+    task.refresh_from_db()
+    application.refresh_from_db()
+    assert task.state == "failed" and "--with-scheduler" in task.error
+    assert application.state == "failed" and "--with-scheduler" in application.outcome
+    assert application.outcome.startswith("Nothing was changed")

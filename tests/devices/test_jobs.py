@@ -1,11 +1,16 @@
 """Job plumbing with a real Redis and a real RQ worker: locks, crashes, queue failures."""
 
-import pytest
-from redis.exceptions import ConnectionError as RedisConnectionError
+import time
 
-from devices import jobs, tasks
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+from rq.job import Job
+from rq.registry import ScheduledJobRegistry
+
+from devices import jobs, presets, tasks
 from devices.locks import BoardBusy, board_lock
-from devices.models import BoardTask
+from devices.models import Application, Board, BoardTask, Preset
 
 from .factories import make_board
 
@@ -48,12 +53,94 @@ def test_a_job_that_crashes_still_ends_its_task(redis_queue, run_jobs, monkeypat
     assert "failed unexpectedly (RuntimeError)" in task.error
 
 
-def test_an_unreachable_queue_fails_the_task_with_the_reason(redis_queue, monkeypatch):
-    def refuse(*args, **kwargs):
-        raise RedisConnectionError("Connection refused")
+@pytest.fixture
+def busy(settings):
+    """Short waits for a busy board. SSH_CONNECT_TIMEOUT only shortens the old lock waits."""
+    settings.PIFARM_BUSY_RETRY = 0.2
+    settings.PIFARM_BUSY_WAIT = 1
+    settings.SSH_CONNECT_TIMEOUT = 1
+    settings.PIFARM_REBOOT_DEADLINE = 10
+    return settings
 
-    monkeypatch.setattr(redis_queue.__class__, "enqueue", refuse)
-    task = tasks.start(make_board(), BoardTask.Kind.PROBE)
+
+def run_until_finished(record, run_jobs, seconds=10):
+    """Deliver each next try as it falls due (the workers' scheduler does this for real)."""
+    deadline = time.monotonic() + seconds
+    while not record.is_finished and time.monotonic() < deadline:
+        run_jobs(with_scheduler=True)
+        time.sleep(0.1)
+        record.refresh_from_db()
+
+
+def scheduled_args(queue) -> list[tuple]:
+    registry = ScheduledJobRegistry(queue=queue)
+    jobs_ = Job.fetch_many(registry.get_job_ids(), connection=queue.connection)
+    return [job.args for job in jobs_]
+
+
+@pytest.mark.timeout(60)
+def test_a_probe_of_a_busy_board_gives_its_worker_back_and_says_it_waits(
+    redis_queue, run_jobs, busy, logged_in
+):
+    busy.PIFARM_BUSY_RETRY = 30
+    board = make_board()
+    task = tasks.start(board, BoardTask.Kind.PROBE)
+    with board_lock(board.pk, ttl=120):  # another job drives the board
+        started = time.monotonic()
+        run_jobs()
+        elapsed = time.monotonic() - started
+
     task.refresh_from_db()
-    assert task.state == "failed"
-    assert "could not reach the job queue" in task.error
+    assert elapsed < 2
+    assert task.state == BoardTask.State.WAITING
+    assert 20 < (task.next_try - timezone.now()).total_seconds() <= 30
+    next_try = f"{timezone.localtime(task.next_try):%H:%M:%S}"
+    words = f"waiting for bench-1: another job is driving it; next try at {next_try}"
+    assert task.waiting_words == words
+    assert scheduled_args(redis_queue) == [(task.pk,)]
+    status = logged_in.get(reverse("devices:task_status", args=[task.code])).json()
+    assert status["label"] == "waiting for the board"
+    assert status["waiting"] == words and status["finished"] is False
+    assert words in logged_in.get(board.get_absolute_url()).content.decode()
+
+
+@pytest.mark.timeout(60)
+def test_a_probe_that_waited_past_the_deadline_ends_with_the_reason(redis_queue, run_jobs, busy):
+    board = make_board()
+    task = tasks.start(board, BoardTask.Kind.PROBE)
+    with board_lock(board.pk, ttl=120):
+        run_until_finished(task, run_jobs)
+
+    assert task.state == BoardTask.State.FAILED
+    assert task.error == (
+        "bench-1 was busy with other work for more than 1 s, so it was not probed. Try again later."
+    )
+    assert (task.finished - task.waiting_since).total_seconds() >= 1
+
+
+@pytest.mark.timeout(60)
+def test_an_application_on_a_busy_board_waits_without_a_worker_then_gives_up(
+    redis_queue, run_jobs, busy, logged_in
+):
+    board = make_board(status=Board.Status.ONLINE)
+    version = presets.new_version(Preset.objects.create(name="p"), options={"arm_freq": "1700"})
+    application = presets.start_application(board, version, Application.Mode.TRIAL)
+    with board_lock(board.pk, ttl=120):
+        started = time.monotonic()
+        run_jobs()
+        elapsed = time.monotonic() - started
+        application.refresh_from_db()
+        status_url = reverse("devices:application_status", args=[application.code])
+        status = logged_in.get(status_url).json()
+        run_until_finished(application, run_jobs)
+
+    assert elapsed < 2
+    assert status["state"] == "waiting" and status["finished"] is False
+    assert status["step"].startswith("waiting for bench-1: another job is driving it; next try")
+    assert application.state == Application.State.FAILED
+    assert application.outcome == (
+        "bench-1 was busy with other work for more than 1 s, so nothing was changed. "
+        "Start the application again later."
+    )
+    board.refresh_from_db()
+    assert board.status == Board.Status.ONLINE

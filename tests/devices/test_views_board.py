@@ -94,6 +94,7 @@ def test_task_status_answers_json(logged_in):
         "label": "queued",
         "kind": "probe",
         "error": "",
+        "waiting": "",
         "finished": False,
         "duration_s": None,
     }
@@ -129,3 +130,21 @@ def test_rejecting_the_key_forgets_the_board(logged_in):
     url = reverse("devices:confirm_decision", args=[board.code])
     logged_in.post(url, {"decision": "reject", "fingerprint": ssh.fingerprint(offered)})
     assert not Board.objects.filter(pk=board.pk).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_reprobing_a_board_on_a_queue_no_worker_serves_says_why(logged_in, redis_queue):
+    board = make_board()
+    Board.objects.filter(pk=board.pk).update(queue="bench-gone")  # PIFARM_QUEUES changed since
+
+    response = logged_in.post(
+        reverse("devices:start_task", args=[board.code, "probe"]), follow=True
+    )
+
+    assert response.status_code == 200
+    said = [str(message) for message in response.context["messages"]]
+    assert said == [
+        "Probe of bench-1 did not start: no worker serves the queue 'bench-gone' (the queues "
+        "are: default); set the board's worker queue to one of them"
+    ]
+    assert board.tasks.get().state == BoardTask.State.FAILED

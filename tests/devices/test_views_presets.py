@@ -1,8 +1,10 @@
 import pytest
+from django.db import IntegrityError, transaction
+from django.test import Client
 from django.urls import reverse
 
 from devices import presets
-from devices.models import Application, Preset, PresetVersion
+from devices.models import Application, Board, Preset, PresetVersion
 
 from .factories import make_board
 
@@ -134,6 +136,57 @@ def test_applying_queues_one_job_per_board_with_only_an_id(
     applications = Application.objects.order_by("pk")
     assert [a.board.name for a in applications] == ["a", "b"]
     assert sorted(job.args for job in redis_queue.jobs) == sorted((a.pk,) for a in applications)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_apply_form_posted_twice_applies_once(user, redis_queue):
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(user)
+    board, preset = make_board("a"), make_preset()
+    url = reverse("devices:apply", args=[preset.code, 1])
+    token = browser.get(url).context["csrf_token"]
+    form = {"boards": [board.pk], "mode": "trial", "csrfmiddlewaretoken": str(token)}
+
+    first = browser.post(url, form)
+    second = browser.post(url, form, follow=True)  # the same form, the same token
+
+    application = Application.objects.get()
+    assert first.status_code == 302
+    assert second.status_code == 200
+    assert second.redirect_chain == [(application.get_absolute_url(), 302)]
+    said = [str(message) for message in second.context["messages"]]
+    assert said[-1] == (
+        f"a already has an application of {preset.latest} (queued); it was not started again."
+    )
+    assert len(redis_queue.jobs) == 1
+
+
+def test_the_database_refuses_a_second_unfinished_application_of_a_board():
+    board, version = make_board(), make_preset().latest
+    for state in ["queued", "waiting", "running"]:
+        first = Application.objects.create(board=board, version=version, state=state)
+        with pytest.raises(IntegrityError), transaction.atomic():
+            Application.objects.create(board=board, version=version)
+        Application.objects.filter(pk=first.pk).update(state=Application.State.VERIFIED)
+    Application.objects.create(board=board, version=version)  # after finished ones: fine
+    with pytest.raises(presets.AlreadyApplying, match="already has an application"):
+        presets.start_application(board, version, "trial")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_applying_to_a_board_on_a_queue_no_worker_serves_says_why(logged_in, redis_queue):
+    board, preset = make_board("a"), make_preset()
+    Board.objects.filter(pk=board.pk).update(queue="bench-gone")  # PIFARM_QUEUES changed since
+    url = reverse("devices:apply", args=[preset.code, 1])
+
+    response = logged_in.post(url, {"boards": [board.pk], "mode": "trial"}, follow=True)
+
+    assert response.status_code == 200
+    said = [str(message) for message in response.context["messages"]]
+    assert len(said) == 1 and said[0].startswith(
+        "a: Nothing was changed: no worker serves the queue 'bench-gone'"
+    )
+    assert Application.objects.get().state == Application.State.FAILED
 
 
 def test_boards_a_person_must_look_at_are_not_offered(logged_in):

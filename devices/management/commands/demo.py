@@ -37,6 +37,8 @@ EXAMPLE_PRESETS = [
     ("Pi 4 mild overclock", ["pi4_r14"], {"arm_freq": 1700}, "performance"),
 ]  # fmt: skip
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# The scheduler delivers the next try of a job that found its board busy.
+WORKER = ("rqworker", "--with-scheduler", "default")
 
 
 def _ignore_stop_signals() -> None:
@@ -69,7 +71,7 @@ class Command(BaseCommand):
                 farm = self._start_farm(nodes)
                 self._register(farm)
                 self._example_presets()
-                children += [self._spawn(log, "rqworker", "default") for _ in range(workers)]
+                children += [self._spawn(log, *WORKER) for _ in range(workers)]
                 interval = str(settings.HEALTH_CHECK_INTERVAL)
                 children.append(self._spawn(log, "healthcheck", "--every", interval))
                 children.append(self._web_server(port, log))

@@ -1,3 +1,4 @@
+import logging
 import time
 from datetime import timedelta
 
@@ -10,10 +11,16 @@ from devices import apply, tasks
 from devices.models import Application, Board, BoardTask
 from devices.tasks import JOB_TIMEOUT_S
 
+log = logging.getLogger(__name__)
+
 # A running task past its job timeout lost its worker (killed, machine gone); a queued one
-# this old has no worker listening on its queue.
+# this old has no worker listening on its queue. A waiting one is judged by its next try
+# (it may rightly wait a long time for a busy board): an hour past it, nothing delivered it.
 RUNNING_STALE_AFTER = timedelta(seconds=JOB_TIMEOUT_S + 60)
 QUEUED_STALE_AFTER = timedelta(hours=1)
+NO_SCHEDULER = (
+    "its next try was due an hour ago and never came: do the workers run with --with-scheduler?"
+)
 
 
 def fail_stale_tasks() -> int:
@@ -33,22 +40,40 @@ def fail_stale_tasks() -> int:
         error="no worker took this task within an hour: is a worker running for its queue?",
         finished=now,
     )
-    return running + queued + _fail_stale_applications(now)
+    waiting = BoardTask.objects.filter(
+        state=BoardTask.State.WAITING, next_try__lt=now - QUEUED_STALE_AFTER
+    ).update(
+        state=BoardTask.State.FAILED,
+        error=f"Waited for the board, but {NO_SCHEDULER}",
+        finished=now,
+    )
+    return running + queued + waiting + _fail_stale_applications(now)
 
 
 def _fail_stale_applications(now) -> int:
     """Applications whose worker vanished. A running one may have left the board half-way,
     so a person looks; a queued one never started."""
-    stale = Application.objects.filter(
-        created__lt=now - timedelta(seconds=apply.job_timeout() + 60)
-    )
-    never_started = stale.filter(state=Application.State.QUEUED).update(
+    stale_after = now - timedelta(seconds=apply.job_timeout() + 60)
+    never_started = Application.objects.filter(
+        state=Application.State.QUEUED, created__lt=stale_after
+    ).update(
         state=Application.State.FAILED,
         outcome="No worker took this application: is a worker running for the board's queue? "
         "Nothing was changed.",
         finished=now,
     )
-    interrupted = stale.filter(state=Application.State.RUNNING)
+    never_retried = Application.objects.filter(
+        state=Application.State.WAITING, next_try__lt=now - QUEUED_STALE_AFTER
+    ).update(
+        state=Application.State.FAILED,
+        outcome=f"Nothing was changed: it waited for the board, but {NO_SCHEDULER}",
+        step="",
+        finished=now,
+    )
+    # Started, not created: an application may wait a long time for its board first.
+    interrupted = Application.objects.filter(
+        state=Application.State.RUNNING, started__lt=stale_after
+    )
     boards = list(interrupted.values_list("board", flat=True))
     count = interrupted.update(
         state=Application.State.NEEDS_ATTENTION,
@@ -61,13 +86,16 @@ def _fail_stale_applications(now) -> int:
         status=Board.Status.NEEDS_ATTENTION,
         status_reason="a preset application was interrupted (its worker stopped)",
     )
-    return never_started + count
+    return never_started + never_retried + count
 
 
 def queue_health_checks() -> int:
-    """A check for every board, except where the last one has not run yet (no pile-up)."""
+    """A check for every board, except where the last one has not run yet (no pile-up).
+
+    One board's failure (its queue unknown, Redis down) is logged and the others go on.
+    """
     pending = BoardTask.objects.filter(
-        kind=BoardTask.Kind.HEALTH, state=BoardTask.State.QUEUED
+        kind=BoardTask.Kind.HEALTH, state__in=BoardTask.UNFINISHED
     ).values("board")
     boards = (
         Board.objects.in_service()
@@ -75,10 +103,20 @@ def queue_health_checks() -> int:
         .exclude(status=Board.Status.MAINTENANCE)
         .exclude(pk__in=pending)
     )
-    with transaction.atomic():
-        for board in boards:
-            tasks.start(board, BoardTask.Kind.HEALTH)
-    return len(boards)
+    queued = 0
+    for board in boards:
+        try:
+            with transaction.atomic():
+                task = tasks.start(board, BoardTask.Kind.HEALTH)
+        except Exception:
+            log.exception("could not start a health check of %s", board)
+            continue
+        task.refresh_from_db()
+        if task.state == BoardTask.State.FAILED:
+            log.warning("health check of %s not queued: %s", board, task.error)
+        else:
+            queued += 1
+    return queued
 
 
 class Command(BaseCommand):
@@ -94,10 +132,18 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, every=None, **options):
+        if not every:
+            self.round()
+            return
         while True:
-            stale = fail_stale_tasks()
-            count = queue_health_checks()
-            self.stdout.write(f"queued {count} health checks; {stale} stale tasks failed")
-            if not every:
-                return
+            try:
+                self.round()
+            except Exception:
+                # The demo stops when this process exits: a bad round is logged, not fatal.
+                log.exception("health-check round failed; trying again in %s s", every)
             time.sleep(every)
+
+    def round(self) -> None:
+        stale = fail_stale_tasks()
+        count = queue_health_checks()
+        self.stdout.write(f"queued {count} health checks; {stale} stale tasks failed")

@@ -1,0 +1,152 @@
+"""How long does a probe of an idle board wait while another board is busy? Two RQ workers.
+
+    make bench            # or: .venv/bin/python bench/busy_board_wait.py [--rounds 3]
+
+Starts 2 simulated Pis (pisim, 10.213.4.0/24; a reboot takes --downtime s) and 2 real RQ
+worker processes (with RQ's scheduler). Each round:
+  1. a preset application (trial boot) starts on board "busy" and drives it (worker 1);
+  2. then a probe of "busy" is queued (worker 2 picks it up and finds the board busy);
+  3. then a probe of "idle" is queued: the figure is how long it takes, queued to stored.
+If a job blocks its worker while it waits for a busy board, the idle board's probe waits
+behind the whole application; if it gives the worker back, it runs at once.
+Needs root (pisim). Prints figures; asserts nothing.
+"""
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+DATA_DIR = Path(tempfile.mkdtemp(prefix="pifarm-bench-"))
+os.environ["PIFARM_DATA_DIR"] = str(DATA_DIR)
+os.environ.pop("DATABASE_URL", None)
+os.environ.pop("REDIS_URL", None)
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pifarm.settings")
+os.environ.setdefault("PIFARM_REBOOT_POLL", "1")  # the workers inherit it
+
+import django  # noqa: E402 - settings must see the environment above
+
+django.setup()
+
+from django.core.management import call_command  # noqa: E402
+
+from devices import apply, presets, tasks  # noqa: E402
+from devices.models import Application, Board, BoardTask, Preset  # noqa: E402
+from pisim import Farm  # noqa: E402
+
+BENCH_SUBNET_INDEX = 4
+DEADLINE_S = 300
+
+
+def start_workers(count: int) -> list[subprocess.Popen]:
+    command = [sys.executable, "manage.py", "rqworker", "default", "--with-scheduler"]
+    workers = [
+        subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(count)
+    ]
+    time.sleep(3)  # let every worker connect and block on the queue
+    return workers
+
+
+def wait_for(condition, what: str) -> None:
+    deadline = time.monotonic() + DEADLINE_S
+    while not condition():
+        if time.monotonic() > deadline:
+            raise SystemExit(f"{what} did not happen within {DEADLINE_S} s")
+        time.sleep(0.005)
+
+
+def refreshed(record):
+    record.refresh_from_db()
+    return record
+
+
+def one_round(busy: Board, idle: Board, version) -> dict:
+    application = presets.start_application(busy, version, Application.Mode.TRIAL)
+    wait_for(lambda: refreshed(application).step not in ("", apply.WAITING), "the application")
+    probe_busy = tasks.start(busy, BoardTask.Kind.PROBE)
+    time.sleep(0.5)  # worker 2 has taken the busy board's probe
+    queued = time.perf_counter()
+    probe_idle = tasks.start(idle, BoardTask.Kind.PROBE)
+    wait_for(lambda: refreshed(probe_idle).is_finished, "the idle board's probe")
+    idle_s = time.perf_counter() - queued
+    wait_for(lambda: refreshed(application).is_finished, "the application")
+    wait_for(lambda: refreshed(probe_busy).is_finished, "the busy board's probe")
+    wait_for(lambda: not busy.tasks.exclude(state__in=["done", "failed"]).exists(), "re-probe")
+    for record, ok in ((application, "verified"), (probe_idle, "done"), (probe_busy, "done")):
+        if record.state != ok:
+            raise SystemExit(f"{record} ended {record.state}")
+    return {
+        "idle": idle_s,
+        "application": (application.finished - application.started).total_seconds(),
+        "busy after": (probe_busy.finished - application.finished).total_seconds(),
+    }
+
+
+def report(name: str, samples: list[float]) -> None:
+    median = statistics.median(samples)
+    spread = f"min {min(samples):.2f} max {max(samples):.2f}"
+    print(f"{name:<50} median {median:6.2f} s  ({spread}, n={len(samples)})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--downtime", type=float, default=3.0, help="simulated reboot, s")
+    args = parser.parse_args()
+
+    call_command("migrate", verbosity=0)
+    farm = Farm("busy", BENCH_SUBNET_INDEX, downtime=args.downtime)
+    workers = []
+    try:
+        farm.add_node("busy", profile="pi4b-bookworm")
+        farm.add_node("idle", profile="pi4b-bookworm")
+        farm.start()
+        boards = {}
+        for node in farm.nodes.values():
+            board = Board(name=node.name, host=node.host, port=node.port, username=node.user)
+            board.set_credential("key", node.private_key_pem)
+            board.host_key = node.host_key_public
+            board.save()
+            boards[node.name] = board
+        preset = Preset.objects.create(name="mild overclock")
+        versions = [
+            presets.new_version(preset, options={"arm_freq": str(freq)}) for freq in (1700, 1600)
+        ]
+        workers = start_workers(2)
+        alone = []
+        for _ in range(args.rounds + 1):  # the first one warms up the workers
+            started = time.perf_counter()
+            task = tasks.start(boards["idle"], BoardTask.Kind.PROBE)
+            wait_for(lambda task=task: refreshed(task).is_finished, "a probe")
+            alone.append(time.perf_counter() - started)
+        rounds = [
+            one_round(boards["busy"], boards["idle"], versions[i % 2]) for i in range(args.rounds)
+        ]
+
+        print(f"2 workers, 2 simulated boards, reboot {args.downtime:g} s, {os.cpu_count()} cores")
+        report("probe of the idle board, nothing else running", alone[1:])
+        report("probe of the idle board while the other is busy", [r["idle"] for r in rounds])
+        report("  (the busy board's application took)", [r["application"] for r in rounds])
+        report("  (its probe ended after the application by)", [r["busy after"] for r in rounds])
+    finally:
+        for worker in workers:
+            worker.terminate()
+        for worker in workers:
+            worker.wait(timeout=60)
+        farm.stop()
+        import redis
+
+        redis.Redis(unix_socket_path=str(DATA_DIR / "redis.sock")).shutdown(nosave=True)
+        shutil.rmtree(DATA_DIR, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,93 @@
+"""One way to put work for a board on its worker queue: board tasks and preset applications.
+
+Only the record's id goes into Redis (job arguments show on the queue dashboard), after the
+transaction that wrote the record commits. Work that cannot be queued (a queue no worker
+serves, Redis down) ends its record at once with the reason, rather than leaving it "queued"
+for an hour. A job that finds its board driven by another job gives its worker back and
+queues its next try for later (the workers' scheduler delivers it) instead of waiting.
+"""
+
+import logging
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+import django_rq
+from django.conf import settings
+from django.db import models, transaction
+from django.utils import timezone
+from redis.exceptions import RedisError
+from rq import Callback
+
+log = logging.getLogger(__name__)
+
+
+def busy_retry_s() -> float:
+    return float(settings.PIFARM_BUSY_RETRY)
+
+
+def busy_wait_s() -> float:
+    return float(settings.PIFARM_BUSY_WAIT)
+
+
+def on_board_queue(
+    record: models.Model,
+    function,
+    *,
+    job_timeout: float,
+    on_failure,
+    unqueued: Callable[[str], None],
+    at: datetime | None = None,
+) -> None:
+    """Queue function(record.pk) on the queue of record.board once the transaction commits,
+    or at `at` if given. unqueued(reason) ends the record when it cannot be queued."""
+    queue_name = record.board.queue
+
+    def send():
+        reason = _send(queue_name, function, record.pk, at, job_timeout, Callback(on_failure))
+        if reason:
+            log.error("could not queue %s: %s", record, reason)
+            unqueued(reason)
+
+    transaction.on_commit(send)
+
+
+def _send(queue_name: str, function, record_id: int, at, job_timeout, on_failure) -> str:
+    """Queue one job; what went wrong in words, or "" when it is queued."""
+    if queue_name not in settings.RQ_QUEUES:  # a queue no worker serves (PIFARM_QUEUES)
+        known = ", ".join(settings.RQ_QUEUES)
+        return (
+            f"no worker serves the queue {queue_name!r} (the queues are: {known}); "
+            "set the board's worker queue to one of them"
+        )
+    queue = django_rq.get_queue(queue_name)
+    options = {"job_timeout": job_timeout, "on_failure": on_failure}
+    try:
+        if at is None:
+            queue.enqueue(function, record_id, **options)
+        else:
+            queue.enqueue_at(at, function, record_id, **options)
+    except RedisError as exc:
+        return f"could not reach the job queue (Redis): {exc}"
+    return ""
+
+
+def wait_for_board(record: models.Model, requeue: Callable[[datetime], None]) -> bool:
+    """The record's board is busy: mark the record waiting and queue its next try.
+
+    False, with nothing changed, once it has waited PIFARM_BUSY_WAIT: the caller ends it.
+    """
+    now = timezone.now()
+    since = record.waiting_since or now
+    if (now - since).total_seconds() >= busy_wait_s():
+        return False
+    next_try = now + timedelta(seconds=busy_retry_s())
+    State = type(record).State
+    waiting = (
+        type(record)
+        .objects.filter(pk=record.pk, state=State.RUNNING)
+        .update(state=State.WAITING, waiting_since=since, next_try=next_try)
+    )
+    if waiting:  # not if something else ended it meanwhile (the stale-task sweep)
+        log.info("%s waits for its board; next try at %s", record, next_try)
+        requeue(next_try)
+    return True

@@ -1,0 +1,69 @@
+"""Queueing board work: a job that cannot be queued ends its record at once, saying why."""
+
+import pytest
+
+from devices import presets, tasks
+from devices.models import Application, Board, BoardTask, Preset
+
+from .factories import make_board
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# A Unix socket nobody listens on: Redis is down.
+REDIS_DOWN = {"default": {"URL": "unix:///nonexistent/pifarm-test-redis.sock"}}
+
+
+def board_on_queue(queue: str) -> Board:
+    """A board whose queue was saved before PIFARM_QUEUES changed (no form checks it now)."""
+    board = make_board()
+    Board.objects.filter(pk=board.pk).update(queue=queue)
+    board.refresh_from_db()
+    return board
+
+
+def make_version():
+    preset = Preset.objects.create(name="overclock")
+    return presets.new_version(preset, options={"arm_freq": "1700"})
+
+
+def test_a_task_on_a_queue_no_worker_serves_fails_at_once_with_the_reason(redis_queue):
+    task = tasks.start(board_on_queue("bench-gone"), BoardTask.Kind.PROBE)
+
+    task.refresh_from_db()
+    assert task.state == BoardTask.State.FAILED
+    assert task.error.startswith("no worker serves the queue 'bench-gone'")
+    assert "the queues are: default" in task.error
+    assert task.finished is not None
+    assert len(redis_queue.jobs) == 0
+
+
+def test_an_application_on_a_queue_no_worker_serves_fails_at_once(redis_queue):
+    application = presets.start_application(board_on_queue("bench-gone"), make_version(), "trial")
+
+    application.refresh_from_db()
+    assert application.state == Application.State.FAILED
+    assert application.outcome.startswith("Nothing was changed: no worker serves the queue")
+    assert application.finished is not None
+
+
+def test_an_application_queued_while_redis_is_down_fails_with_the_reason(redis_queue, settings):
+    board, version = make_board(), make_version()
+    settings.RQ_QUEUES = REDIS_DOWN
+
+    application = presets.start_application(board, version, "trial")
+
+    application.refresh_from_db()
+    assert application.state == Application.State.FAILED
+    assert "could not reach the job queue (Redis)" in application.outcome
+    assert application.outcome.startswith("Nothing was changed")
+
+
+def test_a_task_queued_while_redis_is_down_fails_with_the_reason(redis_queue, settings):
+    board = make_board()
+    settings.RQ_QUEUES = REDIS_DOWN
+
+    task = tasks.start(board, BoardTask.Kind.HEALTH)
+
+    task.refresh_from_db()
+    assert task.state == BoardTask.State.FAILED
+    assert "could not reach the job queue (Redis)" in task.error
