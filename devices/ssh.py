@@ -5,6 +5,8 @@ Rules this module enforces for every caller:
   there is no auto-add, and an unpinned board can only have its key fetched;
 - every step has a deadline: TCP connect, SSH banner, key exchange, authentication, and each
   command (locally, and remotely with coreutils `timeout`);
+- no paramiko, socket or EOF error leaves it: each becomes an SSHError that says what the
+  board did (accepted TCP but sent no banner, closed during the key exchange, ...);
 - command lines are built from argument lists with shlex, so every value is quoted;
 - stdout and stderr are drained together (no deadlock on large output) and capped.
 """
@@ -16,6 +18,7 @@ import secrets
 import select
 import shlex
 import socket
+import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -127,37 +130,83 @@ def _resolve(host: str, port: int, timeout: float) -> tuple:
         raise ConnectFailed(f"cannot find the address of {host}: {exc}") from None
 
 
-def _open_transport(host: str, port: int, timeouts: Timeouts, key_types=None):
-    address = _resolve(host, port, timeouts.connect)
+def _connect_tcp(host: str, port: int, timeout: float) -> socket.socket:
+    address = _resolve(host, port, timeout)
     try:
-        sock = socket.create_connection(address[:2], timeout=timeouts.connect)
+        return socket.create_connection(address[:2], timeout=timeout)
     except TimeoutError:
         raise ConnectFailed(
-            f"{host}:{port} did not answer within {timeouts.connect:g} s (unreachable?)"
+            f"{host}:{port} did not answer within {timeout:g} s (unreachable?)"
         ) from None
     except ConnectionRefusedError:
         raise ConnectFailed(f"{host}:{port} refused the connection (is sshd running?)") from None
     except OSError as exc:
         raise ConnectFailed(f"cannot connect to {host}:{port}: {exc.strerror or exc}") from None
+
+
+def _open_transport(host: str, port: int, timeouts: Timeouts, key_types=None):
+    """A transport whose key exchange finished, or ConnectFailed within timeouts.banner.
+
+    start_client(timeout=...) returns silently when time runs out, so we wait on our own
+    event and look at the transport ourselves.
+    """
+    sock = _connect_tcp(host, port, timeouts.connect)
     transport = paramiko.Transport(sock)
     transport.banner_timeout = timeouts.banner
     transport.handshake_timeout = timeouts.banner
     transport.auth_timeout = timeouts.auth
-    if key_types:
-        transport.get_security_options().key_types = key_types
     try:
-        transport.start_client(timeout=timeouts.banner)
-    except (paramiko.SSHException, EOFError, OSError) as exc:
+        if key_types:
+            transport.get_security_options().key_types = key_types
+    except ValueError:  # a pinned key of a type paramiko does not know
+        sock.close()
+        raise HostKeyMismatch(
+            f"the pinned host key is of a type pifarm cannot check ({key_types[-1]}); "
+            "pin the board's Ed25519, ECDSA or RSA key instead"
+        ) from None
+    negotiated = threading.Event()
+    transport.start_client(event=negotiated)
+    negotiated.wait(timeouts.banner)
+    if negotiated.is_set() and transport.is_active():
+        return transport
+    problem = _handshake_problem(transport, timeouts.banner)
+    transport.close()
+    raise ConnectFailed(f"{host}:{port} {problem}")
+
+
+def _handshake_problem(transport, seconds: float) -> str:
+    """Why the SSH handshake did not finish, in words for the user (never the board's text)."""
+    banner = transport.remote_version
+    if transport.is_active():  # still waiting when our deadline passed
+        if not banner:
+            return (
+                f"accepted the connection but sent no SSH banner within {seconds:g} s "
+                "(still starting up, or not an SSH server?)"
+            )
+        return f"sent its SSH banner but did not finish the key exchange within {seconds:g} s"
+    error = transport.get_exception()
+    if isinstance(error, paramiko.IncompatiblePeer):
+        return f"speaks SSH in a way pifarm cannot use ({error})"
+    if banner:
+        return "closed the connection during the SSH key exchange, after sending its banner"
+    if str(error).startswith(("Indecipherable protocol version", "Invalid SSH banner")):
+        return "answered, but not with an SSH banner (is this port an SSH server?)"
+    return "closed the connection before sending an SSH banner"
+
+
+def _server_key(transport, host: str, port: int) -> str:
+    try:
+        return key_line(transport.get_remote_server_key())
+    except paramiko.SSHException:  # the server hung up right after the key exchange
         transport.close()
-        raise ConnectFailed(f"{host}:{port} did not complete the SSH handshake: {exc}") from None
-    return transport
+        raise ConnectFailed(f"{host}:{port} closed the connection after the key exchange") from None
 
 
 def fetch_host_key(host: str, port: int, timeouts: Timeouts = Timeouts()) -> str:
     """The host key a server offers, without authenticating (for the user to confirm)."""
     transport = _open_transport(host, port, timeouts)
     try:
-        return key_line(transport.get_remote_server_key())
+        return _server_key(transport, host, port)
     finally:
         transport.close()
 
@@ -215,7 +264,7 @@ class Session:
         transport = _open_transport(
             target.host, target.port, self.timeouts, _host_key_types(target.host_key)
         )
-        offered = key_line(transport.get_remote_server_key())
+        offered = _server_key(transport, target.host, target.port)
         if offered.split()[:2] != target.host_key.split()[:2]:
             transport.close()
             raise HostKeyMismatch(
@@ -226,27 +275,37 @@ class Session:
             )
         try:
             self._authenticate(transport)
-        except AuthFailed:
+        except SSHError:
             transport.close()
             raise
         self._transport = transport
 
     def _authenticate(self, transport) -> None:
         credential, user = self.target.credential, self.target.username
+        started = time.monotonic()
         try:
             if credential.kind == "key":
                 transport.auth_publickey(user, _load_private_key(credential.secret))
             else:
                 transport.auth_password(user, credential.secret)
         except paramiko.AuthenticationException:
+            if not transport.is_active():
+                raise ConnectionLost("the board closed the connection during login") from None
+            if time.monotonic() - started >= self.timeouts.auth:
+                raise ConnectFailed(
+                    f"the board did not answer the login within {self.timeouts.auth:g} s"
+                ) from None
             raise AuthFailed(f"the board refused the {credential.kind} of user {user}") from None
-        except (paramiko.SSHException, EOFError, OSError) as exc:
-            raise AuthFailed(f"authentication did not complete: {exc}") from None
+        except (paramiko.SSHException, EOFError, OSError):
+            raise ConnectionLost("the connection dropped during login") from None
 
     def close(self) -> None:
         if self._transport is not None:
-            self._transport.close()
-            self._transport = None
+            transport, self._transport = self._transport, None
+            try:
+                transport.close()
+            except (paramiko.SSHException, EOFError, OSError):
+                pass  # hanging up on a connection that is already dead is not an error
 
     def run(
         self,
@@ -291,8 +350,14 @@ class Session:
             ) from None
         try:
             return _Exchange(channel, stdin, cap).run(time.monotonic() + deadline_s)
+        except (paramiko.SSHException, EOFError, OSError):
+            # e.g. feeding stdin into a connection the board just cut
+            raise ConnectionLost("the connection to the board dropped during the command") from None
         finally:
-            channel.close()
+            try:
+                channel.close()
+            except (paramiko.SSHException, EOFError, OSError):
+                pass  # the connection is gone; the error above, if any, says so
 
     def write_file_atomic(self, path: str, data: bytes, *, sudo: bool, timeout: float = 30) -> str:
         """Replace path with data: temp file, checksum check, backup, rename. Returns backup path.
