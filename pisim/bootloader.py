@@ -67,6 +67,8 @@ def firmware_boot(nodedir: Path, info: dict, profile: Profile, state: dict, faul
         "compatible": profile.compatible,
         "profile": profile.to_dict(),
         "sshd_restart_delay": faults.sshd_restart_delay,
+        "banner_delay": faults.banner_delay,
+        "close_after_banner": faults.close_after_banner,
         "booted_at": time.time(),
     }
     proc_dir = nodedir / "proc"

@@ -14,6 +14,14 @@ class Faults:
         seconds when watchdog=True, and the board then boots config.txt (yaml: tryboot.caveat).
     throttled_after_boot: get_throttled value reported after each boot (e.g. 0x50005).
     sshd_restart_delay: seconds before sshd is back after kill_sshd() or an sshd crash.
+    banner_delay: for this many seconds after each boot, the node accepts TCP on port 22 at
+        once but sends nothing; then sshd's banner flows on every connection still open (a
+        board whose sshd is slow to start talking).
+    close_after_banner: for this many seconds after each boot (after banner_delay, if both
+        are set), each connection gets sshd's banner and is then closed, before any key
+        exchange; float("inf") for always.
+    With either set, port 22 is a relay in the node's PID 1 in front of an sshd on the
+    node's loopback (for that boot): TCP is accepted even while sshd is down (then closed).
     """
 
     max_boot_arm_freq: int | None = None
@@ -21,6 +29,8 @@ class Faults:
     watchdog_timeout: float = 3.0
     throttled_after_boot: int | None = None
     sshd_restart_delay: float = 1.0
+    banner_delay: float = 0.0
+    close_after_banner: float = 0.0
 
     def to_dict(self) -> dict:
         return asdict(self)
