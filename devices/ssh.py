@@ -34,6 +34,9 @@ KILL_GRACE_S = 5  # after the remote `timeout` sends TERM, KILL follows this muc
 TIMEOUT_EXIT_STATUS = 124  # what coreutils `timeout` exits with when it stopped the command
 KILLED_BY_SIGNAL = -1  # Result.exit_status of a command that died of a signal
 EOF_GRACE_S = 2  # after the exit status, how long to wait for the end of the output
+# What write_file_atomic appends to a file's name for its backup, as a shell glob:
+# .pifarm-<UTC YYYYmmdd>-<HHMMSS>-<6 hex>.bak. In the C locale its matches sort oldest first.
+BACKUP_GLOB = ".pifarm-" + "[0-9]" * 8 + "-" + "[0-9]" * 6 + "-" + "[0-9a-f]" * 6 + ".bak"
 
 
 class SSHError(Exception):
@@ -366,8 +369,8 @@ class Session:
         leaves either the old or the new content, never a truncated file.
         """
         digest = hashlib.sha256(data).hexdigest()
-        stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
-        backup = f"{path}.pifarm-{stamp}.bak"
+        stamp = f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{secrets.token_hex(3)}"
+        backup = f"{path}.pifarm-{stamp}.bak"  # BACKUP_GLOB matches it
         result = self.run(
             ["sh", "-c", _ATOMIC_WRITE, "pifarm-write", path, backup, digest],
             timeout,

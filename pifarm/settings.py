@@ -128,6 +128,9 @@ HEALTH_CHECK_INTERVAL = env_int("PIFARM_HEALTH_CHECK_INTERVAL", 60, minimum=5)
 PIFARM_REBOOT_DEADLINE = env_int("PIFARM_REBOOT_DEADLINE", 180, minimum=10)
 PIFARM_REBOOT_POLL = env_int("PIFARM_REBOOT_POLL", 3, minimum=1)
 PIFARM_RECONNECT_DEADLINE = env_int("PIFARM_RECONNECT_DEADLINE", 60, minimum=5)
+# How many of pifarm's config.txt backups a board keeps next to config.txt (the database keeps
+# every one); older ones are removed after each successful write.
+PIFARM_BOARD_BACKUPS_KEPT = env_int("PIFARM_BOARD_BACKUPS_KEPT", 5, minimum=1)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -1,5 +1,6 @@
 """Presets: list, versions and diffs, edit (a new version), clone, apply, application progress."""
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
@@ -228,7 +229,8 @@ def application_list(request):
 @require_GET
 def application_detail(request, code):
     application = get_object_or_404(Application, code=code)
-    return render(request, "devices/application.html", {"application": application})
+    context = {"application": application, "backups_kept": settings.PIFARM_BOARD_BACKUPS_KEPT}
+    return render(request, "devices/application.html", context)
 
 
 @login_required
