@@ -233,8 +233,8 @@ def _load_private_key(text: str) -> paramiko.PKey:
                 "This private key is protected by a passphrase; pifarm needs a key without one "
                 "(make a separate key for pifarm: ssh-keygen -t ed25519 -N '')."
             ) from None
-        except (paramiko.SSHException, ValueError, IndexError):
-            continue
+        except (paramiko.SSHException, ValueError, IndexError, AssertionError):
+            continue  # paramiko checks some fields of a key with assert
     raise AuthFailed(
         "This is not an OpenSSH private key of a kind pifarm reads (Ed25519, ECDSA, RSA)."
     )
@@ -249,7 +249,7 @@ class Session:
     """An authenticated connection to one board. Use as a context manager."""
 
     def __init__(self, target: Target, timeouts: Timeouts = Timeouts()):
-        if not target.host_key:
+        if not target.host_key.strip():
             raise HostKeyMismatch("no host key is pinned for this board; confirm it first")
         self.target = target
         self.timeouts = timeouts

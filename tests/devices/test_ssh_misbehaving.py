@@ -87,3 +87,8 @@ def test_a_pinned_key_of_an_unknown_type_is_refused_before_anything_is_sent():
     with bad.loopback_server(bad.silent) as port:
         with pytest.raises(ssh.HostKeyMismatch, match="pinned host key is of a type"):
             connect(port, host_key="ssh-dss AAAAB3NzaC1kc3MAAACBAP")
+
+
+def test_a_blank_pinned_key_counts_as_no_pin():
+    with pytest.raises(ssh.HostKeyMismatch, match="no host key is pinned"):
+        ssh.Session(target(22, host_key="  \n"), QUICK)
