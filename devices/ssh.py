@@ -172,12 +172,19 @@ def _open_transport(host: str, port: int, timeouts: Timeouts, key_types=None):
     negotiated.wait(timeouts.banner)
     if negotiated.is_set() and transport.is_active():
         return transport
-    problem = _handshake_problem(transport, timeouts.banner)
+    error = transport.get_exception()
+    problem = _handshake_problem(transport, error, timeouts.banner)
     transport.close()
+    if key_types and "no acceptable host key" in str(error):
+        raise HostKeyMismatch(
+            f"{host}:{port} has no {key_types[-1]} host key any more, the type pinned for it. "
+            "Nothing was sent. If the board was reinstalled, register its new key; otherwise "
+            "someone may be intercepting the connection."
+        )
     raise ConnectFailed(f"{host}:{port} {problem}")
 
 
-def _handshake_problem(transport, seconds: float) -> str:
+def _handshake_problem(transport, error: Exception | None, seconds: float) -> str:
     """Why the SSH handshake did not finish, in words for the user (never the board's text)."""
     banner = transport.remote_version
     if transport.is_active():  # still waiting when our deadline passed
@@ -187,7 +194,6 @@ def _handshake_problem(transport, seconds: float) -> str:
                 "(still starting up, or not an SSH server?)"
             )
         return f"sent its SSH banner but did not finish the key exchange within {seconds:g} s"
-    error = transport.get_exception()
     if isinstance(error, paramiko.IncompatiblePeer):
         return f"speaks SSH in a way pifarm cannot use ({error})"
     if banner:

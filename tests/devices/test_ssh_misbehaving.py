@@ -92,3 +92,10 @@ def test_a_pinned_key_of_an_unknown_type_is_refused_before_anything_is_sent():
 def test_a_blank_pinned_key_counts_as_no_pin():
     with pytest.raises(ssh.HostKeyMismatch, match="no host key is pinned"):
         ssh.Session(target(22, host_key="  \n"), QUICK)
+
+
+def test_a_board_without_a_key_of_the_pinned_type_is_a_changed_host_key():
+    pinned = "ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBE"
+    with bad.loopback_server(bad.paramiko_server(hang_up_at="command")) as port:
+        with pytest.raises(ssh.HostKeyMismatch, match="has no ecdsa-sha2-nistp256 host key"):
+            connect(port, host_key=pinned)
