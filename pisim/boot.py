@@ -212,8 +212,11 @@ class SshGate:
             with upstream:
                 if time.monotonic() >= self.open_at:
                     upstream.settimeout(None)
-                    threading.Thread(target=_copy, args=(client, upstream), daemon=True).start()
+                    inbound = threading.Thread(target=_copy, args=(client, upstream), daemon=True)
+                    inbound.start()
                     _copy(upstream, client)
+                    _shut(client)  # wakes the inbound copy if it still waits in recv()
+                    inbound.join()
                     return
                 try:
                     client.sendall(upstream.makefile("rb").readline(256))
@@ -229,6 +232,13 @@ def _copy(source: socket.socket, sink: socket.socket) -> None:
         sink.shutdown(socket.SHUT_WR)
     except OSError:
         pass  # the other side went away: the connection is over
+
+
+def _shut(conn: socket.socket) -> None:
+    try:
+        conn.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass  # already gone
 
 
 def _hang_up(conn: socket.socket) -> None:
