@@ -34,8 +34,8 @@ CLOCK_OPTIONS = ("arm_freq", "arm_freq_min", "force_turbo")
 PI5_CLOCK_CAP_MHZ = 3000  # yaml: arm_freq.reported_limits.pi5
 CLOCK_TOLERANCE = 0.03  # measure_clock reads a little off the nominal value
 
-# Not up yet: refused, reset, a banner that never came, a session cut during boot. A changed
-# host key is not in this list: that is an answer, and a worrying one.
+# Not up yet: refused, reset, a banner that never came or a hang-up right after it, a session
+# cut during boot. A changed host key is not in this list: that is an answer, and a worrying one.
 NOT_UP_YET = (
     ssh.ConnectFailed,
     ssh.ConnectionLost,
