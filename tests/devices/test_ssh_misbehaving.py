@@ -59,7 +59,7 @@ def test_a_handshake_that_goes_wrong_is_a_clear_connect_failure(behaviour, words
     assert elapsed < QUICK.banner + SLACK_S
 
 
-def test_a_board_that_hangs_up_at_login_lost_the_connection(monkeypatch):
+def test_a_board_that_hangs_up_at_login_lost_the_connection():
     with bad.loopback_server(bad.paramiko_server(hang_up_at="login")) as port:
         started = time.monotonic()
         with pytest.raises(ssh.ConnectionLost, match="closed the connection during login"):
