@@ -327,6 +327,19 @@ class _Applying:
         self.config_touched = True
         self.backup_path = self.session.write_file_atomic(self.config_path, data, sudo=True)
         self.record(backup_path=self.backup_path)
+        if self.backup_path:
+            self.prune_backups()
+
+    def prune_backups(self) -> None:
+        """The board keeps its last few backups; each application's record keeps its own."""
+        keep = settings.PIFARM_BOARD_BACKUPS_KEPT
+        try:
+            removed = steps.prune_backups(self.session, self.config_path, keep, self.backup_path)
+        except steps.StepError as exc:  # the new file is in place: that is what matters now
+            log.warning("application %s: %s", self.application.pk, exc)
+            return
+        if removed:
+            log.info("application %s: removed old backups %s", self.application.pk, removed)
 
     def persist_governor(self) -> None:
         self.step(f"making the {self.governor} governor persistent")

@@ -34,8 +34,8 @@ CLOCK_OPTIONS = ("arm_freq", "arm_freq_min", "force_turbo")
 PI5_CLOCK_CAP_MHZ = 3000  # yaml: arm_freq.reported_limits.pi5
 CLOCK_TOLERANCE = 0.03  # measure_clock reads a little off the nominal value
 
-# Not up yet: refused, reset, a banner that never came, a session cut during boot. A changed
-# host key is not in this list: that is an answer, and a worrying one.
+# Not up yet: refused, reset, a banner that never came or a hang-up right after it, a session
+# cut during boot. A changed host key is not in this list: that is an answer, and a worrying one.
 NOT_UP_YET = (
     ssh.ConnectFailed,
     ssh.ConnectionLost,
@@ -88,6 +88,29 @@ _READ_OPTIONAL = r"""
 if [ -e "$1" ]; then printf 'present\n'; exec cat -- "$1"; fi
 printf 'absent\n'
 """
+
+
+# $1 directory, $2 file name, $3 how many to keep, $4 the backup just made (kept whatever its
+# stamp says: the worker that named it may have a clock behind another's). Only pifarm's own
+# backups of that file match (ssh.BACKUP_GLOB); directory and name are quoted, so only the
+# glob expands.
+_PRUNE_BACKUPS = r"""
+set -eu
+LC_ALL=C
+export LC_ALL
+keep=$3
+just_made=$4
+set -- "$1/$2"@GLOB@
+[ -e "$1" ] || exit 0
+left=$#
+for f in "$@"; do
+  [ "$left" -gt "$keep" ] || break
+  [ "$f" != "$just_made" ] || continue
+  rm -f -- "$f"
+  printf '%s\n' "$f"
+  left=$((left - 1))
+done
+""".replace("@GLOB@", ssh.BACKUP_GLOB)
 
 
 class StepError(Exception):
@@ -310,6 +333,21 @@ def file_sha256(session: ssh.Session, path: str) -> str | None:
         raise StepError(f"checking {path} failed: {result.error_text() or result.exit_status}")
     digest = result.text.split()
     return digest[0] if digest else None
+
+
+def prune_backups(session: ssh.Session, path: str, keep: int, just_made: str) -> list[str]:
+    """Remove the oldest of pifarm's backups of path until `keep` are left; returns what went."""
+    directory, name = posixpath.split(path)
+    result = session.run(
+        ["sh", "-c", _PRUNE_BACKUPS, "pifarm-prune", directory, name, str(keep), just_made],
+        COMMAND_TIMEOUT_S,
+        sudo=True,
+    )
+    if not result.ok:
+        raise StepError(
+            f"removing old backups of {path} failed: {result.error_text() or result.exit_status}"
+        )
+    return result.text.splitlines()
 
 
 def remove(session: ssh.Session, path: str) -> None:

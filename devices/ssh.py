@@ -5,6 +5,8 @@ Rules this module enforces for every caller:
   there is no auto-add, and an unpinned board can only have its key fetched;
 - every step has a deadline: TCP connect, SSH banner, key exchange, authentication, and each
   command (locally, and remotely with coreutils `timeout`);
+- no paramiko, socket or EOF error leaves it: each becomes an SSHError that says what the
+  board did (accepted TCP but sent no banner, closed during the key exchange, ...);
 - command lines are built from argument lists with shlex, so every value is quoted;
 - stdout and stderr are drained together (no deadlock on large output) and capped.
 """
@@ -16,6 +18,7 @@ import secrets
 import select
 import shlex
 import socket
+import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -31,6 +34,9 @@ KILL_GRACE_S = 5  # after the remote `timeout` sends TERM, KILL follows this muc
 TIMEOUT_EXIT_STATUS = 124  # what coreutils `timeout` exits with when it stopped the command
 KILLED_BY_SIGNAL = -1  # Result.exit_status of a command that died of a signal
 EOF_GRACE_S = 2  # after the exit status, how long to wait for the end of the output
+# What write_file_atomic appends to a file's name for its backup, as a shell glob:
+# .pifarm-<UTC YYYYmmdd>-<HHMMSS>-<6 hex>.bak. In the C locale its matches sort oldest first.
+BACKUP_GLOB = ".pifarm-" + "[0-9]" * 8 + "-" + "[0-9]" * 6 + "-" + "[0-9a-f]" * 6 + ".bak"
 
 
 class SSHError(Exception):
@@ -127,37 +133,89 @@ def _resolve(host: str, port: int, timeout: float) -> tuple:
         raise ConnectFailed(f"cannot find the address of {host}: {exc}") from None
 
 
-def _open_transport(host: str, port: int, timeouts: Timeouts, key_types=None):
-    address = _resolve(host, port, timeouts.connect)
+def _connect_tcp(host: str, port: int, timeout: float) -> socket.socket:
+    address = _resolve(host, port, timeout)
     try:
-        sock = socket.create_connection(address[:2], timeout=timeouts.connect)
+        return socket.create_connection(address[:2], timeout=timeout)
     except TimeoutError:
         raise ConnectFailed(
-            f"{host}:{port} did not answer within {timeouts.connect:g} s (unreachable?)"
+            f"{host}:{port} did not answer within {timeout:g} s (unreachable?)"
         ) from None
     except ConnectionRefusedError:
         raise ConnectFailed(f"{host}:{port} refused the connection (is sshd running?)") from None
     except OSError as exc:
         raise ConnectFailed(f"cannot connect to {host}:{port}: {exc.strerror or exc}") from None
+
+
+def _open_transport(host: str, port: int, timeouts: Timeouts, key_types=None):
+    """A transport whose key exchange finished, or ConnectFailed within timeouts.banner.
+
+    start_client(timeout=...) returns silently when time runs out, so we wait on our own
+    event and look at the transport ourselves.
+    """
+    sock = _connect_tcp(host, port, timeouts.connect)
     transport = paramiko.Transport(sock)
     transport.banner_timeout = timeouts.banner
     transport.handshake_timeout = timeouts.banner
     transport.auth_timeout = timeouts.auth
-    if key_types:
-        transport.get_security_options().key_types = key_types
     try:
-        transport.start_client(timeout=timeouts.banner)
-    except (paramiko.SSHException, EOFError, OSError) as exc:
+        if key_types:
+            transport.get_security_options().key_types = key_types
+    except ValueError:  # a pinned key of a type paramiko does not know
+        sock.close()
+        raise HostKeyMismatch(
+            f"the pinned host key is of a type pifarm cannot check ({key_types[-1]}); "
+            "pin the board's Ed25519, ECDSA or RSA key instead"
+        ) from None
+    negotiated = threading.Event()
+    transport.start_client(event=negotiated)
+    negotiated.wait(timeouts.banner)
+    if negotiated.is_set() and transport.is_active():
+        return transport
+    error = transport.get_exception()
+    problem = _handshake_problem(transport, error, timeouts.banner)
+    transport.close()
+    if key_types and "no acceptable host key" in str(error):
+        raise HostKeyMismatch(
+            f"{host}:{port} has no {key_types[-1]} host key any more, the type pinned for it. "
+            "Nothing was sent. If the board was reinstalled, register its new key; otherwise "
+            "someone may be intercepting the connection."
+        )
+    raise ConnectFailed(f"{host}:{port} {problem}")
+
+
+def _handshake_problem(transport, error: Exception | None, seconds: float) -> str:
+    """Why the SSH handshake did not finish, in words for the user (never the board's text)."""
+    banner = transport.remote_version
+    if transport.is_active():  # still waiting when our deadline passed
+        if not banner:
+            return (
+                f"accepted the connection but sent no SSH banner within {seconds:g} s "
+                "(still starting up, or not an SSH server?)"
+            )
+        return f"sent its SSH banner but did not finish the key exchange within {seconds:g} s"
+    if isinstance(error, paramiko.IncompatiblePeer):
+        return f"speaks SSH in a way pifarm cannot use ({error})"
+    if banner:
+        return "closed the connection during the SSH key exchange, after sending its banner"
+    if str(error).startswith(("Indecipherable protocol version", "Invalid SSH banner")):
+        return "answered, but not with an SSH banner (is this port an SSH server?)"
+    return "closed the connection before sending an SSH banner"
+
+
+def _server_key(transport, host: str, port: int) -> str:
+    try:
+        return key_line(transport.get_remote_server_key())
+    except paramiko.SSHException:  # the server hung up right after the key exchange
         transport.close()
-        raise ConnectFailed(f"{host}:{port} did not complete the SSH handshake: {exc}") from None
-    return transport
+        raise ConnectFailed(f"{host}:{port} closed the connection after the key exchange") from None
 
 
 def fetch_host_key(host: str, port: int, timeouts: Timeouts = Timeouts()) -> str:
     """The host key a server offers, without authenticating (for the user to confirm)."""
     transport = _open_transport(host, port, timeouts)
     try:
-        return key_line(transport.get_remote_server_key())
+        return _server_key(transport, host, port)
     finally:
         transport.close()
 
@@ -181,8 +239,8 @@ def _load_private_key(text: str) -> paramiko.PKey:
                 "This private key is protected by a passphrase; pifarm needs a key without one "
                 "(make a separate key for pifarm: ssh-keygen -t ed25519 -N '')."
             ) from None
-        except (paramiko.SSHException, ValueError, IndexError):
-            continue
+        except (paramiko.SSHException, ValueError, IndexError, AssertionError):
+            continue  # paramiko checks some fields of a key with assert
     raise AuthFailed(
         "This is not an OpenSSH private key of a kind pifarm reads (Ed25519, ECDSA, RSA)."
     )
@@ -197,7 +255,7 @@ class Session:
     """An authenticated connection to one board. Use as a context manager."""
 
     def __init__(self, target: Target, timeouts: Timeouts = Timeouts()):
-        if not target.host_key:
+        if not target.host_key.strip():
             raise HostKeyMismatch("no host key is pinned for this board; confirm it first")
         self.target = target
         self.timeouts = timeouts
@@ -215,7 +273,7 @@ class Session:
         transport = _open_transport(
             target.host, target.port, self.timeouts, _host_key_types(target.host_key)
         )
-        offered = key_line(transport.get_remote_server_key())
+        offered = _server_key(transport, target.host, target.port)
         if offered.split()[:2] != target.host_key.split()[:2]:
             transport.close()
             raise HostKeyMismatch(
@@ -226,27 +284,37 @@ class Session:
             )
         try:
             self._authenticate(transport)
-        except AuthFailed:
+        except SSHError:
             transport.close()
             raise
         self._transport = transport
 
     def _authenticate(self, transport) -> None:
         credential, user = self.target.credential, self.target.username
+        started = time.monotonic()
         try:
             if credential.kind == "key":
                 transport.auth_publickey(user, _load_private_key(credential.secret))
             else:
                 transport.auth_password(user, credential.secret)
         except paramiko.AuthenticationException:
+            if not transport.is_active():
+                raise ConnectionLost("the board closed the connection during login") from None
+            if time.monotonic() - started >= self.timeouts.auth:
+                raise ConnectFailed(
+                    f"the board did not answer the login within {self.timeouts.auth:g} s"
+                ) from None
             raise AuthFailed(f"the board refused the {credential.kind} of user {user}") from None
-        except (paramiko.SSHException, EOFError, OSError) as exc:
-            raise AuthFailed(f"authentication did not complete: {exc}") from None
+        except (paramiko.SSHException, EOFError, OSError):
+            raise ConnectionLost("the connection dropped during login") from None
 
     def close(self) -> None:
         if self._transport is not None:
-            self._transport.close()
-            self._transport = None
+            transport, self._transport = self._transport, None
+            try:
+                transport.close()
+            except (paramiko.SSHException, EOFError, OSError):
+                pass  # hanging up on a connection that is already dead is not an error
 
     def run(
         self,
@@ -291,8 +359,14 @@ class Session:
             ) from None
         try:
             return _Exchange(channel, stdin, cap).run(time.monotonic() + deadline_s)
+        except (paramiko.SSHException, EOFError, OSError):
+            # e.g. feeding stdin into a connection the board just cut
+            raise ConnectionLost("the connection to the board dropped during the command") from None
         finally:
-            channel.close()
+            try:
+                channel.close()
+            except (paramiko.SSHException, EOFError, OSError):
+                pass  # the connection is gone; the error above, if any, says so
 
     def write_file_atomic(self, path: str, data: bytes, *, sudo: bool, timeout: float = 30) -> str:
         """Replace path with data: temp file, checksum check, backup, rename. Returns backup path.
@@ -301,8 +375,8 @@ class Session:
         leaves either the old or the new content, never a truncated file.
         """
         digest = hashlib.sha256(data).hexdigest()
-        stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
-        backup = f"{path}.pifarm-{stamp}.bak"
+        stamp = f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{secrets.token_hex(3)}"
+        backup = f"{path}.pifarm-{stamp}.bak"  # BACKUP_GLOB matches it
         result = self.run(
             ["sh", "-c", _ATOMIC_WRITE, "pifarm-write", path, backup, digest],
             timeout,
@@ -319,7 +393,7 @@ class Session:
 _ATOMIC_WRITE = r"""
 set -eu
 dir=$(dirname -- "$1")
-tmp=$(mktemp "$dir/.pifarm-tmp.XXXXXXXX")
+tmp=$(mktemp -- "$dir/.pifarm-tmp.XXXXXXXX")
 trap 'rm -f -- "$tmp"' EXIT
 trap 'exit 143' HUP INT TERM
 cat > "$tmp"

@@ -140,6 +140,9 @@ PIFARM_RECONNECT_DEADLINE = env_int("PIFARM_RECONNECT_DEADLINE", 60, minimum=5)
 # often, for at most PIFARM_BUSY_WAIT (about the longest application) before it gives up.
 PIFARM_BUSY_RETRY = env_int("PIFARM_BUSY_RETRY", 5, minimum=1)
 PIFARM_BUSY_WAIT = env_int("PIFARM_BUSY_WAIT", 900, minimum=1)
+# How many of pifarm's config.txt backups a board keeps next to config.txt (the database keeps
+# every one); older ones are removed after each successful write.
+PIFARM_BOARD_BACKUPS_KEPT = env_int("PIFARM_BOARD_BACKUPS_KEPT", 5, minimum=1)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -7,6 +7,7 @@ Killing that unshare process powers the node off: every process of the node dies
 
 Signals from the supervisor: SIGUSR1 = kill sshd and every session now, keep sshd down;
 SIGUSR2 = start sshd again; SIGHUP = restart the sshd listener (new host key).
+With a banner fault (pisim.faults) port 22 is SshGate, a relay in front of sshd on loopback.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import re
 import signal
 import socket
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -26,6 +29,9 @@ MS_RDONLY = 0x1
 MS_NOSUID = 0x2
 MS_NODEV = 0x4
 SSHD = "/usr/sbin/sshd"
+SSHD_CONFIG = "/etc/ssh/sshd_config"
+GATED_SSHD_CONFIG = "/run/sshd_config.gated"  # this boot's sshd config behind SshGate
+LOOPBACK_SSHD = ("127.0.0.1", 22)
 GOVERNORS = "conservative ondemand userspace powersave performance schedutil"  # yaml: governor
 _libc = ctypes.CDLL(None, use_errno=True)
 _log_fd = 2
@@ -170,10 +176,87 @@ def node_cpu_ticks() -> int:
     return total
 
 
+class SshGate:
+    """Port 22 of a node with a banner fault: a relay to sshd on the node's loopback.
+
+    A connection is accepted at once and held in silence until banner_delay s after the
+    boot; in the close_after_banner s after that it gets sshd's banner and is closed;
+    later ones are relayed both ways, byte for byte.
+    """
+
+    def __init__(self, booted_at: float, banner_delay: float, close_after_banner: float):
+        self.release_at = booted_at + banner_delay
+        self.open_at = self.release_at + close_after_banner
+
+    def start(self) -> None:
+        """Moves sshd to loopback (a config for this boot only) and listens where it was."""
+        text = Path(SSHD_CONFIG).read_text()
+        public = re.search(r"^ListenAddress (\S+):(\d+)$", text, re.MULTILINE)
+        write(GATED_SSHD_CONFIG, text.replace(public.group(0), "ListenAddress 127.0.0.1:22"))
+        listener = socket.create_server((public.group(1), int(public.group(2))))
+        threading.Thread(target=self.accept, args=(listener,), daemon=True).start()
+        log(f"port 22 gated: silent {self.release_at - time.monotonic():.1f} s")
+
+    def accept(self, listener: socket.socket) -> None:
+        while True:
+            client, _ = listener.accept()
+            threading.Thread(target=self.serve, args=(client,), daemon=True).start()
+
+    def serve(self, client: socket.socket) -> None:
+        with client:
+            time.sleep(max(0.0, self.release_at - time.monotonic()))
+            try:
+                upstream = socket.create_connection(LOOPBACK_SSHD, timeout=5)
+            except OSError:
+                return  # sshd is down (killed, restarting): the client sees the door close
+            with upstream:
+                if time.monotonic() >= self.open_at:
+                    upstream.settimeout(None)
+                    inbound = threading.Thread(target=_copy, args=(client, upstream), daemon=True)
+                    inbound.start()
+                    _copy(upstream, client)
+                    _shut(client)  # wakes the inbound copy if it still waits in recv()
+                    inbound.join()
+                    return
+                try:
+                    client.sendall(upstream.makefile("rb").readline(256))
+                except OSError:
+                    return  # no banner from sshd, or the client left: nothing to pass on
+                _hang_up(client)
+
+
+def _copy(source: socket.socket, sink: socket.socket) -> None:
+    try:
+        while data := source.recv(65536):
+            sink.sendall(data)
+        sink.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass  # the other side went away: the connection is over
+
+
+def _shut(conn: socket.socket) -> None:
+    try:
+        conn.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass  # already gone
+
+
+def _hang_up(conn: socket.socket) -> None:
+    """FIN, not RST: read what the client sent, so the banner is not lost in a reset."""
+    conn.shutdown(socket.SHUT_WR)
+    conn.settimeout(1.0)
+    try:
+        while conn.recv(65536):
+            pass
+    except OSError:
+        pass
+
+
 class Init:
     def __init__(self, booted: dict):
         self.booted = booted
         self.sshd_pid: int | None = None
+        self.sshd_config = SSHD_CONFIG
         self.sshd_down_since = 0.0
         self.hold = False
         self.generation = 0
@@ -205,7 +288,7 @@ class Init:
     def start_sshd(self) -> None:
         self.sshd_pid = os.posix_spawn(
             SSHD,
-            [SSHD, "-D", "-e", "-f", "/etc/ssh/sshd_config"],
+            [SSHD, "-D", "-e", "-f", self.sshd_config],
             {
                 "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
                 "LANG": "C.UTF-8",
@@ -311,6 +394,10 @@ def main(argv: list[str]) -> int:
         return 1
     os.chdir("/")
     init = Init(booted)
+    if booted.get("banner_delay") or booted.get("close_after_banner"):
+        gate = SshGate(init.booted_at, booted["banner_delay"], booted["close_after_banner"])
+        gate.start()
+        init.sshd_config = GATED_SSHD_CONFIG
     for sig in (signal.SIGUSR1, signal.SIGUSR2, signal.SIGHUP):
         signal.signal(sig, init.on_signal)
     log(f"booted (boot_count {booted['boot_count']}, tryboot {booted['tryboot']})")

@@ -70,6 +70,8 @@ def firmware_boot(nodedir: Path, info: dict, profile: Profile, state: dict, faul
         "sshd_restart_delay": faults.sshd_restart_delay,
         "hostile": info.get("hostile", []),
         "reported_config_path": info.get("reported_config_path"),
+        "banner_delay": faults.banner_delay,
+        "close_after_banner": faults.close_after_banner,
         "booted_at": time.time(),
     }
     proc_dir = nodedir / "proc"

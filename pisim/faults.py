@@ -18,6 +18,14 @@ class Faults:
     reported_config_path: the path the node's login shell reports for config.txt to pifarm's
         probe instead of the real one (e.g. "-delete/config.txt").
     Both are read when the node is created; set_faults() does not change them.
+    banner_delay: for this many seconds after each boot, the node accepts TCP on port 22 at
+        once but sends nothing; then sshd's banner flows on every connection still open (a
+        board whose sshd is slow to start talking).
+    close_after_banner: for this many seconds after each boot (after banner_delay, if both
+        are set), each connection gets sshd's banner and is then closed, before any key
+        exchange; float("inf") for always.
+    With either set, port 22 is a relay in the node's PID 1 in front of an sshd on the
+    node's loopback (for that boot): TCP is accepted even while sshd is down (then closed).
     """
 
     max_boot_arm_freq: int | None = None
@@ -27,6 +35,8 @@ class Faults:
     sshd_restart_delay: float = 1.0
     hostile: tuple[str, ...] = ()
     reported_config_path: str | None = None
+    banner_delay: float = 0.0
+    close_after_banner: float = 0.0
 
     def to_dict(self) -> dict:
         return asdict(self)

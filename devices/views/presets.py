@@ -1,5 +1,6 @@
 """Presets: list, versions and diffs, edit (a new version), clone, apply, application progress."""
 
+from django.conf import settings
 from django.contrib import messages
 from django.db import transaction
 from django.http import Http404
@@ -263,7 +264,8 @@ def application_list(request):
 @require_GET
 def application_detail(request, code):
     application = get_object_or_404(Application, code=code)
-    return render(request, "devices/application.html", {"application": application})
+    context = {"application": application, "backups_kept": settings.PIFARM_BOARD_BACKUPS_KEPT}
+    return render(request, "devices/application.html", context)
 
 
 @permission_required("devices.view_application", json=True)

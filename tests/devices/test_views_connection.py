@@ -1,3 +1,4 @@
+import base64
 import subprocess
 
 import pytest
@@ -62,11 +63,20 @@ def test_switching_to_a_password_needs_the_password(logged_in):
     assert board.credential().secret == "pw-1"
 
 
+def corrupted(key_text: str) -> str:
+    """The key with one bit flipped in its public half, which then fails paramiko's checks."""
+    lines = key_text.strip().splitlines()
+    blob = bytearray(base64.b64decode("".join(lines[1:-1])))
+    blob[59] ^= 0x01
+    return f"{lines[0]}\n{base64.encodebytes(bytes(blob)).decode()}{lines[-1]}\n"
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
         (TEST_PUBLIC_KEY, "This is a public key"),
         ("hello", "not an OpenSSH private key"),
+        (corrupted(TEST_PRIVATE_KEY), "not an OpenSSH private key"),
     ],
 )
 def test_key_mistakes_get_a_message_that_says_what_is_wrong(logged_in, text, message):

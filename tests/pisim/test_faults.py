@@ -1,6 +1,7 @@
 """Fault injection: bad overclock hangs, watchdog, throttling, dying sshd, new host key,
-unreachable node."""
+unreachable node, a banner that comes late, a server that hangs up after its banner."""
 
+import socket
 import threading
 import time
 
@@ -118,3 +119,50 @@ def test_an_unreachable_node_times_out_instead_of_refusing(pisim_node_factory):
     node.set_unreachable(False)
     node.wait_ssh(timeout=5)
     assert out(node, "echo ok").strip() == "ok"
+
+
+def reboot_with(node, faults: Faults) -> float:
+    """Reboot into a boot with these faults; returns when it booted (epoch seconds)."""
+    node.set_faults(faults)
+    before = node.boot_id
+    run(node, "sudo reboot")
+    wait_for(lambda: node.boot_id != before and node.state == "up", what="reboot")
+    node.wait_ssh()  # TCP accepted (by sshd, or by the gate in front of it)
+    return node.booted["booted_at"]
+
+
+def read_until_closed(sock: socket.socket) -> bytes:
+    data = b""
+    while chunk := sock.recv(4096):
+        data += chunk
+    return data
+
+
+def test_a_delayed_banner_comes_n_seconds_after_each_boot(pisim_node_factory):
+    node = pisim_node_factory(downtime=0.3)
+    booted_at = reboot_with(node, Faults(banner_delay=2.0))
+    with socket.create_connection((node.host, node.port), timeout=1) as sock:
+        accepted = time.time()
+        sock.settimeout(5)
+        banner = sock.recv(256)
+        spoke = time.time()
+    assert accepted < booted_at + 2.0  # TCP was accepted during the silence
+    assert banner.startswith(b"SSH-2.0-OpenSSH")
+    assert booted_at + 1.9 <= spoke <= booted_at + 3.5
+    assert out(node, "echo through the gate").strip() == "through the gate"
+
+
+def test_a_node_can_hang_up_right_after_its_banner_for_n_seconds_after_boot(pisim_node_factory):
+    node = pisim_node_factory(downtime=0.3)
+    booted_at = reboot_with(node, Faults(close_after_banner=2.0))
+    with socket.create_connection((node.host, node.port), timeout=1) as sock:
+        sock.sendall(b"SSH-2.0-pisim-test\r\n")
+        sock.settimeout(5)
+        received = read_until_closed(sock)
+    assert time.time() < booted_at + 2.0
+    assert received.startswith(b"SSH-2.0-OpenSSH") and received.count(b"\n") == 1
+    wait_for(lambda: time.time() > booted_at + 2.1, what="the end of the fault")
+    assert out(node, "echo ok").strip() == "ok"
+    assert "sshd_config.gated" in out(node, "ps -o args= -C sshd")
+    reboot_with(node, Faults())  # a boot without the fault: sshd itself on port 22 again
+    assert "sshd_config.gated" not in out(node, "ps -o args= -C sshd")
