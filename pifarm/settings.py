@@ -233,6 +233,12 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("PIFARM_LOG_LEVEL", "INFO")},
     # paramiko logs every transport event at INFO, axes every command's start and every
-    # good login; keep their warnings (failed logins, lockouts) only.
-    "loggers": {"paramiko": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
+    # good login; keep their warnings (failed logins, lockouts) only. paramiko's transport also
+    # logs each broken handshake with a traceback (a board still rebooting makes dozens); the
+    # SSH seam turns each into an SSHError that its job records, so those are not kept.
+    "loggers": {
+        "paramiko": {"level": "WARNING"},
+        "paramiko.transport": {"level": "CRITICAL"},
+        "axes": {"level": "WARNING"},
+    },
 }
