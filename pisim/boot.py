@@ -32,6 +32,7 @@ SSHD = "/usr/sbin/sshd"
 SSHD_CONFIG = "/etc/ssh/sshd_config"
 GATED_SSHD_CONFIG = "/run/sshd_config.gated"  # this boot's sshd config behind SshGate
 LOOPBACK_SSHD = ("127.0.0.1", 22)
+SSHD_START_WAIT_S = 3.0  # how long the banner gate waits for sshd to listen after a boot
 GOVERNORS = "conservative ondemand userspace powersave performance schedutil"  # yaml: governor
 _libc = ctypes.CDLL(None, use_errno=True)
 _log_fd = 2
@@ -205,9 +206,8 @@ class SshGate:
     def serve(self, client: socket.socket) -> None:
         with client:
             time.sleep(max(0.0, self.release_at - time.monotonic()))
-            try:
-                upstream = socket.create_connection(LOOPBACK_SSHD, timeout=5)
-            except OSError:
+            upstream = _connect_sshd(time.monotonic() + SSHD_START_WAIT_S)
+            if upstream is None:
                 return  # sshd is down (killed, restarting): the client sees the door close
             with upstream:
                 if time.monotonic() >= self.open_at:
@@ -223,6 +223,18 @@ class SshGate:
                 except OSError:
                     return  # no banner from sshd, or the client left: nothing to pass on
                 _hang_up(client)
+
+
+def _connect_sshd(deadline: float) -> socket.socket | None:
+    """sshd behind the gate, waited for while it starts: right after a boot the gate listens
+    before sshd does, and a connection then must still get the fault it was set up for."""
+    while True:
+        try:
+            return socket.create_connection(LOOPBACK_SSHD, timeout=5)
+        except OSError:
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(0.05)
 
 
 def _copy(source: socket.socket, sink: socket.socket) -> None:
