@@ -15,7 +15,7 @@ from devices.configtxt.blocks import (
     settings_text,
 )
 from devices.configtxt.boards import BoardContext, board_context
-from devices.configtxt.diff import Row, side_by_side, unified_diff
+from devices.configtxt.diff import Row, fold, side_by_side, unified_diff
 from devices.configtxt.effective import effective_settings, overclock_settings
 from devices.configtxt.findings import Finding
 from devices.configtxt.parsing import ConfigFile, Line, parse, render
@@ -31,6 +31,7 @@ __all__ = [
     "apply_block",
     "board_context",
     "effective_settings",
+    "fold",
     "managed_settings",
     "overclock_settings",
     "parse",

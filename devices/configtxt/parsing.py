@@ -12,6 +12,7 @@ __all__ = [
     "ConfigFile",
     "Line",
     "filter_kind",
+    "digit_count",
     "leading_int",
     "next_filters",
     "parse",
@@ -41,6 +42,9 @@ _EXPRESSION = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*(=|&|<|>).*")
 # raspberry-pi.yaml: config_txt_syntax.lines: "value integer (decimal or 0x hex)"
 _INT = re.compile(r"[-+]?(0[xX][0-9A-Fa-f]+|[0-9]+)")
 _INT_PREFIX = re.compile(r"\s*([-+]?)(0[xX][0-9A-Fa-f]+|[0-9]+)")
+# Python refuses to convert more than 4,300 decimal digits, and no firmware value comes near a
+# hundred: a longer run of digits is not read as a number at all (validation says why).
+MAX_DIGITS = 100
 
 
 @dataclass(frozen=True)
@@ -181,11 +185,17 @@ def leading_int(text: str | None) -> int | None:
     """What the firmware reads as an integer: it stops at the first non-digit
     (raspberry-pi.yaml: config_txt_syntax.limits.hazard). None if no digits come first."""
     match = _INT_PREFIX.match(text or "")
-    if match is None:
+    if match is None or len(match[2]) > MAX_DIGITS:
         return None
     sign = -1 if match[1] == "-" else 1
     digits = match[2]
     return sign * (int(digits, 16) if digits[:2] in ("0x", "0X") else int(digits, 10))
+
+
+def digit_count(text: str | None) -> int:
+    """How many digits the integer at the start of text has (0 when there is none)."""
+    match = _INT_PREFIX.match(text or "")
+    return len(match[2]) if match else 0
 
 
 def value_of(line: Line) -> str:
