@@ -53,7 +53,8 @@ def _messages(line: Line, rule: Rule, board: BoardContext) -> Iterator[tuple[str
 def _limits(line: Line, rule: Rule, family: str, number: int | None) -> Iterator[tuple[str, str]]:
     if number is None:
         return
-    name, ceiling = line.name or "", far_above(line.key or "", family)
+    name = line.name or ""
+    ceiling = far_above(name, family)  # by name: the cache stays as small as the table
     limit = rule.warn_above.get(family) or rule.warn_above.get(ALL)
     if ceiling is not None and number > ceiling:
         yield (

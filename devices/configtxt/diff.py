@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from devices.configtxt.parsing import parse
+from devices.configtxt.parsing import split_lines
 
 __all__ = ["MATCH_LIMIT", "Row", "fold", "side_by_side", "unified_diff"]
 
@@ -31,8 +31,8 @@ class Row:
 def _lines(data: bytes | str) -> list[str]:
     # For reading only: undecodable bytes show as U+FFFD (the files themselves are untouched).
     return [
-        line.raw.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-        for line in parse(data).lines
+        raw.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        for raw in split_lines(data)
     ]
 
 
@@ -98,9 +98,11 @@ def _pairs(i1: int, i2: int, j1: int) -> zip:
 
 
 def fold(rows: list[Row], context: int = 3, max_rows: int = 500) -> list[Row]:
-    """The rows a page shows: runs of unchanged lines longer than twice context become one
-    "skipped" row, and past max_rows one "cut" row counts the rest. A page stays small
-    whatever the board's file holds."""
+    """The rows a page shows: all of them up to max_rows (a real config.txt is shorter);
+    beyond, runs of unchanged lines longer than twice context become one "skipped" row, and
+    past max_rows one "cut" row counts the rest. A page stays small whatever a file holds."""
+    if len(rows) <= max_rows:
+        return rows
     shown: list[Row] = []
     run: list[Row] = []
     for row in [*rows, None]:

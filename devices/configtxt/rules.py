@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 
 __all__ = ["BOOT_OPTIONS", "FAMILIES", "RULES", "Rule", "UNKNOWN_HINTS", "far_above", "rule_for"]
 
@@ -285,14 +286,16 @@ FAR_FACTOR = 2
 _FIGURES_OF = {"gpu_freq": "core_freq"}
 
 
-def far_above(key: str, family: str) -> int | None:
-    """The value above which a clock is an error on this family; None for non-clocks.
-    A minimum shares its maximum's limit (arm_freq_min=arm_freq pins the clock)."""
-    rule = rule_for(key)
+@cache  # a few dozen clocks times ten families; asked for every line of a file
+def far_above(name: str, family: str) -> int | None:
+    """The value above which a clock (an option name, no ":N" port) is an error on this
+    family; None for non-clocks. A minimum shares its maximum's limit (arm_freq_min=arm_freq
+    pins the clock)."""
+    rule = RULES.get(name)
     if rule is None or not rule.mhz:
         return None
-    name = key.split(":", 1)[0].removesuffix("_min")
-    rule = RULES.get(_FIGURES_OF.get(name, name), rule)
+    base = name.removesuffix("_min")
+    rule = RULES.get(_FIGURES_OF.get(base, base), rule)
     figures = _figures(rule, family) or [v for f in FAMILIES for v in _figures(rule, f)]
     return FAR_FACTOR * max(figures) if figures else None
 

@@ -27,7 +27,7 @@ from devices.configtxt.parsing import (
 )
 from devices.configtxt.rules import BOOT_OPTIONS, RULES, UNKNOWN_HINTS, Rule, rule_for
 
-__all__ = ["Finding", "validate", "validate_preset", "validate_preset_text"]
+__all__ = ["Finding", "validate", "validate_each", "validate_preset", "validate_preset_text"]
 
 MAX_LINE = 98  # raspberry-pi.yaml: config_txt_syntax.limits.line_length
 # The issue's limit: a real config.txt is a few KiB, so a bigger file is the wrong file.
@@ -43,24 +43,43 @@ def validate(
     an unknown one raises ValueError. The warranty bit is accepted when acknowledge_warranty
     is set or the file holds the WARRANTY_ACK line. A file over MAX_BYTES gets that one
     finding and nothing else: its lines are not even read."""
-    context = board_context(board)
-    raw = _raw(data)
+    return validate_each(data, [board], acknowledge_warranty)[0]
+
+
+def validate_each(
+    data: bytes | str,
+    boards: list[str | BoardContext],
+    acknowledge_warranty: bool = False,
+    *,
+    preset: bool = False,
+    acknowledge_boot: bool = False,
+) -> list[list[Finding]]:
+    """validate() for each board, reading the file and checking what does not depend on the
+    board once. With preset=True, options that decide what boots are errors unless
+    acknowledge_boot (a preset is about clocks, voltages and the governor)."""
+    contexts = [board_context(board) for board in boards]
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
     if len(raw) > MAX_BYTES:
-        return [Finding(None, ERROR, f"the file is {len(raw):,} bytes, over the 64 KiB limit")]
+        too_big = Finding(None, ERROR, f"the file is {len(raw):,} bytes, over the 64 KiB limit")
+        return [[too_big] for _ in contexts]
     config = parse(raw)
     acknowledged = acknowledge_warranty or any(
         line.kind == "comment" and line.body == WARRANTY_ACK for line in config.lines
     )
-    findings = list(_file_findings(raw, config.lines))
+    common = list(_file_findings(raw, config.lines))
     for line in config.lines:
-        findings += _line_findings(line)
-        findings += board_findings(line, context)
-    findings += combination_findings(config, context, acknowledged)
-    return sorted(findings, key=lambda finding: finding.line or 0)
-
-
-def _raw(data: bytes | str) -> bytes:
-    return data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+        common += _line_findings(line)
+    if preset:
+        common += _boot_options(config, acknowledge_boot)
+    return [
+        sorted(
+            common
+            + [found for line in config.lines for found in board_findings(line, context)]
+            + combination_findings(config, context, acknowledged),
+            key=lambda finding: finding.line or 0,
+        )
+        for context in contexts
+    ]
 
 
 def validate_preset(
@@ -82,11 +101,9 @@ def validate_preset_text(
 ) -> list[Finding]:
     """The same rules applied to a preset as typed (line numbers of the text), plus one of
     presets only: options that decide what boots are errors unless acknowledge_boot."""
-    findings = validate(text, board, acknowledge_warranty)
-    if len(_raw(text)) > MAX_BYTES:
-        return findings
-    findings += _boot_options(parse(text), acknowledge_boot)
-    return sorted(findings, key=lambda finding: finding.line or 0)
+    return validate_each(
+        text, [board], acknowledge_warranty, preset=True, acknowledge_boot=acknowledge_boot
+    )[0]
 
 
 def _boot_options(config: ConfigFile, acknowledged: bool) -> Iterator[Finding]:

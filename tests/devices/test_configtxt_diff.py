@@ -112,6 +112,8 @@ def test_folding_keeps_changes_and_context_and_counts_what_it_hides():
     rows = fold(side_by_side(board, apply_block(board, "arm_freq=1800\n", "v1")), context=3)
     assert rows[0] == Row(None, None, None, None, "skipped", hidden=79_997)
     assert [row.kind for row in rows[1:]] == ["same"] * 3 + ["added"] * 5
+    small = side_by_side(b"a=1\n" * 400, b"a=1\n" * 400 + b"b=2\n")
+    assert fold(small) == small  # a real config.txt is shown whole
     changed = [Row(i, f"a={i}", i, f"a={i + 1}", "changed") for i in range(1, 5001)]
     cut = fold(changed, max_rows=100)
     assert cut[:100] == changed[:100]
