@@ -3,6 +3,7 @@
 from django import forms
 
 from devices import configtxt, presets
+from devices.configtxt.rules import FAMILY_NAMES
 from devices.configtxt.validation import MAX_BYTES
 from devices.models import Application, Board, Preset, PresetVersion
 
@@ -10,18 +11,7 @@ from devices.models import Application, Board, Preset, PresetVersion
 SHOWN_FINDINGS = 20
 
 # raspberry-pi.yaml: overclocking.options (the family keys of its defaults tables)
-FAMILY_CHOICES = [
-    ("pi0", "Zero / Zero W"),
-    ("pi1", "Pi 1"),
-    ("pi2", "Pi 2"),
-    ("pi3", "Pi 3B"),
-    ("pi3p", "Pi 3A+ / 3B+"),
-    ("pi02", "Zero 2 W"),
-    ("pi4", "Pi 4B up to rev 1.3, CM4"),
-    ("pi4_r14", "Pi 4B rev 1.4"),
-    ("pi400", "Pi 400"),
-    ("pi5", "Pi 5"),
-]
+FAMILY_CHOICES = list(FAMILY_NAMES.items())
 
 
 class PresetForm(forms.ModelForm):
@@ -140,13 +130,12 @@ class PresetAdminForm(PresetForm):
     def clean(self):
         """The admin has no findings list: the errors go under the lines."""
         cleaned = super().clean()
-        names = dict(FAMILY_CHOICES)
         for family, finding in self.findings:
             if finding.severity == "error":
                 where = f"line {finding.line}" if finding.line else "preset"
-                self.add_error("options", f"{names[family]}, {where}: {finding.message}")
+                self.add_error("options", f"{FAMILY_NAMES[family]}, {where}: {finding.message}")
         for family, count in self.more_findings:
-            self.add_error("options", f"{names[family]}: and {count:,} more findings")
+            self.add_error("options", f"{FAMILY_NAMES[family]}: and {count:,} more findings")
         return cleaned
 
     @property

@@ -10,7 +10,7 @@ from django.db.models import Max
 from rq import Callback
 
 from devices import configtxt
-from devices.configtxt.rules import FAMILIES
+from devices.configtxt.rules import FAMILIES, FAMILY_NAMES
 from devices.models import Application, Board, Preset, PresetVersion
 
 
@@ -44,17 +44,23 @@ def checked_options(options: dict, families: list[str], acknowledge_warranty: bo
                              acknowledge_boot)  # fmt: skip
     except ValueError as exc:  # a family pifarm does not know
         raise InvalidPreset(str(exc)) from None
-    errors = [(family, f) for family, f in found if f.severity == "error"]
-    if not families:
-        lines_in_error = [{f.line for family, f in errors if family == one} for one in FAMILIES]
-        errors = [
-            (family, f) for family, f in errors if f.line in set.intersection(*lines_in_error)
-        ]
+    errors = _errors(found, everywhere=not families)
     if errors:
-        shown = "; ".join(f"{family}, line {f.line}: {f.message}" for family, f in errors[:3])
+        shown = "; ".join(
+            f"{FAMILY_NAMES[family]}, line {f.line}: {f.message}" for family, f in errors[:3]
+        )
         more = f" (and {len(errors) - 3:,} more)" if len(errors) > 3 else ""
         raise InvalidPreset(f"{shown}{more}")
     return lines
+
+
+def _errors(found: list[tuple[str, configtxt.Finding]], everywhere: bool) -> list:
+    """The errors; with everywhere, only those on lines in error for every family."""
+    errors = [(family, f) for family, f in found if f.severity == "error"]
+    if everywhere:
+        per_family = [{f.line for family, f in errors if family == one} for one in FAMILIES]
+        errors = [(family, f) for family, f in errors if f.line in set.intersection(*per_family)]
+    return errors
 
 
 def new_version(preset: Preset, *, options: dict, governor: str = "", note: str = "",

@@ -13,10 +13,32 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 
-__all__ = ["BOOT_OPTIONS", "FAMILIES", "RULES", "Rule", "UNKNOWN_HINTS", "far_above", "rule_for"]
+__all__ = [
+    "BOOT_OPTIONS",
+    "FAMILIES",
+    "FAMILY_NAMES",
+    "RULES",
+    "Rule",
+    "UNKNOWN_HINTS",
+    "far_above",
+    "rule_for",
+]
 
 # raspberry-pi.yaml: overclocking.options (family keys, in the order of its comment)
 FAMILIES = ("pi0", "pi1", "pi2", "pi3", "pi3p", "pi4", "pi4_r14", "pi400", "pi02", "pi5")
+# What pages call each family (its key is for code and files only).
+FAMILY_NAMES = {
+    "pi0": "Zero / Zero W",
+    "pi1": "Pi 1",
+    "pi2": "Pi 2",
+    "pi3": "Pi 3B",
+    "pi3p": "Pi 3A+ / 3B+",
+    "pi02": "Zero 2 W",
+    "pi4": "Pi 4B up to rev 1.3, CM4",
+    "pi4_r14": "Pi 4B rev 1.4",
+    "pi400": "Pi 400",
+    "pi5": "Pi 5",
+}
 PI4 = frozenset({"pi4", "pi4_r14", "pi400"})
 PI4_AND_LATER = PI4 | {"pi5"}
 BEFORE_PI4 = frozenset(FAMILIES) - PI4_AND_LATER

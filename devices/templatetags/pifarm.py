@@ -2,7 +2,7 @@ from django import template
 from django.utils import timezone
 from django.utils.timesince import timesince
 
-from devices.forms_presets import FAMILY_CHOICES
+from devices.configtxt.rules import FAMILY_NAMES
 
 register = template.Library()
 
@@ -20,10 +20,9 @@ def ago(moment) -> str:
 @register.filter
 def family_names(families) -> str:
     """Board families by name ("Pi 4B rev 1.4"), not by key ("pi4_r14")."""
-    names = dict(FAMILY_CHOICES)
     if isinstance(families, str):
-        return names.get(families, families)
-    return ", ".join(names.get(family, str(family)) for family in families or [])
+        return FAMILY_NAMES.get(families, families)
+    return ", ".join(FAMILY_NAMES.get(family, str(family)) for family in families or [])
 
 
 @register.filter
