@@ -10,6 +10,7 @@ Runs the Django test client against a fresh SQLite database (no server, no board
   board diff, 1 MiB          the same with 1 MiB of identical lines (the probe's cap)
   preset check, 64 KiB       the worst that gets checked: lines up to the size limit, 10 families
   board diff, 1 MiB, block   1 MiB whose managed block comes first (every line after it moves)
+  board diff, one 1 MiB line a config.txt that is a single line of 1 MiB
 Each case prints its time, the page's size and the peak memory of this process so far. A case
 still running after --limit seconds is stopped and shown as "> limit". Prints figures; asserts
 nothing.
@@ -141,6 +142,11 @@ def main() -> None:
             lambda: board_comparison(
                 client, version, block + line * ((PROBE_CAP - len(block)) // len(line))
             ),
+        )
+        timed(
+            "board diff, one 1 MiB line",
+            args.limit,
+            lambda: board_comparison(client, version, "#" * PROBE_CAP),
         )
     finally:
         shutil.rmtree(DATA_DIR, ignore_errors=True)

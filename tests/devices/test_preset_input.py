@@ -162,3 +162,13 @@ def test_a_1_mib_board_file_is_shown_folded(logged_in):
     rows = response.context["board_rows"]
     assert len(rows) < 20
     assert "61,677 unchanged lines" in response.content.decode()
+
+
+def test_a_board_file_of_one_1_mib_line_makes_a_small_page(logged_in):
+    preset = make_preset()
+    board = make_board()
+    FactSnapshot.objects.create(board=board, facts={"config_txt": "#" * 1024 * 1024})
+    url = reverse("devices:preset_version", args=[preset.code, 1])
+    response = logged_in.get(url, {"board": str(board.code)})
+    assert response.status_code == 200
+    assert len(response.content) < 50_000  # each side's line is cut at 300 characters
