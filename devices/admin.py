@@ -133,7 +133,8 @@ class BoardTaskAdmin(admin.ModelAdmin):
 class PresetVersionInline(admin.TabularInline):
     model = PresetVersion
     fk_name = "preset"
-    fields = ["number", "options_text", "governor", "acknowledge_warranty", "note", "author"]
+    fields = ["number", "options_text", "governor", "acknowledge_warranty", "acknowledge_boot"]
+    fields += ["note", "author"]
     readonly_fields = fields
     extra = 0
     can_delete = False

@@ -278,7 +278,10 @@ class _Applying:
         self.family = facts.revision.family
         try:
             findings = configtxt.validate_preset(
-                self.version.options, facts.revision.code, self.version.acknowledge_warranty
+                self.version.options,
+                facts.revision.code,
+                self.version.acknowledge_warranty,
+                self.version.acknowledge_boot,
             )
             self.new = render_config(self.original, self.version)
         except ValueError as exc:

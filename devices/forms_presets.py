@@ -2,22 +2,16 @@
 
 from django import forms
 
-from devices import configtxt
+from devices import configtxt, presets
+from devices.configtxt.rules import FAMILY_NAMES
+from devices.configtxt.validation import MAX_BYTES
 from devices.models import Application, Board, Preset, PresetVersion
 
+# Findings listed per family; the rest are counted. A file of errors needs its first ones fixed.
+SHOWN_FINDINGS = 20
+
 # raspberry-pi.yaml: overclocking.options (the family keys of its defaults tables)
-FAMILY_CHOICES = [
-    ("pi0", "Zero / Zero W"),
-    ("pi1", "Pi 1"),
-    ("pi2", "Pi 2"),
-    ("pi3", "Pi 3B"),
-    ("pi3p", "Pi 3A+ / 3B+"),
-    ("pi02", "Zero 2 W"),
-    ("pi4", "Pi 4B up to rev 1.3, CM4"),
-    ("pi4_r14", "Pi 4B rev 1.4"),
-    ("pi400", "Pi 400"),
-    ("pi5", "Pi 5"),
-]
+FAMILY_CHOICES = list(FAMILY_NAMES.items())
 
 
 class PresetForm(forms.ModelForm):
@@ -40,6 +34,11 @@ class PresetForm(forms.ModelForm):
         required=False,
         label="I know these settings set the permanent warranty (overclock) bit",
     )
+    acknowledge_boot = forms.BooleanField(
+        required=False,
+        label="I know these lines change what the board boots (kernel, cmdline, device tree...)",
+        help_text="Only staff users are offered this.",
+    )
     note = forms.CharField(max_length=300, required=False, help_text="What changed, and why.")
 
     class Meta:
@@ -47,18 +46,33 @@ class PresetForm(forms.ModelForm):
         fields = ["name", "description", "families"]
         widgets = {"description": forms.Textarea(attrs={"rows": 3})}
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, staff: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
         self.findings: list[tuple[str, configtxt.Finding]] = []
+        self.more_findings: list[tuple[str, int]] = []  # (family, findings not listed)
+        if not staff:
+            del self.fields["acknowledge_boot"]
         latest = self.instance.latest if self.instance.pk else None
         if latest is not None:
-            self.initial.setdefault("options", configtxt.settings_text(latest.options))
+            self.initial.setdefault("options", configtxt.shown_settings_text(latest.options))
             self.initial.setdefault("governor", latest.governor)
             self.initial.setdefault("acknowledge_warranty", latest.acknowledge_warranty)
+            self.initial.setdefault("acknowledge_boot", latest.acknowledge_boot)
 
     @property
     def wants_save(self) -> bool:
         return self.data.get("action", "save") == "save"
+
+    def clean_options(self):
+        """Refused before it is read: checking costs time with every line."""
+        text = self.cleaned_data["options"]
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if size > MAX_BYTES:
+            raise forms.ValidationError(
+                f"These lines are {size:,} bytes; a preset holds at most {MAX_BYTES // 1024} KiB "
+                "(a whole config.txt is a few KiB). Nothing was checked."
+            )
+        return text
 
     def clean(self):
         cleaned = super().clean()
@@ -66,18 +80,34 @@ class PresetForm(forms.ModelForm):
         families = cleaned.get("families") or []
         if not text or not families:
             return cleaned
-        acknowledged = cleaned.get("acknowledge_warranty", False)
         try:
             cleaned["parsed_options"] = configtxt.preset_options(text)
         except ValueError as exc:
             self.add_error("options", str(exc))
             return cleaned
-        for family in families:
-            for finding in configtxt.validate_preset_text(text, family, acknowledged):
-                self.findings.append((family, finding))
-        if any(finding.severity == "error" for _, finding in self.findings):
+        found = presets.findings_for(
+            text,
+            families,
+            cleaned.get("acknowledge_warranty", False),
+            cleaned.get("acknowledge_boot", False),
+        )
+        self._keep_first(found)
+        if any(finding.severity == "error" for _, finding in found):
             self.add_error(None, "Fix the errors below to save; warnings don't stop you.")
         return cleaned
+
+    def _keep_first(self, found: list[tuple[str, configtxt.Finding]]) -> None:
+        """The first SHOWN_FINDINGS of each family, in order; the rest only counted."""
+        per_family: dict[str, int] = {}
+        for family, finding in found:
+            per_family[family] = per_family.get(family, 0) + 1
+            if per_family[family] <= SHOWN_FINDINGS:
+                self.findings.append((family, finding))
+        self.more_findings = [
+            (family, count - SHOWN_FINDINGS)
+            for family, count in per_family.items()
+            if count > SHOWN_FINDINGS
+        ]
 
     def version_fields(self) -> dict:
         data = self.cleaned_data
@@ -85,12 +115,28 @@ class PresetForm(forms.ModelForm):
             "options": data["parsed_options"],
             "governor": data.get("governor", ""),
             "acknowledge_warranty": data.get("acknowledge_warranty", False),
+            "acknowledge_boot": data.get("acknowledge_boot", False),
             "note": data.get("note", ""),
         }
 
 
 class PresetAdminForm(PresetForm):
-    """In the admin the form always saves; errors still block it."""
+    """In the admin the form always saves; errors still block it. Only staff reach the
+    admin, so the boot acknowledgment is offered."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, staff=True, **kwargs)
+
+    def clean(self):
+        """The admin has no findings list: the errors go under the lines."""
+        cleaned = super().clean()
+        for family, finding in self.findings:
+            if finding.severity == "error":
+                where = f"line {finding.line}" if finding.line else "preset"
+                self.add_error("options", f"{FAMILY_NAMES[family]}, {where}: {finding.message}")
+        for family, count in self.more_findings:
+            self.add_error("options", f"{FAMILY_NAMES[family]}: and {count:,} more findings")
+        return cleaned
 
     @property
     def wants_save(self) -> bool:

@@ -306,6 +306,11 @@ class PresetVersion(models.Model):
         default=False,
         help_text="I know these settings set the board's permanent warranty (overclock) bit.",
     )
+    # Set only by a staff user: the preset changes what the board boots (kernel, cmdline...).
+    acknowledge_boot = models.BooleanField(
+        default=False,
+        help_text="I know these settings change what the board boots (kernel, device tree...).",
+    )
     note = models.CharField(max_length=300, blank=True)
     author = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL

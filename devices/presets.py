@@ -1,4 +1,8 @@
-"""Preset versions are only ever added: every edit, clone or import makes a new one."""
+"""Preset versions are only ever added: every edit, clone or import makes a new one.
+
+Every version is checked as the preset form checks it, whichever path makes it (form, admin,
+clone, a board's config.txt), so no stored version holds what a page or a board cannot take.
+"""
 
 from datetime import datetime
 
@@ -6,7 +10,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from devices import enqueue
+from devices import configtxt, enqueue
+from devices.configtxt.rules import FAMILIES, FAMILY_NAMES
 from devices.models import Application, Board, Preset, PresetVersion
 
 
@@ -21,35 +26,89 @@ class AlreadyApplying(Exception):
         self.unfinished = unfinished
 
 
+class InvalidPreset(ValueError):
+    """The content cannot be a version: the message says why, for the user."""
+
+
+def findings_for(
+    text: str, families: list[str], acknowledge_warranty: bool, acknowledge_boot: bool
+) -> list[tuple[str, configtxt.Finding]]:
+    """(family, finding) for a preset's lines on each family it is meant for."""
+    each = configtxt.validate_each(
+        text, families, acknowledge_warranty, preset=True, acknowledge_boot=acknowledge_boot
+    )
+    return [
+        (family, finding) for family, found in zip(families, each, strict=True) for finding in found
+    ]
+
+
+def checked_options(options: dict, families: list[str], acknowledge_warranty: bool = False,
+                    acknowledge_boot: bool = False) -> dict[str, str]:  # fmt: skip
+    """options as the lines they write, or InvalidPreset naming the first errors. A preset
+    meant for no family in particular is held to what is an error on every family."""
+    try:
+        text = configtxt.settings_text(options, acknowledge_warranty)
+        lines = configtxt.preset_options(text)
+    except ValueError as exc:
+        raise InvalidPreset(str(exc)) from None
+    try:
+        found = findings_for(text, families or list(FAMILIES), acknowledge_warranty,
+                             acknowledge_boot)  # fmt: skip
+    except ValueError as exc:  # a family pifarm does not know
+        raise InvalidPreset(str(exc)) from None
+    errors = _errors(found, everywhere=not families)
+    if errors:
+        shown = "; ".join(
+            f"{FAMILY_NAMES[family]}, line {f.line}: {f.message}" for family, f in errors[:3]
+        )
+        more = f" (and {len(errors) - 3:,} more)" if len(errors) > 3 else ""
+        raise InvalidPreset(f"{shown}{more}")
+    return lines
+
+
+def _errors(found: list[tuple[str, configtxt.Finding]], everywhere: bool) -> list:
+    """The errors; with everywhere, only those on lines in error for every family."""
+    errors = [(family, f) for family, f in found if f.severity == "error"]
+    if everywhere:
+        per_family = [{f.line for family, f in errors if family == one} for one in FAMILIES]
+        errors = [(family, f) for family, f in errors if f.line in set.intersection(*per_family)]
+    return errors
+
+
 def new_version(preset: Preset, *, options: dict, governor: str = "", note: str = "",
-                acknowledge_warranty: bool = False, author=None,
-                parent: PresetVersion | None = None) -> PresetVersion:  # fmt: skip
-    """The next version of preset, numbered in order even when two people save at once."""
+                acknowledge_warranty: bool = False, acknowledge_boot: bool = False,
+                author=None, parent: PresetVersion | None = None) -> PresetVersion:  # fmt: skip
+    """The next version of preset, numbered in order even when two people save at once.
+    Raises InvalidPreset when the content has an error for the preset's families."""
     if governor and governor not in PresetVersion.Governor.values:
-        raise ValueError(f"{governor!r} is not a CPU governor")
+        raise InvalidPreset(f"{governor!r} is not a CPU governor")
+    options = checked_options(options, preset.families, acknowledge_warranty, acknowledge_boot)
     with transaction.atomic():
         Preset.objects.select_for_update().filter(pk=preset.pk).get()
         last = preset.versions.aggregate(last=Max("number"))["last"] or 0
         return PresetVersion.objects.create(
             preset=preset,
             number=last + 1,
-            options={key: str(value) for key, value in options.items()},
+            options=options,
             governor=governor,
             note=note,
             acknowledge_warranty=acknowledge_warranty,
+            acknowledge_boot=acknowledge_boot,
             author=author,
             parent=parent if parent is not None else preset.latest,
         )
 
 
 def same_content(version: PresetVersion | None, *, options: dict, governor: str,
-                 acknowledge_warranty: bool, **ignored) -> bool:  # fmt: skip
+                 acknowledge_warranty: bool, acknowledge_boot: bool = False,
+                 **ignored) -> bool:  # fmt: skip
     """Would a new version repeat this one? Then saving makes none."""
     return (
         version is not None
-        and version.options == {key: str(value) for key, value in options.items()}
+        and version.options == {key: str(value).strip() for key, value in options.items()}
         and version.governor == governor
         and version.acknowledge_warranty == acknowledge_warranty
+        and version.acknowledge_boot == acknowledge_boot
     )
 
 

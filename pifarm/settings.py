@@ -226,6 +226,12 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 
+# Django's request limits: a body over this many bytes, or with more fields, gets a 400 page
+# that names the limit (devices.views.errors). A preset's lines stop at 64 KiB in the form
+# itself, which keeps the text.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("PIFARM_UPLOAD_MAX_BYTES", 2_621_440, minimum=65_536)
+DATA_UPLOAD_MAX_NUMBER_FIELDS = env_int("PIFARM_UPLOAD_MAX_FIELDS", 1000, minimum=100)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

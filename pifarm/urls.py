@@ -2,6 +2,9 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+# A refused request says which limit it broke (a 3 MB form used to get a bare "Bad Request").
+handler400 = "devices.views.errors.bad_request"
+
 urlpatterns = [
     path("", include("devices.urls")),
     path("login/", auth_views.LoginView.as_view(), name="login"),

@@ -13,13 +13,19 @@ from devices.configtxt.blocks import (
     preset_options,
     remove_block,
     settings_text,
+    shown_settings_text,
 )
 from devices.configtxt.boards import BoardContext, board_context
-from devices.configtxt.diff import Row, side_by_side, unified_diff
+from devices.configtxt.diff import Row, fold, side_by_side, unified_diff
 from devices.configtxt.effective import effective_settings, overclock_settings
 from devices.configtxt.findings import Finding
 from devices.configtxt.parsing import ConfigFile, Line, parse, render
-from devices.configtxt.validation import validate, validate_preset, validate_preset_text
+from devices.configtxt.validation import (
+    validate,
+    validate_each,
+    validate_preset,
+    validate_preset_text,
+)
 
 __all__ = [
     "WARRANTY_ACK",
@@ -31,6 +37,7 @@ __all__ = [
     "apply_block",
     "board_context",
     "effective_settings",
+    "fold",
     "managed_settings",
     "overclock_settings",
     "parse",
@@ -38,9 +45,11 @@ __all__ = [
     "remove_block",
     "render",
     "settings_text",
+    "shown_settings_text",
     "side_by_side",
     "unified_diff",
     "validate",
+    "validate_each",
     "validate_preset",
     "validate_preset_text",
 ]

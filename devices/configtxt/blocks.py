@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from devices.configtxt.findings import shown
 from devices.configtxt.parsing import ConfigFile, Line, parse, render
 from devices.configtxt.rules import RULES
 
@@ -22,6 +23,7 @@ __all__ = [
     "preset_options",
     "remove_block",
     "settings_text",
+    "shown_settings_text",
 ]
 
 BEGIN_MARKER = "# >>> pifarm managed block: pifarm rewrites these lines >>>"
@@ -39,6 +41,20 @@ def settings_text(settings: dict[str, int | str], acknowledge_warranty: bool = F
     lines = [WARRANTY_ACK] if acknowledge_warranty else []
     for key in sorted(settings, key=lambda k: (_ORDER.get(k, len(_ORDER)), k)):
         lines.append(f"{_checked_key(key)}={_checked_value(key, settings[key])}")
+    return "".join(line + "\n" for line in lines)
+
+
+def shown_settings_text(settings: object, acknowledge_warranty: bool = False) -> str:
+    """settings_text for reading on a page. What could never be written (a line break or NUL
+    in a value, a bad name: only an older pifarm could have stored one) shows escaped, so a
+    page always renders and the edit form offers it for fixing."""
+    try:
+        return settings_text(settings, acknowledge_warranty)  # type: ignore[arg-type]
+    except (ValueError, TypeError, AttributeError):
+        pass
+    items = settings.items() if isinstance(settings, dict) else [("?", settings)]
+    lines = [WARRANTY_ACK] if acknowledge_warranty else []
+    lines += [f"{shown(str(key), 200)}={shown(str(value), 200)}" for key, value in items]
     return "".join(line + "\n" for line in lines)
 
 
@@ -100,8 +116,8 @@ def apply_block(original: bytes, settings_text: str, label: str) -> bytes:
 
 
 def _first_ending(data: bytes) -> str:
-    lines = parse(data).lines
-    return lines[0].ending if lines else "\n"
+    first, newline, _ = data.partition(b"\n")
+    return "\r\n" if newline and first.endswith(b"\r") else "\n"
 
 
 def _marker_with(label: str) -> str:
@@ -128,6 +144,8 @@ def _block_lines(text: str) -> list[str]:
 def remove_block(data: bytes) -> bytes:
     """data without the managed block: exactly the bytes before pifarm applied one. Raises
     ValueError when the markers are damaged (missing, doubled or out of order)."""
+    if not _may_hold_block(data):
+        return data
     lines = list(parse(data).lines)
     span = _block_span(lines)
     if span is None:
@@ -137,6 +155,12 @@ def remove_block(data: bytes) -> bytes:
     if before and not after and lines[stop].ending == "":
         before[-1] = _without_added_newline(before[-1], lines[start].ending)
     return render(ConfigFile(tuple(before + after)))
+
+
+def _may_hold_block(data: bytes) -> bool:
+    """A marker's text is in the file: without it there is no block, and no need to read
+    every line of a big file."""
+    return BEGIN_MARKER.encode() in data or END_MARKER.encode() in data
 
 
 def _without_added_newline(last: Line, added: str) -> Line:
@@ -171,6 +195,8 @@ def _is_end(line: Line) -> bool:
 
 def managed_settings(data: bytes) -> dict[str, str]:
     """What the managed block sets (the later line winning); {} when there is no block."""
+    if not _may_hold_block(data):
+        return {}
     lines = list(parse(data).lines)
     span = _block_span(lines)
     if span is None:

@@ -11,7 +11,7 @@ from devices.configtxt.boards import NO, BoardContext, applies
 from devices.configtxt.effective import applying_lines, last_by_key
 from devices.configtxt.findings import ERROR, WARNING, Finding, shown
 from devices.configtxt.parsing import ConfigFile, Line, leading_int, value_of
-from devices.configtxt.rules import ALL, PI4, Rule, rule_for
+from devices.configtxt.rules import ALL, PI4, Rule, far_above, rule_for
 
 __all__ = ["board_findings", "combination_findings"]
 
@@ -26,32 +26,50 @@ def board_findings(line: Line, board: BoardContext) -> list[Finding]:
     rule = rule_for(line.key) if line.kind == "setting" else None
     if rule is None:
         return []
-    return [Finding(line.number, WARNING, message) for message in _messages(line, rule, board)]
+    return [Finding(line.number, *found) for found in _messages(line, rule, board)]
 
 
-def _messages(line: Line, rule: Rule, board: BoardContext) -> Iterator[str]:
+def _messages(line: Line, rule: Rule, board: BoardContext) -> Iterator[tuple[str, str]]:
     name, family = line.name or "", board.family
     if applies(line.filters, board) == NO:
         if rule.overclock and not rule.stock:
             sections = "".join(f"[{shown(f)}]" for f in line.filters)
             yield (
+                WARNING,
                 f"{name} is under {sections}, which does not match this board ({family}): "
-                "the firmware skips it (add [all] before it if it is meant for every board)"
+                "the firmware skips it (add [all] before it if it is meant for every board)",
             )
         return
     if rule.boards is not None and family not in rule.boards:
-        yield f"{name} does nothing on {family}: {rule.why_not}"
+        yield WARNING, f"{name} does nothing on {family}: {rule.why_not}"
         return
     number = leading_int(value_of(line)) if rule.kind == "int" else None
     caution = rule.cautions.get(family) or rule.cautions.get(ALL)
     if caution and number:
-        yield caution
+        yield WARNING, caution
+    yield from _limits(line, rule, family, number)
+
+
+def _limits(line: Line, rule: Rule, family: str, number: int | None) -> Iterator[tuple[str, str]]:
+    if number is None:
+        return
+    name = line.name or ""
+    ceiling = far_above(name, family)  # by name: the cache stays as small as the table
     limit = rule.warn_above.get(family) or rule.warn_above.get(ALL)
-    if limit and number is not None and number > limit[0]:
-        yield f"{name}={number} is above {limit[0]}: {limit[1]}"
+    if ceiling is not None and number > ceiling:
+        yield (
+            ERROR,
+            f"{name}={shown(str(number))} is far above anything a {family} runs "
+            f"(more than {ceiling}, twice its highest documented or reported clock)",
+        )
+    elif limit and number > limit[0]:
+        yield WARNING, f"{name}={number} is above {limit[0]}: {limit[1]}"
     default = rule.defaults.get(family)
-    if rule.below_default and number is not None and default is not None and number < default:
-        yield f"{name}={number} is below the {family} default of {default}: {rule.below_default}"
+    if rule.below_default and default is not None and number < default:
+        yield (
+            WARNING,
+            f"{name}={number} is below the {family} default of {default}: {rule.below_default}",
+        )
 
 
 def combination_findings(

@@ -6,16 +6,18 @@ Syntax facts: shared/reference/raspberry-pi.yaml: config_txt_syntax (lines, cond
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 __all__ = [
     "ConfigFile",
     "Line",
     "filter_kind",
+    "digit_count",
     "leading_int",
     "next_filters",
     "parse",
     "render",
+    "split_lines",
     "strict_int",
     "value_of",
 ]
@@ -41,6 +43,9 @@ _EXPRESSION = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*(=|&|<|>).*")
 # raspberry-pi.yaml: config_txt_syntax.lines: "value integer (decimal or 0x hex)"
 _INT = re.compile(r"[-+]?(0[xX][0-9A-Fa-f]+|[0-9]+)")
 _INT_PREFIX = re.compile(r"\s*([-+]?)(0[xX][0-9A-Fa-f]+|[0-9]+)")
+# Python refuses to convert more than 4,300 decimal digits, and no firmware value comes near a
+# hundred: a longer run of digits is not read as a number at all (validation says why).
+MAX_DIGITS = 100
 
 
 @dataclass(frozen=True)
@@ -71,8 +76,7 @@ class Line:
     @property
     def body(self) -> str:
         """The text without surrounding spaces (and without a byte-order mark on line 1)."""
-        text = self.raw[1:] if self.number == 1 and self.raw.startswith(_BOM) else self.raw
-        return text.strip()
+        return _body(self.raw, self.number)
 
 
 @dataclass(frozen=True)
@@ -90,16 +94,23 @@ def parse(data: bytes | str) -> ConfigFile:
     text = data.decode("utf-8", _ERRORS)
     lines, filters = [], ()
     for number, (raw, ending) in enumerate(_split(text), start=1):
-        line = _classify(Line(number, raw, ending, "blank", filters=filters))
-        if line.kind == "section":
-            filters = next_filters(filters, line.value or "")
-            line = replace(line, filters=filters)
-        lines.append(line)
+        # Each Line is built once: a board's file may have 60,000 lines (1 MiB).
+        kind, key, value, problem = _classify(_body(raw, number))
+        if kind == "section":
+            filters = next_filters(filters, value or "")
+        lines.append(Line(number, raw, ending, kind, key, value, filters, problem))
     return ConfigFile(tuple(lines))
 
 
 def render(config: ConfigFile) -> bytes:
     return "".join(line.raw + line.ending for line in config.lines).encode("utf-8", _ERRORS)
+
+
+def split_lines(data: bytes | str) -> list[str]:
+    """Each line's text without its ending, as parse() would split it, without reading it."""
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogatepass")
+    return [raw for raw, _ in _split(data.decode("utf-8", _ERRORS))]
 
 
 def _split(text: str):
@@ -111,31 +122,37 @@ def _split(text: str):
         yield parts[-1], ""
 
 
-def _classify(line: Line) -> Line:
-    body = line.body
+def _body(raw: str, number: int) -> str:
+    return (raw[1:] if number == 1 and raw.startswith(_BOM) else raw).strip()
+
+
+_Parts = tuple[str, str | None, str | None, str]  # kind, key, value, problem
+
+
+def _classify(body: str) -> _Parts:
     if not body:
-        return line
+        return "blank", None, None, ""
     if body.startswith("#"):
-        return replace(line, kind="comment")
+        return "comment", None, None, ""
     if body.startswith("["):
-        return _section(line, body)
+        return _section(body)
     directive = _DIRECTIVE.fullmatch(body)
     if directive:
-        return replace(line, kind=directive[1], key=directive[1], value=directive[2].strip())
+        return directive[1], directive[1], directive[2].strip(), ""
     key, sep, value = body.partition("=")
     if not sep:
-        return replace(line, kind="malformed", problem="expected option=value")
+        return "malformed", None, None, "expected option=value"
     if not _KEY.fullmatch(key.strip()):
-        return replace(line, kind="malformed", problem="not an option name before '='")
-    return replace(line, kind="setting", key=key.strip(), value=value.strip())
+        return "malformed", None, None, "not an option name before '='"
+    return "setting", key.strip(), value.strip(), ""
 
 
-def _section(line: Line, body: str) -> Line:
+def _section(body: str) -> _Parts:
     match = _SECTION.fullmatch(body)
     rest = match[2].strip() if match else ""
     if match is None or (rest and not rest.startswith("#")):
-        return replace(line, kind="malformed", problem="a [filter] line holds only the filter")
-    return replace(line, kind="section", value=match[1].strip())
+        return "malformed", None, None, "a [filter] line holds only the filter"
+    return "section", None, match[1].strip(), ""
 
 
 def filter_kind(name: str) -> str:
@@ -181,11 +198,17 @@ def leading_int(text: str | None) -> int | None:
     """What the firmware reads as an integer: it stops at the first non-digit
     (raspberry-pi.yaml: config_txt_syntax.limits.hazard). None if no digits come first."""
     match = _INT_PREFIX.match(text or "")
-    if match is None:
+    if match is None or len(match[2]) > MAX_DIGITS:
         return None
     sign = -1 if match[1] == "-" else 1
     digits = match[2]
     return sign * (int(digits, 16) if digits[:2] in ("0x", "0X") else int(digits, 10))
+
+
+def digit_count(text: str | None) -> int:
+    """How many digits the integer at the start of text has (0 when there is none)."""
+    match = _INT_PREFIX.match(text or "")
+    return len(match[2]) if match else 0
 
 
 def value_of(line: Line) -> str:

@@ -11,11 +11,34 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 
-__all__ = ["FAMILIES", "RULES", "Rule", "UNKNOWN_HINTS", "rule_for"]
+__all__ = [
+    "BOOT_OPTIONS",
+    "FAMILIES",
+    "FAMILY_NAMES",
+    "RULES",
+    "Rule",
+    "UNKNOWN_HINTS",
+    "far_above",
+    "rule_for",
+]
 
 # raspberry-pi.yaml: overclocking.options (family keys, in the order of its comment)
 FAMILIES = ("pi0", "pi1", "pi2", "pi3", "pi3p", "pi4", "pi4_r14", "pi400", "pi02", "pi5")
+# What pages call each family (its key is for code and files only).
+FAMILY_NAMES = {
+    "pi0": "Zero / Zero W",
+    "pi1": "Pi 1",
+    "pi2": "Pi 2",
+    "pi3": "Pi 3B",
+    "pi3p": "Pi 3A+ / 3B+",
+    "pi02": "Zero 2 W",
+    "pi4": "Pi 4B up to rev 1.3, CM4",
+    "pi4_r14": "Pi 4B rev 1.4",
+    "pi400": "Pi 400",
+    "pi5": "Pi 5",
+}
 PI4 = frozenset({"pi4", "pi4_r14", "pi400"})
 PI4_AND_LATER = PI4 | {"pi5"}
 BEFORE_PI4 = frozenset(FAMILIES) - PI4_AND_LATER
@@ -26,8 +49,9 @@ ALL = "*"  # a cautions/warn_above key meaning every family
 @dataclass(frozen=True)
 class Rule:
     kind: str = "str"  # "int": the firmware reads an integer (decimal or 0x hex); "str": text
-    lo: int | None = None  # documented range: outside it is an error
+    lo: int | None = None  # documented range: outside it is an error (a warning if boot_safe)
     hi: int | None = None
+    boot_safe: bool = False  # display or audio: a wrong value cannot stop the board booting
     boards: frozenset[str] | None = None  # families where it does something; None: all
     why_not: str = ""  # said when it is set on a board outside `boards`
     defaults: Mapping[str, int] = field(default_factory=dict)
@@ -37,6 +61,7 @@ class Rule:
     overclock: bool = False  # a clock, voltage or thermal setting: what presets are made of
     stock: bool = False  # stock OS files set it in model sections: never report it hidden
     accumulates: bool = False  # every line adds to the list (dtoverlay) instead of replacing
+    mhz: bool = False  # a clock frequency: far above the family's figures is an error
 
 
 def _d(*values: int | None) -> dict[str, int]:
@@ -47,7 +72,7 @@ def _d(*values: int | None) -> dict[str, int]:
 def _freq(defaults: dict[str, int], **kw) -> Rule:
     # raspberry-pi.yaml: overclocking.general "Frequencies in MHz"; below 0 is meaningless
     # (inference), and no upper limit is documented except core_freq on Pi 4.
-    return Rule("int", lo=0, defaults=defaults, overclock=True, **kw)
+    return Rule("int", lo=0, defaults=defaults, overclock=True, mhz=True, **kw)
 
 
 def _volt(**kw) -> Rule:
@@ -192,16 +217,18 @@ RULES: dict[str, Rule] = {
     "max_usb_current": Rule("int", boards=frozenset(), why_not="current firmware ignores it"),
     "arm_control": Rule("int", cautions={ALL: "arm_control is deprecated; use arm_64bit"}),
     # video.adoc: "Valid options are 0, 1, and 2"; "minimum is 0 and the maximum is 11"; tables
-    "max_framebuffers": Rule("int", 0, 2),
-    "config_hdmi_boost": Rule("int", 0, 11),
-    "hdmi_group": Rule("int", 0, 2),
-    "hdmi_drive": Rule("int", 1, 2),
-    "hdmi_pixel_encoding": Rule("int", 0, 4),
-    "hdmi_blanking": Rule("int", 0, 1),
-    "sdtv_aspect": Rule("int", 1, 3),
-    "edid_content_type": Rule("int", 0, 4),
+    # A wrong display value leaves a blank or odd screen, never a board that does not boot:
+    # out of range is a warning for these (issue 6: a config.txt that boots is not refused).
+    "max_framebuffers": Rule("int", 0, 2, boot_safe=True),
+    "config_hdmi_boost": Rule("int", 0, 11, boot_safe=True),
+    "hdmi_group": Rule("int", 0, 2, boot_safe=True),
+    "hdmi_drive": Rule("int", 1, 2, boot_safe=True),
+    "hdmi_pixel_encoding": Rule("int", 0, 4, boot_safe=True),
+    "hdmi_blanking": Rule("int", 0, 1, boot_safe=True),
+    "sdtv_aspect": Rule("int", 1, 3, boot_safe=True),
+    "edid_content_type": Rule("int", 0, 4, boot_safe=True),
     # misc.adoc: avoid_warnings 1 or 2; memory.adoc: "The minimum value is 16"
-    "avoid_warnings": Rule("int", 0, 2),
+    "avoid_warnings": Rule("int", 0, 2, boot_safe=True),
     **{name: Rule("int", lo=16) for name in ("gpu_mem", "gpu_mem_256", "gpu_mem_512")},
     "gpu_mem_1024": Rule("int", lo=16),
 }
@@ -224,6 +251,7 @@ sdtv_mode lcd_framerate lcd_rotate display_rotate display_hdmi_rotate display_lc
 test_mode pwm_sample_bits audio_pwm_mode logging_level hdmi_max_pixel_freq dpi_group dpi_mode
 dpi_output_format hdmi_ignore_edid kernel_address ramfsaddr device_tree_address
 device_tree_end kernel_watchdog_timeout enable_jtag_gpio psu_max_current dtdebug
+boot_partition
 """.split()
 
 # Documented options whose value is text (file names, lists, timings, licence keys), and newer
@@ -234,6 +262,19 @@ hdmi_cvt hdmi_timings dpi_timings hdmi_edid_filename cec_osd_name decode_MPG2 de
 os_check bootloader_update eeprom_write_protect kernel_watchdog_partition pciex4_reset
 boot_ramdisk boot_load_flags
 """.split()
+
+# What decides which files the firmware loads and how the kernel starts (boot.adoc, autoboot.adoc;
+# raspberry-pi.yaml: overclocking.options.kernel and arm_64bit, tryboot). Normal in a board's
+# file, but a preset is about clocks, voltages and the governor: there they need a staff user's
+# acknowledgment, as a wrong one leaves a board that does not boot.
+BOOT_OPTIONS = frozenset(
+    """
+kernel kernel_old kernel_address cmdline os_prefix overlay_prefix start_file fixup_file start_x
+start_debug start_cd device_tree device_tree_address device_tree_end initramfs ramfsfile
+ramfsaddr auto_initramfs armstub arm_64bit arm_control upstream_kernel disable_commandline_tags
+boot_partition boot_ramdisk boot_load_flags os_check tryboot_a_b kernel_watchdog_partition
+""".split()
+)
 
 # dtoverlay/dtparam/gpio lines add up instead of replacing each other (common.adoc, gpio.adoc).
 _LISTS = ("dtoverlay", "dtparam", "gpio")
@@ -258,3 +299,29 @@ def rule_for(key: str | None) -> Rule | None:
     if not key:
         return None
     return RULES.get(key.split(":", 1)[0])
+
+
+# A clock more than this many times the highest figure the reference gives a family (its
+# default or a reported limit) is a typo or an attack, not an overclock: an error.
+FAR_FACTOR = 2
+# gpu_freq sets core_freq and the block clocks together, and has no figures of its own.
+_FIGURES_OF = {"gpu_freq": "core_freq"}
+
+
+@cache  # a few dozen clocks times ten families; asked for every line of a file
+def far_above(name: str, family: str) -> int | None:
+    """The value above which a clock (an option name, no ":N" port) is an error on this
+    family; None for non-clocks. A minimum shares its maximum's limit (arm_freq_min=arm_freq
+    pins the clock)."""
+    rule = RULES.get(name)
+    if rule is None or not rule.mhz:
+        return None
+    base = name.removesuffix("_min")
+    rule = RULES.get(_FIGURES_OF.get(base, base), rule)
+    figures = _figures(rule, family) or [v for f in FAMILIES for v in _figures(rule, f)]
+    return FAR_FACTOR * max(figures) if figures else None
+
+
+def _figures(rule: Rule, family: str) -> list[int]:
+    limit = rule.warn_above.get(family) or rule.warn_above.get(ALL)
+    return [v for v in (rule.defaults.get(family), limit and limit[0]) if v]

@@ -15,16 +15,19 @@ from devices.configtxt.board_checks import board_findings, combination_findings
 from devices.configtxt.boards import BoardContext, board_context
 from devices.configtxt.findings import ERROR, WARNING, Finding, shown
 from devices.configtxt.parsing import (
+    MAX_DIGITS,
     MODEL_FILTERS,
+    ConfigFile,
     Line,
+    digit_count,
     filter_kind,
     parse,
     strict_int,
     value_of,
 )
-from devices.configtxt.rules import RULES, UNKNOWN_HINTS, Rule, rule_for
+from devices.configtxt.rules import BOOT_OPTIONS, RULES, UNKNOWN_HINTS, Rule, rule_for
 
-__all__ = ["Finding", "validate", "validate_preset", "validate_preset_text"]
+__all__ = ["Finding", "validate", "validate_each", "validate_preset", "validate_preset_text"]
 
 MAX_LINE = 98  # raspberry-pi.yaml: config_txt_syntax.limits.line_length
 # The issue's limit: a real config.txt is a few KiB, so a bigger file is the wrong file.
@@ -38,39 +41,87 @@ def validate(
 ) -> list[Finding]:
     """Findings in line order (file-wide ones first). board is a family or a revision code;
     an unknown one raises ValueError. The warranty bit is accepted when acknowledge_warranty
-    is set or the file holds the WARRANTY_ACK line."""
-    context = board_context(board)
+    is set or the file holds the WARRANTY_ACK line. A file over MAX_BYTES gets that one
+    finding and nothing else: its lines are not even read."""
+    return validate_each(data, [board], acknowledge_warranty)[0]
+
+
+def validate_each(
+    data: bytes | str,
+    boards: list[str | BoardContext],
+    acknowledge_warranty: bool = False,
+    *,
+    preset: bool = False,
+    acknowledge_boot: bool = False,
+) -> list[list[Finding]]:
+    """validate() for each board, reading the file and checking what does not depend on the
+    board once. With preset=True, options that decide what boots are errors unless
+    acknowledge_boot (a preset is about clocks, voltages and the governor)."""
+    contexts = [board_context(board) for board in boards]
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+    if len(raw) > MAX_BYTES:
+        too_big = Finding(None, ERROR, f"the file is {len(raw):,} bytes, over the 64 KiB limit")
+        return [[too_big] for _ in contexts]
     config = parse(raw)
     acknowledged = acknowledge_warranty or any(
         line.kind == "comment" and line.body == WARRANTY_ACK for line in config.lines
     )
-    findings = list(_file_findings(raw, config.lines))
+    common = list(_file_findings(raw, config.lines))
     for line in config.lines:
-        findings += _line_findings(line)
-        findings += board_findings(line, context)
-    findings += combination_findings(config, context, acknowledged)
-    return sorted(findings, key=lambda finding: finding.line or 0)
+        common += _line_findings(line)
+    if preset:
+        common += _boot_options(config, acknowledge_boot)
+    return [
+        sorted(
+            common
+            + [found for line in config.lines for found in board_findings(line, context)]
+            + combination_findings(config, context, acknowledged),
+            key=lambda finding: finding.line or 0,
+        )
+        for context in contexts
+    ]
 
 
 def validate_preset(
-    settings: dict, board: str | BoardContext, acknowledge_warranty: bool = False
+    settings: dict,
+    board: str | BoardContext,
+    acknowledge_warranty: bool = False,
+    acknowledge_boot: bool = False,
 ) -> list[Finding]:
     """The same rules applied to a preset's own lines (line numbers of settings_text)."""
     text = settings_text(settings, acknowledge_warranty)
-    return validate(text, board, acknowledge_warranty)
+    return validate_preset_text(text, board, acknowledge_warranty, acknowledge_boot)
 
 
 def validate_preset_text(
-    text: str, board: str | BoardContext, acknowledge_warranty: bool = False
+    text: str,
+    board: str | BoardContext,
+    acknowledge_warranty: bool = False,
+    acknowledge_boot: bool = False,
 ) -> list[Finding]:
-    """The same rules applied to a preset as typed (line numbers of the text)."""
-    return validate(text, board, acknowledge_warranty)
+    """The same rules applied to a preset as typed (line numbers of the text), plus one of
+    presets only: options that decide what boots are errors unless acknowledge_boot."""
+    return validate_each(
+        text, [board], acknowledge_warranty, preset=True, acknowledge_boot=acknowledge_boot
+    )[0]
+
+
+def _boot_options(config: ConfigFile, acknowledged: bool) -> Iterator[Finding]:
+    for line in config.lines:
+        if line.kind in ("setting", "initramfs") and line.name in BOOT_OPTIONS:
+            if acknowledged:
+                yield Finding(line.number, WARNING, f"{line.name} decides what the board boots "
+                              "(acknowledged)")  # fmt: skip
+            else:
+                yield Finding(
+                    line.number,
+                    ERROR,
+                    f"{line.name} decides what the board boots, and a preset is about clocks, "
+                    "voltages and the governor: only a staff user can acknowledge it",
+                )
 
 
 def _file_findings(raw: bytes, lines: tuple[Line, ...]) -> Iterator[Finding]:
-    if len(raw) > MAX_BYTES:
-        yield Finding(None, ERROR, f"the file is {len(raw):,} bytes, over the 64 KiB limit")
     if raw.startswith(_BOM):
         # The firmware reads the mark as part of line 1, so a setting there is not recognised.
         harmful = lines[0].kind in ("setting", "section", "include", "initramfs")
@@ -96,10 +147,16 @@ def _text(line: Line) -> Iterator[tuple[str, str]]:
         yield ERROR, "the line is not valid UTF-8"
     if "\x00" in line.raw:
         yield ERROR, "the line holds a NUL byte"
-    length = len(line.raw.encode("utf-8", "surrogateescape"))
-    if length > MAX_LINE:
+    encoded = line.raw.encode("utf-8", "surrogateescape")
+    length = len(encoded)
+    if length <= MAX_LINE:
+        return
+    if encoded[MAX_LINE:].strip():
         # raspberry-pi.yaml: config_txt_syntax.limits.hazard: the tail can be read as a setting
         yield ERROR, f"the line is {length} characters long; the firmware reads only {MAX_LINE}"
+    else:  # a blank tail reads as a blank line: harmless
+        message = f"the line is {length} characters long; past the {MAX_LINE}th there are only "
+        yield WARNING, message + "spaces, which the firmware ignores"
 
 
 def _layout(line: Line) -> Iterator[tuple[str, str]]:
@@ -154,14 +211,21 @@ def _integer(line: Line, rule: Rule) -> Iterator[tuple[str, str]]:
     key, value = shown(line.key or ""), value_of(line)
     number = strict_int(value)
     if number is None:
-        if not value:
+        if digit_count(value) > MAX_DIGITS:
+            digits = digit_count(value)
+            yield ERROR, f"{key}={shown(value)} has {digits:,} digits: no value is that long"
+        elif not value:
             yield ERROR, f"{key} needs an integer value"
         elif value.startswith("["):
             yield ERROR, f"{key} takes one integer, not a range like {shown(value)}"
         else:
             yield ERROR, f"{key}={shown(value)} is not an integer"
     elif (rule.lo is not None and number < rule.lo) or (rule.hi is not None and number > rule.hi):
-        yield ERROR, f"{key}={number} is outside the documented range {_range(rule)}"
+        message = f"{key}={shown(str(number))} is outside the documented range {_range(rule)}"
+        if rule.boot_safe:
+            yield WARNING, f"{message}: the display or sound may be wrong, the board still boots"
+        else:
+            yield ERROR, message
 
 
 def _range(rule: Rule) -> str:

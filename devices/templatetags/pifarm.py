@@ -2,6 +2,8 @@ from django import template
 from django.utils import timezone
 from django.utils.timesince import timesince
 
+from devices.configtxt.rules import FAMILY_NAMES
+
 register = template.Library()
 
 
@@ -13,3 +15,17 @@ def ago(moment) -> str:
     if (timezone.now() - moment).total_seconds() < 60:
         return "just now"
     return f"{timesince(moment)} ago"
+
+
+@register.filter
+def family_names(families) -> str:
+    """Board families by name ("Pi 4B rev 1.4"), not by key ("pi4_r14")."""
+    if isinstance(families, str):
+        return FAMILY_NAMES.get(families, families)
+    return ", ".join(FAMILY_NAMES.get(family, str(family)) for family in families or [])
+
+
+@register.filter
+def thousands(number) -> str:
+    """99990 as "99,990"."""
+    return f"{number:,}" if isinstance(number, int) else str(number)

@@ -34,7 +34,7 @@ def preset_list(request):
 
 @permission_required("devices.add_preset")
 def preset_new(request):
-    form = PresetForm(request.POST or None)
+    form = PresetForm(request.POST or None, staff=request.user.is_staff)
     if request.method == "POST" and form.is_valid() and form.wants_save:
         with transaction.atomic():
             preset = form.save(commit=False)
@@ -49,7 +49,7 @@ def preset_new(request):
 @permission_required("devices.change_preset")
 def preset_edit(request, code):
     preset = _get_preset(code)
-    form = PresetForm(request.POST or None, instance=preset)
+    form = PresetForm(request.POST or None, instance=preset, staff=request.user.is_staff)
     if request.method == "POST" and form.is_valid() and form.wants_save:
         fields = form.version_fields()
         with transaction.atomic():
@@ -86,7 +86,9 @@ def _diff_context(versions, a, b) -> dict:
     return {
         "diff_left": left,
         "diff_right": right,
-        "diff_rows": configtxt.side_by_side(_compare_text(left), _compare_text(right)),
+        "diff_rows": configtxt.fold(
+            configtxt.side_by_side(_compare_text(left), _compare_text(right))
+        ),
     }
 
 
@@ -97,7 +99,8 @@ def _compare_text(version: PresetVersion) -> bytes:
 
 
 def version_text(version: PresetVersion) -> str:
-    return configtxt.settings_text(version.options, version.acknowledge_warranty)
+    """The lines as a page shows them (escaped if an older pifarm stored a bad value)."""
+    return configtxt.shown_settings_text(version.options, version.acknowledge_warranty)
 
 
 @permission_required("devices.view_presetversion")
@@ -143,7 +146,7 @@ def _board_diff(version: PresetVersion, board: Board | None) -> dict:
     except ValueError as exc:  # a damaged managed block on the board
         return {"board_rows": None, "board_error": str(exc)}
     return {
-        "board_rows": configtxt.side_by_side(current, after),
+        "board_rows": configtxt.fold(configtxt.side_by_side(current, after)),
         "board_snapshot": snapshot,
     }
 
@@ -152,30 +155,44 @@ def _board_diff(version: PresetVersion, board: Board | None) -> dict:
 @require_POST
 def preset_clone(request, code, number):
     version = _get_version(code, number)
-    name = _free_name(f"{version.preset.name} (copy)")
+    try:
+        clone = _clone(version, request.user)
+    except presets.InvalidPreset as exc:
+        messages.error(request, f"{version} cannot be copied: {exc}")
+        return redirect(version)
+    messages.success(request, f"{clone.name} is a copy of {version}.")
+    return redirect(clone)
+
+
+def _clone(version: PresetVersion, user) -> Preset:
+    """A new preset whose v1 is version, checked as any new version is."""
     with transaction.atomic():
         clone = Preset.objects.create(
-            name=name,
+            name=_free_name(version.preset.name, " (copy)"),
             description=version.preset.description,
             families=version.preset.families,
-            created_by=request.user,
+            created_by=user,
         )
         presets.new_version(
             clone,
             options=version.options,
             governor=version.governor,
             acknowledge_warranty=version.acknowledge_warranty,
+            # only staff may acknowledge boot options, also by copying them
+            acknowledge_boot=version.acknowledge_boot and user.is_staff,
             note=f"cloned from {version}",
-            author=request.user,
+            author=user,
         )
-    messages.success(request, f"{name} is a copy of {version}.")
-    return redirect(clone)
+    return clone
 
 
-def _free_name(base: str) -> str:
-    name, n = base, 2
+def _free_name(base: str, suffix: str) -> str:
+    """base + suffix, numbered if taken, with base cut to fit the name field."""
+    limit = Preset._meta.get_field("name").max_length
+    name, n = base[: limit - len(suffix)] + suffix, 2
     while Preset.objects.filter(name=name).exists():
-        name, n = f"{base} {n}", n + 1
+        tail = f"{suffix} {n}"
+        name, n = base[: limit - len(tail)] + tail, n + 1
     return name
 
 
@@ -192,24 +209,35 @@ def preset_from_board(request, code):
         return redirect(board)
     family = (snapshot.facts.get("revision") or {}).get("family") or "pi4"
     options = configtxt.overclock_settings(config_txt.encode(), family)
+    try:
+        preset = _preset_from(board, snapshot, family, options, request.user)
+    except presets.InvalidPreset as exc:
+        messages.error(request, f"{board.name}'s config.txt cannot be a preset: {exc}")
+        return redirect(board)
+    messages.success(request, f"Made {preset.name} from {board.name}'s config.txt.")
+    return redirect(preset)
+
+
+def _preset_from(board, snapshot, family: str, options: dict, user) -> Preset:
+    """A new preset of what the board runs; checked like any other (board output is
+    untrusted), so nothing is made when a setting is wrong."""
     with transaction.atomic():
         preset = Preset.objects.create(
-            name=_free_name(f"{board.name} as found"),
+            name=_free_name(board.name, " as found"),
             description=f"The overclock settings of {board.name}'s config.txt "
             f"({snapshot.facts.get('config_path', '')}), "
             f"probed {snapshot.taken_at:%Y-%m-%d %H:%M}.",
             families=[family],
-            created_by=request.user,
+            created_by=user,
         )
         presets.new_version(
             preset,
             options=options,
             governor=_known_governor(snapshot.facts.get("governor")),
             note=f"imported from {board.name}",
-            author=request.user,
+            author=user,
         )
-    messages.success(request, f"Made {preset.name} from {board.name}'s config.txt.")
-    return redirect(preset)
+    return preset
 
 
 def _known_governor(name) -> str:

@@ -16,7 +16,7 @@ from rq.registry import FinishedJobRegistry
 
 from devices import apply, presets, tasks
 from devices.locks import board_lock
-from devices.models import Application, Board, BoardTask, Preset
+from devices.models import Application, Board, BoardTask, Preset, PresetVersion
 from pisim import Faults
 
 from .factories import make_board
@@ -406,7 +406,9 @@ def test_a_preset_that_does_not_suit_the_board_changes_nothing(pisim_farm, run_j
     node = pisim_farm.nodes["pi4"]
     board = register_node(node)
     old, boots = node.read_file(PI4_CONFIG), node.boot_count
-    version = make_version({"over_voltage": "12"})  # the range is -16..8
+    # the range is -16..8: pifarm no longer saves such a version, an older one could have
+    preset = Preset.objects.create(name="stored before checks")
+    version = PresetVersion.objects.create(preset=preset, number=1, options={"over_voltage": "12"})
 
     application = apply_now(board, version, Application.Mode.TRIAL, run_jobs)
 

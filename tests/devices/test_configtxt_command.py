@@ -9,6 +9,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from devices.management.commands.configtxt import SHOWN_FINDINGS
+
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "configtxt"
 ROOT = Path(__file__).parent.parent.parent
 
@@ -110,3 +112,33 @@ def test_the_real_command_line_exit_status_and_stdin(broken):
         text=True,
     )
     assert (clean.returncode, clean.stdout) == (0, "")
+
+
+def test_an_integer_of_5000_digits_is_a_finding_not_a_traceback(tmp_path):
+    path = tmp_path / "config.txt"
+    path.write_text("arm_freq=" + "9" * 5000 + "\n")
+    with pytest.raises(CommandError) as caught:
+        run("validate", str(path), "--board", "pi4")
+    assert caught.value.returncode == 1
+    assert str(caught.value).startswith("2 error(s)")  # its length, and its digits
+
+
+def test_a_flood_of_bad_lines_prints_the_first_findings_and_counts_the_rest(tmp_path):
+    path = tmp_path / "config.txt"
+    path.write_bytes(b"a\n" * 30_000)  # 60,000 bytes: under the size limit
+    out = StringIO()
+    with pytest.raises(CommandError) as caught:
+        call_command("configtxt", "validate", str(path), "--board", "pi4", stdout=out)
+    lines = out.getvalue().splitlines()
+    assert len(lines) == SHOWN_FINDINGS + 1
+    assert lines[-1] == f"... and {30_000 - SHOWN_FINDINGS:,} more"
+    assert str(caught.value).startswith("30000 error(s)")
+
+
+def test_a_file_over_the_size_limit_is_one_finding(tmp_path):
+    path = tmp_path / "config.txt"
+    path.write_bytes(b"".join(b"k%d=1\n" % i for i in range(100_000)))
+    out = StringIO()
+    with pytest.raises(CommandError):
+        call_command("configtxt", "validate", str(path), "--board", "pi4", stdout=out)
+    assert out.getvalue() == "-: error: the file is 888,890 bytes, over the 64 KiB limit\n"

@@ -345,3 +345,82 @@ def test_no_input_crashes_validation_and_messages_are_printable(data, board):
         assert finding.severity in ("error", "warning")
         assert finding.message.isprintable()
         finding.message.encode("utf-8")  # no lone surrogates from undecodable bytes
+
+
+# Input that costs too much, or says more than it is: issue 6, item 4.
+
+
+def test_a_file_over_the_size_limit_gets_one_finding_and_no_line_is_read():
+    flood = b"".join(b"k%d=1\n" % i for i in range(100_000))  # 100,000 unknown options
+    assert found(flood) == [
+        (None, "error", f"the file is {len(flood):,} bytes, over the 64 KiB limit")
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "arm_freq=" + "9" * 5000,
+        "arm_freq=-" + "9" * 5000 + " # far",
+        "over_voltage=" + "9" * 4301,
+    ],
+)
+def test_an_integer_of_thousands_of_digits_is_an_error_not_a_crash(text):
+    findings = validate(text, "c03114")
+    assert any(f.severity == "error" and "digits" in f.message for f in findings)
+    assert all(len(f.message) < 200 for f in findings)
+
+
+def test_a_board_type_filter_of_thousands_of_digits_is_not_a_crash():
+    findings = validate("[board-type=" + "1" * 5000 + "]\narm_freq=900\n", "c03114")
+    assert "needs a board type number" in findings[1].message
+
+
+def test_a_frequency_far_above_the_family_maximum_is_an_error():
+    result = found("arm_freq=99999999999999999999999999999\n", "pi4")
+    assert [(line, severity) for line, severity, _ in result] == [(1, "error")]
+    assert "far above" in result[0][2]
+    # an overclock a little above the reported limits still only warns
+    assert [severity for _, severity, _ in found("arm_freq=2600\n", "pi4")] == ["warning"]
+    # a minimum pinned to its maximum is an ordinary dynamic-clock setting
+    assert errors(validate("arm_freq=2000\narm_freq_min=2000\n", "pi4")) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["kernel=evil.img", "cmdline=other.txt", "os_prefix=x/", "start_file=start4x.elf",
+     "fixup_file=fixup4x.dat", "device_tree=bcm.dtb", "initramfs=initrd.img", "boot_partition=2",
+     "armstub=stub.bin", "ramfsfile=initrd", "arm_64bit=0", "kernel_address=0x80000"],
+)  # fmt: skip
+def test_options_that_decide_what_boots_are_errors_in_a_preset_unless_acknowledged(line):
+    assert [f.severity for f in validate_preset_text(line, "pi4") if "boots" in f.message] == [
+        "error"
+    ]
+    acknowledged = validate_preset_text(line, "pi4", acknowledge_boot=True)
+    assert errors(acknowledged) == []
+    assert any("boots" in f.message for f in acknowledged)
+
+
+def test_boot_options_in_a_board_file_are_not_preset_findings():
+    assert validate("kernel=kernel8.img\narm_64bit=1\n", "pi4") == []
+
+
+@pytest.mark.parametrize(
+    "line", ["hdmi_group=3", "hdmi_drive=7", "config_hdmi_boost=12", "sdtv_aspect=9"]
+)
+def test_an_out_of_range_display_value_cannot_stop_a_boot_so_it_only_warns(line):
+    result = found(line + "\n")
+    assert [severity for _, severity, _ in result] == ["warning"]
+    assert "outside the documented range" in result[0][2]
+
+
+def test_characters_past_the_98th_that_are_only_spaces_warn():
+    assert found("arm_freq=900" + " " * 100 + "\n") == [
+        (
+            1,
+            "warning",
+            "the line is 112 characters long; past the 98th there are only spaces, "
+            "which the firmware ignores",
+        ),
+    ]
+    assert found("# " + "x" * 97 + " " * 5 + "\n")[0][1] == "error"

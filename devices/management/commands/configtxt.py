@@ -10,6 +10,8 @@ from devices import configtxt
 # Far above any real config.txt (validate flags anything over 64 KiB); stops a wrong path to
 # a disk image from being read into memory whole.
 MAX_READ = 1024 * 1024
+# Findings printed; the rest are counted (a flood of bad lines needs its first ones fixed).
+SHOWN_FINDINGS = 100
 
 
 class Command(BaseCommand):
@@ -50,8 +52,10 @@ class Command(BaseCommand):
         except ValueError as exc:
             raise CommandError(str(exc)) from None
         findings = configtxt.validate(_read(path), context, acknowledged)
-        for finding in findings:
+        for finding in findings[:SHOWN_FINDINGS]:
             self.stdout.write(str(finding))
+        if len(findings) > SHOWN_FINDINGS:
+            self.stdout.write(f"... and {len(findings) - SHOWN_FINDINGS:,} more")
         errors = sum(finding.severity == "error" for finding in findings)
         summary = (
             f"{errors} error(s), {len(findings) - errors} warning(s) for {context.description}"
