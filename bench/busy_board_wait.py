@@ -14,45 +14,20 @@ Needs root (pisim). Prints figures; asserts nothing.
 
 import argparse
 import os
-import shutil
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-DATA_DIR = Path(tempfile.mkdtemp(prefix="pifarm-bench-"))
-os.environ["PIFARM_DATA_DIR"] = str(DATA_DIR)
-os.environ.pop("DATABASE_URL", None)
-os.environ.pop("REDIS_URL", None)
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pifarm.settings")
-os.environ.setdefault("PIFARM_REBOOT_POLL", "1")  # the workers inherit it
+os.environ.setdefault("PIFARM_REBOOT_POLL", "1")  # before Django loads; the workers inherit it
+import benchenv  # noqa: I001 - first: it sets up Django on a throw-away data directory
 
-import django  # noqa: E402 - settings must see the environment above
+from django.core.management import call_command
 
-django.setup()
-
-from django.core.management import call_command  # noqa: E402
-
-from devices import apply, presets, tasks  # noqa: E402
-from devices.models import Application, Board, BoardTask, Preset  # noqa: E402
-from pisim import Farm  # noqa: E402
+from devices import apply, presets, tasks
+from devices.models import Application, Board, BoardTask, Preset
+from pisim import Farm
 
 BENCH_SUBNET_INDEX = 4
 DEADLINE_S = 300
-
-
-def start_workers(count: int) -> list[subprocess.Popen]:
-    command = [sys.executable, "manage.py", "rqworker", "default", "--with-scheduler"]
-    workers = [
-        subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(count)
-    ]
-    time.sleep(3)  # let every worker connect and block on the queue
-    return workers
 
 
 def wait_for(condition, what: str) -> None:
@@ -120,7 +95,7 @@ def main() -> None:
         versions = [
             presets.new_version(preset, options={"arm_freq": str(freq)}) for freq in (1700, 1600)
         ]
-        workers = start_workers(2)
+        workers = benchenv.start_workers(2, "--with-scheduler")
         alone = []
         for _ in range(args.rounds + 1):  # the first one warms up the workers
             started = time.perf_counter()
@@ -137,15 +112,9 @@ def main() -> None:
         report("  (the busy board's application took)", [r["application"] for r in rounds])
         report("  (its probe ended after the application by)", [r["busy after"] for r in rounds])
     finally:
-        for worker in workers:
-            worker.terminate()
-        for worker in workers:
-            worker.wait(timeout=60)
+        benchenv.stop_workers(workers)
         farm.stop()
-        import redis
-
-        redis.Redis(unix_socket_path=str(DATA_DIR / "redis.sock")).shutdown(nosave=True)
-        shutil.rmtree(DATA_DIR, ignore_errors=True)
+        benchenv.cleanup()
 
 
 if __name__ == "__main__":

@@ -20,34 +20,19 @@ import argparse
 import logging
 import os
 import resource
-import shutil
 import signal
-import sys
-import tempfile
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-DATA_DIR = Path(tempfile.mkdtemp(prefix="pifarm-bench-"))
-os.environ["PIFARM_DATA_DIR"] = str(DATA_DIR)
-os.environ.pop("DATABASE_URL", None)
-os.environ.pop("REDIS_URL", None)
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pifarm.settings")
+import benchenv  # noqa: I001 - first: it sets up Django on a throw-away data directory
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.test import Client
+from django.test.utils import setup_test_environment
+from django.urls import reverse
 
-import django  # noqa: E402 - settings must see the environment above
-
-django.setup()
-
-from django.conf import settings  # noqa: E402
-from django.contrib.auth import get_user_model  # noqa: E402
-from django.core.management import call_command  # noqa: E402
-from django.test import Client  # noqa: E402
-from django.test.utils import setup_test_environment  # noqa: E402
-from django.urls import reverse  # noqa: E402
-
-from devices import configtxt, presets  # noqa: E402
-from devices.models import Board, FactSnapshot, Preset  # noqa: E402
+from devices import configtxt, presets
+from devices.models import Board, FactSnapshot, Preset
 
 FAMILIES = ["pi0", "pi1", "pi2", "pi3", "pi3p", "pi02", "pi4", "pi4_r14", "pi400", "pi5"]
 PROBE_CAP = 1024 * 1024  # devices.probe.CONFIG_TXT_CAP: the most of a config.txt a probe keeps
@@ -92,7 +77,8 @@ def board_comparison(client: Client, version, config_txt: str):
     board = Board(name=f"flood-{len(config_txt)}", host="127.0.0.1", host_key="x")
     board.set_credential(Board.AuthMethod.PASSWORD, "bench-only")
     board.save()
-    FactSnapshot.objects.create(board=board, facts={"config_txt": config_txt})
+    facts = {"config_txt": config_txt, "config_path": "/boot/firmware/config.txt"}
+    FactSnapshot.objects.create(board=board, facts=facts)
     url = reverse("devices:preset_version", args=[version.preset.code, version.number])
     return client.get(url, {"board": str(board.code)})
 
@@ -149,7 +135,7 @@ def main() -> None:
             lambda: board_comparison(client, version, "#" * PROBE_CAP),
         )
     finally:
-        shutil.rmtree(DATA_DIR, ignore_errors=True)
+        benchenv.cleanup()
 
 
 if __name__ == "__main__":

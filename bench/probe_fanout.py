@@ -13,32 +13,19 @@ Needs root (pisim). Prints figures; asserts nothing.
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-DATA_DIR = Path(tempfile.mkdtemp(prefix="pifarm-bench-"))
-os.environ["PIFARM_DATA_DIR"] = str(DATA_DIR)
-os.environ.pop("DATABASE_URL", None)
-os.environ.pop("REDIS_URL", None)
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pifarm.settings")
+import benchenv  # noqa: I001 - first: it sets up Django on a throw-away data directory
+from django.core.management import call_command
 
-import django  # noqa: E402 - settings must see the environment above
-
-django.setup()
-
-from django.core.management import call_command  # noqa: E402
-
-from devices import tasks  # noqa: E402
-from devices.models import Board, BoardTask  # noqa: E402
-from devices.probe import PROBE_SCRIPT  # noqa: E402
-from pisim import Farm  # noqa: E402
+from devices import tasks
+from devices.models import Board, BoardTask
+from devices.probe import PROBE_SCRIPT
+from pisim import Farm
 
 BENCH_SUBNET_INDEX = 3
 
@@ -47,20 +34,6 @@ def timed(action) -> float:
     started = time.perf_counter()
     action()
     return time.perf_counter() - started
-
-
-def start_workers(count: int) -> list[subprocess.Popen]:
-    workers = [
-        subprocess.Popen(
-            [sys.executable, "manage.py", "rqworker", "default"],
-            cwd=ROOT,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        for _ in range(count)
-    ]
-    time.sleep(3)  # let every worker connect and block on the queue
-    return workers
 
 
 def pifarm_probe(boards: list[Board]) -> None:
@@ -151,7 +124,7 @@ def main() -> None:
     has_ansible = Path(sys.executable).with_name("ansible").exists()
 
     call_command("migrate", verbosity=0)
-    workdir = DATA_DIR / "work"
+    workdir = benchenv.DATA_DIR / "work"
     workdir.mkdir()
     farm = Farm("bench", BENCH_SUBNET_INDEX, downtime=1.0)
     workers = []
@@ -169,7 +142,7 @@ def main() -> None:
             board.host_key = node.host_key_public
             board.save()
             boards.append(board)
-        workers = start_workers(args.boards)
+        workers = benchenv.start_workers(args.boards)
         pifarm_probe(boards)  # warm-up: imports in each worker, first SSH handshakes
 
         print(f"{args.boards} simulated boards, {args.rounds} rounds, {os.cpu_count()} cores\n")
@@ -187,15 +160,9 @@ def main() -> None:
         else:
             print("(c) ansible not installed: pip install -r requirements-bench.txt")
     finally:
-        for worker in workers:
-            worker.terminate()
-        for worker in workers:
-            worker.wait(timeout=20)
+        benchenv.stop_workers(workers, timeout=20)
         farm.stop()
-        import redis
-
-        redis.Redis(unix_socket_path=str(DATA_DIR / "redis.sock")).shutdown(nosave=True)
-        shutil.rmtree(DATA_DIR, ignore_errors=True)
+        benchenv.cleanup()
 
 
 if __name__ == "__main__":
