@@ -46,6 +46,7 @@ bench: setup
 	$(PY) -m pip install -q -r requirements-bench.txt
 	$(PY) bench/probe_fanout.py
 	$(PY) bench/busy_board_wait.py
+	$(PY) bench/input_costs.py
 
 lint: venv
 	$(VENV)/bin/ruff check .
