@@ -39,7 +39,9 @@ def remove(board: Board, user=None) -> bool:
     """Take a board out of pifarm. True if it was retired; False if it was forgotten, because
     it never got past registration (no pinned key, nothing probed or applied)."""
     with transaction.atomic():
-        locked = Board.objects.select_for_update().get(pk=board.pk)
+        locked = Board.objects.select_for_update().filter(pk=board.pk).first()
+        if locked is None:  # forgotten by a request that came first (a double click)
+            return False
         if locked.retired:
             return True
         work = work_on(locked)

@@ -2,6 +2,7 @@
 
 from datetime import datetime
 
+from django.db import transaction
 from django.utils import timezone
 
 from devices import enqueue
@@ -11,9 +12,19 @@ JOB_TIMEOUT_S = 300
 
 
 def start(board: Board, kind: str) -> BoardTask:
-    """A new task, queued when the transaction commits; failed at once if it cannot be."""
-    task = BoardTask.objects.create(board=board, kind=kind)
-    queue_task(task)
+    """A new task, queued when the transaction commits; failed at once if it cannot be.
+
+    While a task of that kind is unfinished on the board, that one is returned instead: a
+    button pressed 300 times makes one probe, not 300 that each wait their turn.
+    """
+    with transaction.atomic():
+        # The board's row lock makes concurrent requests take turns at this check.
+        Board.objects.select_for_update().filter(pk=board.pk).exists()
+        unfinished = board.tasks.filter(kind=kind, state__in=BoardTask.UNFINISHED).first()
+        if unfinished is not None:
+            return unfinished
+        task = BoardTask.objects.create(board=board, kind=kind)
+        queue_task(task)
     return task
 
 

@@ -236,6 +236,7 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "filters": {"refusals": {"()": "pifarm.logfilters.RefusalsWithoutTraceback"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("PIFARM_LOG_LEVEL", "INFO")},
     # paramiko logs every transport event at INFO, axes every command's start and every
@@ -246,5 +247,6 @@ LOGGING = {
         "paramiko": {"level": "WARNING"},
         "paramiko.transport": {"level": "CRITICAL"},
         "axes": {"level": "WARNING"},
+        "django.request": {"filters": ["refusals"]},
     },
 }

@@ -192,3 +192,14 @@ def test_pages_show_only_the_controls_the_role_may_use(page, role, client, world
     for target in CONTROLS[page]:
         allowed = expected_status(ACCESS[target], role) == ACCESS[target].allowed
         assert (f'"{url_for(target, world)}"' in body) is allowed, (target, role)
+
+
+def test_a_refusal_is_logged_as_one_line_without_a_traceback(client, viewer, world, caplog):
+    client.force_login(viewer)
+    with caplog.at_level("WARNING", logger="django.request"):
+        assert client.get(url_for("devices:apply", world)).status_code == 403
+    refusals = [r for r in caplog.records if r.name == "django.request"]
+    assert [r.getMessage() for r in refusals] == [
+        f"Forbidden (Permission denied): {url_for('devices:apply', world)}"
+    ]
+    assert refusals[0].exc_info is None

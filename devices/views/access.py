@@ -5,7 +5,7 @@ from functools import wraps
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.db.models import Q
-from django.http import JsonResponse
+from django.http import Http404, JsonResponse
 from django.shortcuts import render
 
 from devices import roles
@@ -16,18 +16,24 @@ ADMINS_LISTED = 5
 def permission_required(permission: str, *, json: bool = False):
     """Log in first, then hold permission, or get the 403 page naming the role that grants it.
 
-    JSON endpoints answer every refusal, not logged in included, with a JSON 403: the pages
-    that poll them cannot follow a redirect to a login form.
+    JSON endpoints answer every refusal, not logged in included, with a JSON 403 (and an
+    unknown record with a JSON 404): the pages that poll them cannot follow a redirect to a
+    login form, nor read an HTML page.
     """
 
     def decorator(view):
         @wraps(view)
         def checked(request, *args, **kwargs):
-            if request.user.has_perm(permission):
+            if not request.user.has_perm(permission):
+                if json:
+                    return JsonResponse({"error": _json_refusal(request, permission)}, status=403)
+                raise roles.RoleRequired(permission)
+            if not json:
                 return view(request, *args, **kwargs)
-            if json:
-                return JsonResponse({"error": _json_refusal(request, permission)}, status=403)
-            raise roles.RoleRequired(permission)
+            try:
+                return view(request, *args, **kwargs)
+            except Http404:  # the polling script reads JSON, also when the record is gone
+                return JsonResponse({"error": "There is no such record."}, status=404)
 
         return checked if json else login_required(checked)
 

@@ -2,6 +2,7 @@ from django.contrib import messages
 from django.db import transaction
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from devices import ssh, tasks
@@ -123,8 +124,12 @@ def start_task(request, code, kind):
         raise Http404("no such action")
     if board.retired:
         return refuse_retired(request, board)
+    started_before = timezone.now()
     with transaction.atomic():
         task = tasks.start(board, kind)
+    if task.created < started_before:
+        label = task.get_kind_display().capitalize()
+        messages.info(request, f"{label} of {board.name} is already {task.state}; not repeated.")
     say_if_not_queued(request, [task])
     return redirect(board)
 

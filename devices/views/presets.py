@@ -1,5 +1,7 @@
 """Presets: list, versions and diffs, edit (a new version), clone, apply, application progress."""
 
+import uuid
+
 from django.conf import settings
 from django.contrib import messages
 from django.db import transaction
@@ -108,9 +110,7 @@ def version_text(version: PresetVersion) -> str:
 def version_detail(request, code, number):
     version = _get_version(code, number)
     boards = Board.objects.in_service().exclude(host_key="").order_by("name")
-    board = (
-        boards.filter(code=request.GET.get("board")).first() if request.GET.get("board") else None
-    )
+    board = boards.filter(code=_uuid_or_none(request.GET.get("board"))).first()
     return render(
         request,
         "devices/preset_version.html",
@@ -123,6 +123,14 @@ def version_detail(request, code, number):
             **_board_diff(version, board),
         },
     )
+
+
+def _uuid_or_none(value: str | None) -> uuid.UUID | None:
+    """A board code from the query string; anything else (typed, truncated) picks no board."""
+    try:
+        return uuid.UUID(value) if value else None
+    except ValueError:
+        return None
 
 
 def _trusted_config_txt(snapshot) -> str | None:

@@ -353,3 +353,12 @@ def _queue_and_claim(board):
     task = BoardTask.objects.create(board=board, kind="probe")
     running = {"state": "running", "started": timezone.now()}
     retire.claim(BoardTask.objects, task.pk, running=running, reason_field="error")
+
+
+def test_forgetting_a_board_twice_is_no_error(logged_in):
+    """A double click: the second request finds the board already forgotten."""
+    board = make_board("bench-1", host_key="")
+    assert retire.remove(board) is False
+    assert retire.remove(board) is False  # the same instance, its row gone: no DoesNotExist
+    response = logged_in.post(reverse("devices:remove", args=[board.code]))
+    assert response.status_code == 404

@@ -148,3 +148,25 @@ def test_reprobing_a_board_on_a_queue_no_worker_serves_says_why(logged_in, redis
         "are: default); set the board's worker queue to one of them"
     ]
     assert board.tasks.get().state == BoardTask.State.FAILED
+
+
+def test_a_probe_pressed_many_times_makes_one_task(logged_in, redis_queue):
+    board = make_board()
+    url = reverse("devices:start_task", args=[board.code, "probe"])
+    for _ in range(5):
+        response = logged_in.post(url, follow=True)
+    assert board.tasks.count() == 1
+    assert f"Probe of {board.name} is already queued; not repeated." in response.content.decode()
+    board.tasks.update(state=BoardTask.State.DONE)  # once it has run, a new one starts
+    logged_in.post(url)
+    assert board.tasks.count() == 2
+
+
+def test_status_json_of_an_unknown_record_is_a_json_404(logged_in):
+    for url in (
+        reverse("devices:task_status", args=[uuid.uuid4()]),
+        reverse("devices:application_status", args=[uuid.uuid4()]),
+    ):
+        response = logged_in.get(url)
+        assert response.status_code == 404
+        assert response.json() == {"error": "There is no such record."}

@@ -267,6 +267,16 @@ def test_a_version_is_compared_with_a_boards_config_txt(logged_in):
     assert "arm_freq=1700" in added
 
 
+@pytest.mark.parametrize("value", ["notauuid", "<script>", "0" * 5000])
+def test_a_board_value_that_is_no_board_code_compares_with_nothing(logged_in, value):
+    preset = make_preset()
+    probed_board()
+    url = reverse("devices:preset_version", args=[preset.code, 1])
+    response = logged_in.get(url, {"board": value})
+    assert response.status_code == 200
+    assert response.context["board"] is None
+
+
 def test_a_preset_is_made_from_a_boards_current_config_txt(logged_in):
     board = probed_board()
     logged_in.post(reverse("devices:preset_from_board", args=[board.code]))
