@@ -1,0 +1,46 @@
+"""Every kind of page fits a phone (375 px wide, dark mode): nothing scrolls sideways, also
+with the longest values pifarm shows (a rolled-back application's checksums, a retired board)."""
+
+import pytest
+from django.utils import timezone
+
+from devices.models import Application, Board
+from tests.browser.conftest import screenshot
+from tests.browser.test_content_security_policy import lab_with_one_of_everything, pifarm_pages
+from tests.browser.test_register_board import log_in
+from tests.devices.factories import make_board
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+PHONE = {"width": 375, "height": 812}
+SHA256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+
+
+def rolled_back(board, version) -> Application:
+    return Application.objects.create(
+        board=board,
+        version=version,
+        state=Application.State.ROLLED_BACK,
+        outcome="arm_freq read back as 1500, not 1800: the old config.txt was restored.",
+        verification={
+            "arm_freq": {"wanted": "1800", "got": "1500", "ok": False},
+            "after restore: config.txt sha256": {"wanted": SHA256, "got": SHA256, "ok": True},
+        },
+        backup_path="/boot/firmware/config.txt.pifarm-20261201-064510-3f9a1c.bak",
+        finished=timezone.now(),
+    )
+
+
+def test_every_page_fits_a_phone_in_dark_mode(page, live_server, user, redis_queue):
+    board, preset, application = lab_with_one_of_everything()
+    long_one = rolled_back(make_board("bench-with-a-rather-long-name-01"), preset.latest)
+    retired = make_board("retired-pi")
+    Board.objects.filter(pk=retired.pk).update(retired=timezone.now())
+    page.emulate_media(color_scheme="dark")
+    log_in(page, live_server, user)
+    page.set_viewport_size(PHONE)
+    pages = [*pifarm_pages(board, preset, application), long_one.get_absolute_url()]
+    for path in [*pages, retired.get_absolute_url()]:
+        page.goto(live_server.url + path)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= PHONE["width"], f"{path} scrolls sideways on a phone ({width} px)"
+    screenshot(page, "application-rolled-back-phone-dark")
