@@ -100,7 +100,8 @@ def queue_health_checks() -> int:
     boards = (
         Board.objects.in_service()
         .exclude(host_key="")
-        .exclude(status=Board.Status.MAINTENANCE)
+        # A person must look at a board that needs attention: its answering says nothing.
+        .exclude(status__in=[Board.Status.MAINTENANCE, Board.Status.NEEDS_ATTENTION])
         .exclude(pk__in=pending)
     )
     queued = 0
