@@ -111,7 +111,9 @@ def past_grace(record) -> None:
 
 def worker_key_expired(job: Job) -> None:
     """What Redis does once a killed worker's last heartbeat (90 s) runs out, done now."""
-    job.connection.delete(Worker.redis_worker_namespace_prefix + job.worker_name)
+    key = Worker.redis_worker_namespace_prefix + job.worker_name
+    assert 0 < job.connection.ttl(key) <= 90  # the sweep knows within a minute and a half
+    job.connection.delete(key)
 
 
 # ---- board tasks ----------------------------------------------------------------------------
