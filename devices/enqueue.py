@@ -73,7 +73,8 @@ def _send(queue_name: str, function, record_id: int, at, job_timeout, on_failure
             f"no worker serves the queue {queue_name!r} (the queues are: {known}); "
             "set the board's worker queue to one of them"
         )
-    queue = django_rq.get_queue(queue_name)
+    # Already after the commit (on_board_queue): queue now, so the job's id comes back.
+    queue = django_rq.get_queue(queue_name, commit_mode="auto")
     options = {"job_timeout": job_timeout, "on_failure": on_failure}
     try:
         if at is None:
