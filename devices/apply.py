@@ -622,32 +622,55 @@ class _Applying:
 
 
 def application_crashed(job, connection, exc_type, exc_value, traceback) -> None:
-    """RQ failure callback: a job that raised (a bug, the job timeout) still ends its row."""
+    """RQ failure callback: a job that raised (a bug, the job timeout, its worker killed and
+    found by the next worker's clean-up) still ends its row."""
     application = (
         Application.objects.filter(pk=job.args[0], state__in=Application.UNFINISHED)
         .select_related("version__preset")
         .first()
     )
-    if application is None:
-        return
-    where = f" while {application.step}" if application.step else ""
-    outcome = f"The job failed unexpectedly ({exc_type.__name__}{where}); see the worker log."
+    if application is not None:
+        end_interrupted(
+            application,
+            f"The job failed unexpectedly ({exc_type.__name__}{while_step(application)}); "
+            "see the worker log.",
+        )
+
+
+def while_step(application: Application) -> str:
+    return f" while {application.step}" if application.step else ""
+
+
+def end_interrupted(application: Application, cause: str) -> bool:
+    """End an application whose job died (it raised, or its worker or Redis went away).
+
+    Past the steps that change nothing, it may have left the board half-way: the application
+    and the board then need attention, and the outcome says what to check. Before them,
+    nothing changed. False if it had already ended.
+    """
     touched = application.step not in BEFORE_CHANGES
     if touched:
-        outcome += (
-            f" It may have changed the board: check {application.config_path or 'config.txt'} "
-            "against the old file in this record"
-            + (f" (also at {application.backup_path})" if application.backup_path else "")
-            + ", then probe the board."
-        )
-    Application.objects.filter(pk=application.pk, state__in=Application.UNFINISHED).update(
-        state=State.FAILED, outcome=outcome, step="", finished=timezone.now()
-    )
-    board = Board.objects.filter(pk=application.board_id, status=Board.Status.BUSY)
-    if touched:
-        board.update(
-            status=Board.Status.NEEDS_ATTENTION,
-            status_reason=f"applying {application.version} stopped unexpectedly; check config.txt",
+        path = application.config_path or "config.txt"
+        also = f" (also at {application.backup_path})" if application.backup_path else ""
+        outcome = (
+            f"{cause} It may have changed the board: check {path} against the old file in this "
+            f"record{also}, then probe the board."
         )
     else:
-        board.update(status=Board.Status.ONLINE, status_reason="")
+        outcome = f"{cause} Nothing was changed on the board."
+    ended = Application.objects.filter(pk=application.pk, state__in=Application.UNFINISHED).update(
+        state=State.NEEDS_ATTENTION if touched else State.FAILED,
+        outcome=outcome,
+        step="",
+        finished=timezone.now(),
+    )
+    if not ended:
+        return False
+    if touched:
+        reason = f"applying {application.version} stopped unexpectedly; check config.txt"
+        mark_board(application.board_id, Board.Status.NEEDS_ATTENTION, reason)
+    else:
+        Board.objects.filter(pk=application.board_id, status=Board.Status.BUSY).update(
+            status=Board.Status.ONLINE, status_reason=""
+        )
+    return True

@@ -16,7 +16,9 @@ from django.conf import settings
 from django.db import models, transaction
 from django.utils import timezone
 from redis.exceptions import RedisError
-from rq import Callback
+from rq import Callback, Worker
+from rq.exceptions import NoSuchJobError
+from rq.job import Job, JobStatus
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +29,11 @@ def busy_retry_s() -> float:
 
 def busy_wait_s() -> float:
     return float(settings.PIFARM_BUSY_WAIT)
+
+
+# RQ keeps a job in these states when it ended without running its record to the end: the
+# work horse was killed (failed, no failure callback), or a person stopped or canceled it.
+ENDED_UNFINISHED = {JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED}
 
 
 def on_board_queue(
@@ -43,32 +50,38 @@ def on_board_queue(
     queue_name = record.board.queue
 
     def send():
-        reason = _send(queue_name, function, record.pk, at, job_timeout, Callback(on_failure))
-        if reason:
-            log.error("could not queue %s: %s", record, reason)
-            unqueued(reason)
+        try:
+            job = _send(queue_name, function, record.pk, at, job_timeout, Callback(on_failure))
+        except Unqueued as exc:
+            log.error("could not queue %s: %s", record, exc)
+            unqueued(str(exc))
+            return
+        # The stale sweep asks Redis about this job: whether it still lives, and its worker.
+        type(record).objects.filter(pk=record.pk).update(job_id=job.id)
 
     transaction.on_commit(send)
 
 
-def _send(queue_name: str, function, record_id: int, at, job_timeout, on_failure) -> str:
-    """Queue one job; what went wrong in words, or "" when it is queued."""
+class Unqueued(Exception):
+    """The job could not be queued; the message says why, for the record."""
+
+
+def _send(queue_name: str, function, record_id: int, at, job_timeout, on_failure) -> Job:
     if queue_name not in settings.RQ_QUEUES:  # a queue no worker serves (PIFARM_QUEUES)
         known = ", ".join(settings.RQ_QUEUES)
-        return (
+        raise Unqueued(
             f"no worker serves the queue {queue_name!r} (the queues are: {known}); "
             "set the board's worker queue to one of them"
         )
-    queue = django_rq.get_queue(queue_name)
+    # Already after the commit (on_board_queue): queue now, so the job's id comes back.
+    queue = django_rq.get_queue(queue_name, commit_mode="auto")
     options = {"job_timeout": job_timeout, "on_failure": on_failure}
     try:
         if at is None:
-            queue.enqueue(function, record_id, **options)
-        else:
-            queue.enqueue_at(at, function, record_id, **options)
+            return queue.enqueue(function, record_id, **options)
+        return queue.enqueue_at(at, function, record_id, **options)
     except RedisError as exc:
-        return f"could not reach the job queue (Redis): {exc}"
-    return ""
+        raise Unqueued(f"could not reach the job queue (Redis): {exc}") from None
 
 
 def wait_for_board(record: models.Model, requeue: Callable[[datetime], None]) -> bool:
@@ -91,3 +104,28 @@ def wait_for_board(record: models.Model, requeue: Callable[[datetime], None]) ->
         log.info("%s waits for its board; next try at %s", record, next_try)
         requeue(next_try)
     return True
+
+
+def why_dead(queue_name: str, job_id: str) -> str:
+    """Why the RQ job carrying a record can no longer end it, in words; "" while it can.
+
+    A worker killed outright leaves its job "started"; its key in Redis, which it renews
+    while it works (every 30 s, for 90 s), then expires: that is how we know it is gone.
+    """
+    if queue_name not in settings.RQ_QUEUES:
+        return ""  # it was never queued: its record ended when that failed
+    connection = django_rq.get_connection(queue_name)
+    try:
+        job = Job.fetch(job_id, connection=connection)
+    except NoSuchJobError:
+        return "its job vanished from the job queue (was Redis restarted or emptied?)"
+    status = job.get_status(refresh=False)
+    if status in ENDED_UNFINISHED:
+        return f"its job ended as {status.value} in the job queue before finishing it"
+    if status == JobStatus.STARTED and not _worker_alive(job.worker_name, connection):
+        return f"its worker {job.worker_name} stopped (killed, or its machine went down)"
+    return ""
+
+
+def _worker_alive(name: str | None, connection) -> bool:
+    return bool(name) and bool(connection.exists(Worker.redis_worker_namespace_prefix + name))

@@ -45,15 +45,24 @@ def _finish(task: BoardTask, error: str = "", snapshot: FactSnapshot | None = No
     )
 
 
-def mark_board(board_id: int, status: str | None, reason: str = "") -> None:
-    """Record a board's status, leaving a board that a person put in maintenance alone."""
+def mark_board(
+    board_id: int, status: str | None, reason: str = "", *, clears_attention: bool = False
+) -> None:
+    """Record a board's status, leaving a board that a person put in maintenance alone.
+
+    "Needs attention" stays until a probe that succeeds (clears_attention) says what the board
+    is now: that a board answers says nothing about the config.txt a person must check.
+    """
     if status is None:
         return
     limit = Board._meta.get_field("status_reason").max_length
     updates = {"status": status, "status_reason": reason[:limit]}
     if status in (Board.Status.ONLINE, Board.Status.BUSY):
         updates["last_seen"] = timezone.now()
-    Board.objects.filter(pk=board_id).exclude(status=Board.Status.MAINTENANCE).update(**updates)
+    spared = [Board.Status.MAINTENANCE]
+    if not clears_attention and status != Board.Status.NEEDS_ATTENTION:
+        spared.append(Board.Status.NEEDS_ATTENTION)
+    Board.objects.filter(pk=board_id).exclude(status__in=spared).update(**updates)
 
 
 def status_for(error: Exception) -> str | None:
@@ -109,7 +118,7 @@ def probe_board(task_id: int) -> None:
         facts.errors.append(f"the probe printed more than {PROBE_OUTPUT_CAP} bytes; cut there")
     with transaction.atomic():
         snapshot = _save_snapshot(board, facts)
-        mark_board(board.pk, Board.Status.ONLINE)
+        mark_board(board.pk, Board.Status.ONLINE, clears_attention=True)
         _finish(task, snapshot=snapshot)
 
 

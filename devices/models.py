@@ -220,6 +220,8 @@ class BoardTask(models.Model):
     waiting_since = models.DateTimeField(null=True, blank=True)
     next_try = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
+    # The RQ job carrying it now (its latest try): the stale sweep asks Redis whether it lives.
+    job_id = models.CharField(max_length=64, blank=True, editable=False)
 
     class Meta:
         ordering = ["-created"]
@@ -384,6 +386,7 @@ class Application(models.Model):
     waiting_since = models.DateTimeField(null=True, blank=True)  # as on BoardTask
     next_try = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
+    job_id = models.CharField(max_length=64, blank=True, editable=False)  # as on BoardTask
 
     class Meta:
         ordering = ["-created"]

@@ -15,6 +15,7 @@ from django.utils.safestring import SafeString
 from devices.models import Application, Board, BoardTask
 
 QUEUED, WAITING, FAILED = "queued", "waiting", "failed"  # the same in tasks and applications
+WORK_LISTED = 5  # in the refusal to remove a board
 
 
 class StillWorking(Exception):
@@ -95,13 +96,17 @@ def retired_reason(board: Board) -> str:
 
 
 def still_working_message(busy: StillWorking) -> SafeString:
-    """What runs on the board, each with a link to where it shows its progress."""
-    links = (_link(busy.board, item) for item in busy.work)
+    """What runs on the board: the first few items, each with a link to where it shows its
+    progress, then how many more (a board may have hundreds of probes waiting)."""
+    shown = busy.work[:WORK_LISTED]
+    links = format_html_join(", ", '<a href="{}">{}</a>', (_link(busy.board, i) for i in shown))
+    if len(busy.work) > len(shown):
+        links = format_html("{} and {} more", links, len(busy.work) - len(shown))
     return format_html(
         "{} was not removed, because work is queued or running on it: {}. Remove it once that "
         "has finished.",
         busy.board.name,
-        format_html_join(", ", '<a href="{}">{}</a>', links),
+        links,
     )
 
 

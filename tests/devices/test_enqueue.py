@@ -67,3 +67,18 @@ def test_a_task_queued_while_redis_is_down_fails_with_the_reason(redis_queue, se
     task.refresh_from_db()
     assert task.state == BoardTask.State.FAILED
     assert "could not reach the job queue (Redis)" in task.error
+
+
+@pytest.mark.django_db(transaction=False)
+def test_each_record_keeps_the_id_of_the_job_that_carries_it(
+    redis_queue, django_capture_on_commit_callbacks
+):
+    """Inside a request's transaction too: the job is queued once it commits."""
+    with django_capture_on_commit_callbacks(execute=True):
+        task = tasks.start(make_board(), BoardTask.Kind.PROBE)
+        application = presets.start_application(make_board("b"), make_version(), "trial")
+    task.refresh_from_db()
+    application.refresh_from_db()
+    jobs = {(job.func_name, job.args[0]): job.id for job in redis_queue.jobs}
+    assert task.job_id == jobs["devices.jobs.probe_board", task.pk]
+    assert application.job_id == jobs["devices.apply.apply_preset", application.pk]

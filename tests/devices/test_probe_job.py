@@ -1,6 +1,7 @@
 """Probing simulated Pis end to end: a real RQ worker, real Redis, real sshd."""
 
 import pytest
+from django.core.management import call_command
 
 from devices import tasks
 from devices.models import Board, BoardTask
@@ -111,6 +112,44 @@ def test_health_check_marks_boards_online_and_offline(pisim_node_factory, run_jo
     run_jobs()
     board.refresh_from_db()
     assert board.status == Board.Status.OFFLINE
+
+
+def needs_attention(board, reason="applying fast v1 stopped unexpectedly; check config.txt"):
+    Board.objects.filter(pk=board.pk).update(
+        status=Board.Status.NEEDS_ATTENTION, status_reason=reason
+    )
+
+
+@pytest.mark.parametrize("reachable", [True, False])
+def test_a_health_check_never_clears_needs_attention(
+    pisim_node_factory, run_jobs, settings, reachable
+):
+    """Only a probe may: that a board answers says nothing about the config.txt to check."""
+    settings.SSH_CONNECT_TIMEOUT = 2
+    node = pisim_node_factory()
+    board = register_node(node)
+    needs_attention(board)
+    node.set_unreachable(not reachable)
+
+    call_command("healthcheck")  # the loop leaves it to the person
+    assert not board.tasks.exists()
+    task = tasks.start(board, BoardTask.Kind.HEALTH)  # a check queued before it needed attention
+    run_jobs()
+
+    task.refresh_from_db()
+    board.refresh_from_db()
+    assert task.state == (BoardTask.State.DONE if reachable else BoardTask.State.FAILED)
+    assert board.status == Board.Status.NEEDS_ATTENTION
+    assert board.status_reason == "applying fast v1 stopped unexpectedly; check config.txt"
+
+
+def test_a_probe_that_succeeds_clears_needs_attention(pisim_node_factory, run_jobs):
+    board = register_node(pisim_node_factory())
+    needs_attention(board)
+    assert probe(board, run_jobs).state == BoardTask.State.DONE
+    board.refresh_from_db()
+    assert board.status == Board.Status.ONLINE
+    assert board.status_reason == ""
 
 
 def test_a_pi5_is_probed_right(pisim_node_factory, run_jobs):

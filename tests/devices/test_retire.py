@@ -160,6 +160,20 @@ def test_a_board_with_work_queued_or_running_is_not_removed(logged_in, kind):
     assert ("applying p v1" if isinstance(work, Application) else "probe (") in body
 
 
+def test_the_refusal_lists_the_first_few_items_and_counts_the_rest(logged_in):
+    board = make_board()
+    BoardTask.objects.bulk_create(
+        BoardTask(board=board, kind="probe", state="waiting") for _ in range(300)
+    )
+    response = logged_in.post(reverse("devices:remove", args=[board.code]), follow=True)
+    body = response.content.decode()
+    message = body[body.index("bench-1 was not removed") :]
+    message = message[: message.index("Remove it once that has finished.")]
+    assert message.count(f'<a href="{board.get_absolute_url()}">probe (waiting)</a>') == 5
+    assert message.endswith("</a> and 295 more. ")
+    assert len(message) < 1000
+
+
 def test_rejecting_the_key_of_a_moved_board_retires_it_and_keeps_its_history(logged_in):
     """An address change unpins the key; rejecting the new one must not lose the history."""
     board = make_board()

@@ -6,8 +6,9 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
+from redis.exceptions import RedisError
 
-from devices import apply, tasks
+from devices import apply, enqueue, tasks
 from devices.models import Application, Board, BoardTask
 from devices.tasks import JOB_TIMEOUT_S
 
@@ -21,11 +22,17 @@ QUEUED_STALE_AFTER = timedelta(hours=1)
 NO_SCHEDULER = (
     "its next try was due an hour ago and never came: do the workers run with --with-scheduler?"
 )
+# Work younger than this is left alone by the job checks: its job may not be queued yet (the
+# record commits first, then its job is queued and its id stored).
+JOB_GRACE = timedelta(seconds=30)
 
 
 def fail_stale_tasks() -> int:
-    """Nothing stays "running" forever: tasks whose worker vanished end as failed."""
+    """Nothing stays "running" forever. Work whose RQ job died (its worker killed, Redis
+    emptied) ends within a round of the death; the time limits below are the backstop for
+    work whose job cannot be asked about."""
     now = timezone.now()
+    dead = _end_dead_jobs(now)
     running = BoardTask.objects.filter(
         state=BoardTask.State.RUNNING, started__lt=now - RUNNING_STALE_AFTER
     ).update(
@@ -47,7 +54,31 @@ def fail_stale_tasks() -> int:
         error=f"Waited for the board, but {NO_SCHEDULER}",
         finished=now,
     )
-    return running + queued + waiting + _fail_stale_applications(now)
+    return dead + running + queued + waiting + _fail_stale_applications(now)
+
+
+def _end_dead_jobs(now) -> int:
+    old_enough = {"state__in": BoardTask.UNFINISHED, "created__lt": now - JOB_GRACE}
+    tasks = BoardTask.objects.filter(**old_enough).exclude(job_id="").select_related("board")
+    applications = (
+        Application.objects.filter(**old_enough)
+        .exclude(job_id="")
+        .select_related("board", "version__preset")
+    )
+    ended = 0
+    try:
+        for task in tasks:
+            if why := enqueue.why_dead(task.board.queue, task.job_id):
+                ended += BoardTask.objects.filter(
+                    pk=task.pk, state__in=BoardTask.UNFINISHED, job_id=task.job_id
+                ).update(state=BoardTask.State.FAILED, error=f"{why}; start it again", finished=now)
+        for application in applications:
+            if why := enqueue.why_dead(application.board.queue, application.job_id):
+                cause = f"It stopped{apply.while_step(application)}: {why}."
+                ended += apply.end_interrupted(application, cause)
+    except RedisError as exc:  # the time limits still apply
+        log.warning("could not ask the job queue about unfinished work: %s", exc)
+    return ended
 
 
 def _fail_stale_applications(now) -> int:
@@ -73,19 +104,14 @@ def _fail_stale_applications(now) -> int:
     # Started, not created: an application may wait a long time for its board first.
     interrupted = Application.objects.filter(
         state=Application.State.RUNNING, started__lt=stale_after
-    )
-    boards = list(interrupted.values_list("board", flat=True))
-    count = interrupted.update(
-        state=Application.State.NEEDS_ATTENTION,
-        outcome="The worker running this application stopped before it finished. Check the "
-        "board's config.txt against the backup in this record, then re-probe it.",
-        step="",
-        finished=now,
-    )
-    Board.objects.filter(pk__in=boards).update(
-        status=Board.Status.NEEDS_ATTENTION,
-        status_reason="a preset application was interrupted (its worker stopped)",
-    )
+    ).select_related("version__preset")
+    count = 0
+    for application in interrupted:
+        cause = (
+            f"The worker running this application stopped{apply.while_step(application)}, "
+            "before it finished."
+        )
+        count += apply.end_interrupted(application, cause)
     return never_started + never_retried + count
 
 
@@ -100,7 +126,8 @@ def queue_health_checks() -> int:
     boards = (
         Board.objects.in_service()
         .exclude(host_key="")
-        .exclude(status=Board.Status.MAINTENANCE)
+        # A person must look at a board that needs attention: its answering says nothing.
+        .exclude(status__in=[Board.Status.MAINTENANCE, Board.Status.NEEDS_ATTENTION])
         .exclude(pk__in=pending)
     )
     queued = 0
