@@ -15,6 +15,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 SOCKET_NAME = "redis.sock"
+PID_NAME = "redis.pid"
 
 
 def socket_path(data_dir: Path) -> Path:
@@ -34,6 +35,24 @@ def _answers(path: Path) -> bool:
         return bool(client.ping())
     except (redis.ConnectionError, redis.TimeoutError, OSError):
         return False
+
+
+def is_running(data_dir: Path) -> bool:
+    """Whether the server answers, or at least its process lives (busy, not dead: a restart
+    next to it would leave it running unseen)."""
+    return _answers(socket_path(data_dir)) or _process_lives(data_dir / PID_NAME)
+
+
+def _process_lives(pid_file: Path) -> bool:
+    try:
+        pid = int(pid_file.read_text())
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (OSError, ValueError):
+        return False
+    # "PID (COMMAND) STATE ...": a pid reused by another program, or a killed server nobody
+    # reaped yet (a zombie, "Z"), is no running Redis.
+    command, _, rest = stat.partition(" (")[2].rpartition(")")
+    return command.startswith("redis-server") and rest.split()[0] != "Z"
 
 
 def ensure_running(data_dir: Path, timeout: float = 10.0) -> None:
@@ -65,7 +84,7 @@ def _start(data_dir: Path, path: Path, timeout: float) -> None:
             "--daemonize",
             "yes",
             "--pidfile",
-            str(data_dir / "redis.pid"),
+            str(data_dir / PID_NAME),
             "--logfile",
             str(data_dir / "redis.log"),
             "--dir",
