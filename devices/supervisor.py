@@ -42,7 +42,9 @@ class Process:
 
     lost = ""
 
-    def __init__(self, name: str, command: list[str], *, cwd: Path, log: BinaryIO, restart=True):
+    def __init__(
+        self, name: str, command: list[str], *, cwd: Path, log: BinaryIO, restart: bool = True
+    ):
         self.name, self.command, self.cwd, self.log = name, command, cwd, log
         self.restart = restart
         self.popen: subprocess.Popen | None = None
