@@ -26,13 +26,17 @@ def url(data_dir: Path) -> str:
     return f"unix://{socket_path(data_dir)}?db=0"
 
 
+def _client(path: Path) -> redis.Redis:
+    # No retries: redis-py's default backoff would turn "not running" (or "just shut down")
+    # into seconds of waiting.
+    return redis.Redis(unix_socket_path=str(path), socket_timeout=1, retry=Retry(NoBackoff(), 0))
+
+
 def _answers(path: Path) -> bool:
     if not path.exists():
         return False
-    # No retries: redis-py's default backoff would turn "not running" into seconds of waiting.
-    client = redis.Redis(unix_socket_path=str(path), socket_timeout=1, retry=Retry(NoBackoff(), 0))
     try:
-        return bool(client.ping())
+        return bool(_client(path).ping())
     except (redis.ConnectionError, redis.TimeoutError, OSError):
         return False
 
@@ -109,4 +113,4 @@ def stop(data_dir: Path) -> None:
     """Shut the embedded server down (the demo and the test suite, when they end)."""
     path = socket_path(data_dir)
     if _answers(path):
-        redis.Redis(unix_socket_path=str(path)).shutdown(nosave=True)
+        _client(path).shutdown(nosave=True)
