@@ -86,6 +86,8 @@ class EmbeddedRedis:
         "the jobs it held are lost (queued, scheduled or running); "
         "the health check ends their records"
     )
+    # Workers must be restarted after it: their scheduler died with the connection, and
+    # the new server knows nothing of them.
 
     def __init__(self, data_dir: Path):
         self.data_dir = data_dir
@@ -120,10 +122,15 @@ class Supervisor:
         self.say, self.max_restarts, self.window_s, self.clock = say, max_restarts, window_s, clock
         self.parts: list[Part] = []
         self._restarts: dict[str, deque[float]] = {}
+        self._followers: dict[str, list[Part]] = {}
 
-    def add(self, part: Part) -> Part:
+    def add(self, part: Part, *, restart_after: Part | None = None) -> Part:
+        """Start `part`; `restart_after`: restart it too whenever that part was restarted."""
         self.parts.append(part)
         self._restarts[part.name] = deque()
+        self._followers[part.name] = []
+        if restart_after is not None:
+            self._followers[restart_after.name].append(part)
         part.start()
         return part
 
@@ -160,3 +167,14 @@ class Supervisor:
         except (OSError, RuntimeError, subprocess.SubprocessError) as error:
             # The next poll tries again, within the same limit.
             self.say(f"{part.name} did not restart: {error}")
+            return
+        self._restart_followers(part)
+
+    def _restart_followers(self, part: Part) -> None:
+        """Asked to stop, they finish what they do; the next polls start them again."""
+        followers = self._followers[part.name]
+        if followers:
+            names = ", ".join(follower.name for follower in followers)
+            self.say(f"asking {names} to stop after the current job and start again with it")
+        for follower in followers:
+            follower.terminate()

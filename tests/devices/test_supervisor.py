@@ -4,11 +4,12 @@ import os
 import signal
 import sys
 import time
+from datetime import timedelta
 
 import pytest
 import redis
 from django.conf import settings
-from rq import Worker
+from rq import Queue, Worker
 
 from devices import supervisor
 from devices.supervisor import EmbeddedRedis, Process, Stopped, Supervisor
@@ -146,3 +147,30 @@ def test_a_busy_redis_is_not_restarted_beside_itself(parts, said, own_redis):
     finally:
         os.kill(pid, signal.SIGCONT)
     assert said == [] and redis_pid(own_redis.data_dir) == pid
+
+
+def test_workers_start_again_after_a_redis_restart_and_deliver_scheduled_jobs(
+    parts, said, own_redis, monkeypatch
+):
+    # Kept, they would be unknown to the new server (no worker on the queue dashboard), and
+    # their scheduler dies if it touches the dead one: a busy board's next try would never come.
+    watcher, log = parts
+    watcher.add(own_redis)
+    monkeypatch.setenv("REDIS_URL", embedded_redis.url(own_redis.data_dir))
+    worker = watcher.add(process("worker 1", WORKER, log), restart_after=own_redis)
+    client = redis.Redis(unix_socket_path=str(embedded_redis.socket_path(own_redis.data_dir)))
+    wait_until(lambda: registered(worker.popen.pid, client))
+    os.kill(redis_pid(own_redis.data_dir), signal.SIGKILL)
+    wait_until(lambda: not own_redis.alive(), timeout=5)
+    first = worker.popen.pid
+
+    def back_on_the_new_server():
+        watcher.poll()
+        return worker.popen.pid != first and registered(worker.popen.pid, client)
+
+    wait_until(back_on_the_new_server)
+    assert said[1] == "asking worker 1 to stop after the current job and start again with it"
+    # Its warm shutdown may fail on the lost connection (exit code 1): restarted all the same.
+    assert said[2].startswith("worker 1 stopped (exit code ") and len(said) == 3
+    job = Queue("default", connection=client).enqueue_in(timedelta(seconds=0.5), "os.getpid")
+    wait_until(lambda: job.get_status(refresh=True) == "finished")

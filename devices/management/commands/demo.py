@@ -68,21 +68,25 @@ class Command(BaseCommand):
         with open(log_path, "ab") as log:
             supervisor = Supervisor(lambda message: self._say(log, message))
             try:
+                redis = None
                 if settings.EMBEDDED_REDIS:  # running since Django started; stopped last
-                    supervisor.add(EmbeddedRedis(settings.DATA_DIR))
+                    redis = supervisor.add(EmbeddedRedis(settings.DATA_DIR))
                 farm = self._start_farm(nodes)
                 self._register(farm)
                 self._example_presets()
-                self._start_parts(supervisor, log, workers, port)
+                self._start_parts(supervisor, log, workers, port, redis)
                 self._wait_for_web(port)
                 self._banner(port, password, farm, log_path)
                 self._wait(supervisor, log_path)
             finally:
                 self._stop(supervisor)
 
-    def _start_parts(self, supervisor: Supervisor, log, workers: int, port: int) -> None:
+    def _start_parts(
+        self, supervisor: Supervisor, log, workers: int, port: int, redis: EmbeddedRedis | None
+    ) -> None:
         for number in range(1, workers + 1):
-            supervisor.add(self._manage_py(f"worker {number}", log, *WORKER))
+            worker = self._manage_py(f"worker {number}", log, *WORKER)
+            supervisor.add(worker, restart_after=redis)
         interval = str(settings.HEALTH_CHECK_INTERVAL)
         supervisor.add(
             self._manage_py("the health-check loop", log, "healthcheck", "--every", interval)
