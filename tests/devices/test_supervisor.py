@@ -170,7 +170,8 @@ def test_workers_start_again_after_a_redis_restart_and_deliver_scheduled_jobs(
 
     wait_until(back_on_the_new_server)
     assert said[1] == "asking worker 1 to stop after the current job and start again with it"
-    # Its warm shutdown may fail on the lost connection (exit code 1): restarted all the same.
-    assert said[2].startswith("worker 1 stopped (exit code ") and len(said) == 3
+    # How it stops depends on where the lost connection caught it (exit code 0 or 1, or the
+    # TERM itself): restarted all the same.
+    assert said[2].startswith("worker 1 stopped (") and len(said) == 3
     job = Queue("default", connection=client).enqueue_in(timedelta(seconds=0.5), "os.getpid")
     wait_until(lambda: job.get_status(refresh=True) == "finished")
