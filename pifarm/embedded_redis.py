@@ -15,6 +15,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 SOCKET_NAME = "redis.sock"
+PID_NAME = "redis.pid"
 
 
 def socket_path(data_dir: Path) -> Path:
@@ -25,15 +26,37 @@ def url(data_dir: Path) -> str:
     return f"unix://{socket_path(data_dir)}?db=0"
 
 
+def _client(path: Path) -> redis.Redis:
+    # No retries: redis-py's default backoff would turn "not running" (or "just shut down")
+    # into seconds of waiting.
+    return redis.Redis(unix_socket_path=str(path), socket_timeout=1, retry=Retry(NoBackoff(), 0))
+
+
 def _answers(path: Path) -> bool:
     if not path.exists():
         return False
-    # No retries: redis-py's default backoff would turn "not running" into seconds of waiting.
-    client = redis.Redis(unix_socket_path=str(path), socket_timeout=1, retry=Retry(NoBackoff(), 0))
     try:
-        return bool(client.ping())
+        return bool(_client(path).ping())
     except (redis.ConnectionError, redis.TimeoutError, OSError):
         return False
+
+
+def is_running(data_dir: Path) -> bool:
+    """Whether the server answers, or at least its process lives (busy, not dead: a restart
+    next to it would leave it running unseen)."""
+    return _answers(socket_path(data_dir)) or _process_lives(data_dir / PID_NAME)
+
+
+def _process_lives(pid_file: Path) -> bool:
+    try:
+        pid = int(pid_file.read_text())
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (OSError, ValueError):
+        return False
+    # "PID (COMMAND) STATE ...": a pid reused by another program, or a killed server nobody
+    # reaped yet (a zombie, "Z"), is no running Redis.
+    command, _, rest = stat.partition(" (")[2].rpartition(")")
+    return command.startswith("redis-server") and rest.split()[0] != "Z"
 
 
 def ensure_running(data_dir: Path, timeout: float = 10.0) -> None:
@@ -65,7 +88,7 @@ def _start(data_dir: Path, path: Path, timeout: float) -> None:
             "--daemonize",
             "yes",
             "--pidfile",
-            str(data_dir / "redis.pid"),
+            str(data_dir / PID_NAME),
             "--logfile",
             str(data_dir / "redis.log"),
             "--dir",
@@ -90,4 +113,4 @@ def stop(data_dir: Path) -> None:
     """Shut the embedded server down (the demo and the test suite, when they end)."""
     path = socket_path(data_dir)
     if _answers(path):
-        redis.Redis(unix_socket_path=str(path)).shutdown(nosave=True)
+        _client(path).shutdown(nosave=True)

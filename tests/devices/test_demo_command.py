@@ -1,8 +1,13 @@
+import signal
+import sys
+
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.management.base import CommandError
 
 from devices import roles
-from devices.management.commands.demo import Command
+from devices.management.commands.demo import STOP_SIGNALS, Command
+from devices.supervisor import Process, Supervisor
 
 pytestmark = pytest.mark.django_db
 
@@ -17,3 +22,26 @@ def test_the_demo_user_is_an_admin_by_role(settings, tmp_path, monkeypatch):
     assert roles.role_of(demo) == roles.ADMIN
     assert demo.is_staff and not demo.is_superuser
     assert demo.has_perm("devices.delete_board")
+
+
+@pytest.fixture
+def stop_signal_handlers():
+    """The demo's wait loop takes over Ctrl-C and TERM; the test run gets them back."""
+    saved = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
+    yield
+    for signum, handler in saved.items():
+        signal.signal(signum, handler)
+
+
+def test_a_dead_web_server_ends_the_demo_with_the_reason(tmp_path, stop_signal_handlers):
+    log_path = tmp_path / "demo.log"
+    with open(log_path, "ab") as log:
+        supervisor = Supervisor(print)
+        web = [sys.executable, "-c", "raise SystemExit(3)"]
+        supervisor.add(Process("the web server", web, cwd=tmp_path, log=log, restart=False))
+        with pytest.raises(CommandError) as stopped:
+            Command()._wait(supervisor, log_path)
+        supervisor.stop()
+    assert str(stopped.value) == (
+        f"the web server stopped (exit code 3); the demo cannot go on without it; see {log_path}"
+    )

@@ -17,7 +17,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from devices import presets, roles
 from devices.models import Preset
-from pifarm import embedded_redis
+from devices.supervisor import EmbeddedRedis, Process, Stopped, Supervisor
 from pifarm.env import persistent_secret
 
 DEMO_FARM = "demo"
@@ -65,21 +65,48 @@ class Command(BaseCommand):
             raise CommandError("the simulated farm needs root (network namespaces, sshd)")
         password = self._demo_user()
         log_path = settings.DATA_DIR / "demo.log"
-        children = []
         with open(log_path, "ab") as log:
+            supervisor = Supervisor(lambda message: self._say(log, message))
             try:
+                redis = None
+                if settings.EMBEDDED_REDIS:  # running since Django started; stopped last
+                    redis = supervisor.add(EmbeddedRedis(settings.DATA_DIR))
                 farm = self._start_farm(nodes)
                 self._register(farm)
                 self._example_presets()
-                children += [self._spawn(log, *WORKER) for _ in range(workers)]
-                interval = str(settings.HEALTH_CHECK_INTERVAL)
-                children.append(self._spawn(log, "healthcheck", "--every", interval))
-                children.append(self._web_server(port, log))
+                self._start_parts(supervisor, log, workers, port, redis)
                 self._wait_for_web(port)
                 self._banner(port, password, farm, log_path)
-                self._wait(children)
+                self._wait(supervisor, log_path)
             finally:
-                self._stop(children)
+                self._stop(supervisor)
+
+    def _start_parts(
+        self, supervisor: Supervisor, log, workers: int, port: int, redis: EmbeddedRedis | None
+    ) -> None:
+        for number in range(1, workers + 1):
+            worker = self._manage_py(f"worker {number}", log, *WORKER)
+            supervisor.add(worker, restart_after=redis)
+        interval = str(settings.HEALTH_CHECK_INTERVAL)
+        supervisor.add(
+            self._manage_py("the health-check loop", log, "healthcheck", "--every", interval)
+        )
+        gunicorn = Path(sys.executable).with_name("gunicorn")
+        web = [str(gunicorn), "pifarm.wsgi", "--bind", f"127.0.0.1:{port}", "--threads", "8"]
+        supervisor.add(
+            Process("the web server", web, cwd=settings.BASE_DIR, log=log, restart=False)
+        )
+
+    def _manage_py(self, name: str, log, *command: str) -> Process:
+        command = [sys.executable, "manage.py", *command]
+        return Process(name, command, cwd=settings.BASE_DIR, log=log)
+
+    def _say(self, log, message: str) -> None:
+        """Supervision news goes to the terminal and into the log, next to the parts' own."""
+        line = f"{time.strftime('%H:%M:%S')} demo: {message}"
+        self.stdout.write(line)
+        log.write(f"{line}\n".encode())
+        log.flush()
 
     def _banner(self, port: int, password: str, farm: list[dict], log_path: Path) -> None:
         boards = ", ".join(f"{node['name']} ({node['profile']})" for node in farm)
@@ -139,23 +166,6 @@ class Command(BaseCommand):
             if created:
                 presets.new_version(preset, options=options, governor=governor, note="example")
 
-    def _spawn(self, log, *command: str) -> subprocess.Popen:
-        return subprocess.Popen(
-            [sys.executable, "manage.py", *command],
-            cwd=settings.BASE_DIR,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-
-    def _web_server(self, port: int, log) -> subprocess.Popen:
-        gunicorn = Path(sys.executable).with_name("gunicorn")
-        return subprocess.Popen(
-            [str(gunicorn), "pifarm.wsgi", "--bind", f"127.0.0.1:{port}", "--threads", "8"],
-            cwd=settings.BASE_DIR,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-
     def _wait_for_web(self, port: int, timeout: float = 30) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -166,29 +176,22 @@ class Command(BaseCommand):
                 time.sleep(0.2)
         raise CommandError(f"the web server did not listen on port {port} within {timeout:g} s")
 
-    def _wait(self, children: list[subprocess.Popen]) -> None:
+    def _wait(self, supervisor: Supervisor, log_path: Path) -> None:
         for signum in STOP_SIGNALS:
             signal.signal(signum, _stop_once)
         try:
-            while all(child.poll() is None for child in children):
+            while True:
+                supervisor.poll()
                 time.sleep(1)
         except KeyboardInterrupt:
             return
-        dead = [child.args for child in children if child.poll() is not None]
-        raise CommandError(f"a demo process stopped: {dead}")
+        except Stopped as stopped:
+            raise CommandError(f"{stopped}; see {log_path}") from None
 
-    def _stop(self, children: list[subprocess.Popen]) -> None:
+    def _stop(self, supervisor: Supervisor) -> None:
         _ignore_stop_signals()
-        for child in children:
-            child.terminate()
-        for child in children:
-            try:
-                child.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                child.kill()
+        supervisor.stop()  # the web server and the workers, then the embedded Redis
         subprocess.run(
             [sys.executable, "-m", "pisim", "down", "--name", DEMO_FARM], timeout=60, check=False
         )
-        if settings.EMBEDDED_REDIS:
-            embedded_redis.stop(settings.DATA_DIR)
         self.stdout.write("stopped the web server, the workers, Redis and the simulated farm")
