@@ -166,7 +166,7 @@ class _Applying:
     def step(self, words: str) -> None:
         log.info("application %s: %s", self.application.pk, words)
         self.keep_lock()
-        Application.objects.filter(pk=self.application.pk).update(step=words)
+        self.record(step=words)
 
     def keep_lock(self) -> None:
         try:
@@ -175,7 +175,8 @@ class _Applying:
             log.warning("application %s: the board lock expired", self.application.pk)
 
     def record(self, **fields) -> None:
-        Application.objects.filter(pk=self.application.pk).update(**fields)
+        # Only while it runs: a record the sweep ended (its worker seemed gone) keeps its end.
+        Application.objects.filter(pk=self.application.pk, state=State.RUNNING).update(**fields)
 
     # ---- connections --------------------------------------------------------------------
     def connect(self, timeout: float) -> ssh.Session:

@@ -20,6 +20,8 @@ from rq import Callback, Worker
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
+from devices.locks import is_locked
+
 log = logging.getLogger(__name__)
 
 
@@ -106,11 +108,13 @@ def wait_for_board(record: models.Model, requeue: Callable[[datetime], None]) ->
     return True
 
 
-def why_dead(queue_name: str, job_id: str) -> str:
+def why_dead(queue_name: str, job_id: str, board_id: int) -> str:
     """Why the RQ job carrying a record can no longer end it, in words; "" while it can.
 
     A worker killed outright leaves its job "started"; its key in Redis, which it renews
-    while it works (every 30 s, for 90 s), then expires: that is how we know it is gone.
+    while it works (every 30 s, for 90 s), then expires: that is how we know it is gone. Its
+    work horse may outlive it (killing only the worker's main process orphans it), and a
+    horse at work renews the board's lock: while the board is locked, the job may be alive.
     """
     if queue_name not in settings.RQ_QUEUES:
         return ""  # it was never queued: its record ended when that failed
@@ -123,6 +127,8 @@ def why_dead(queue_name: str, job_id: str) -> str:
     if status in ENDED_UNFINISHED:
         return f"its job ended as {status.value} in the job queue before finishing it"
     if status == JobStatus.STARTED and not _worker_alive(job.worker_name, connection):
+        if is_locked(board_id):
+            return ""  # its horse may still drive the board; its lock expires if not
         return f"its worker {job.worker_name} stopped (killed, or its machine went down)"
     return ""
 

@@ -50,8 +50,9 @@ def mark_board(
 ) -> None:
     """Record a board's status, leaving a board that a person put in maintenance alone.
 
-    "Needs attention" stays until a probe that succeeds (clears_attention) says what the board
-    is now: that a board answers says nothing about the config.txt a person must check.
+    "Needs attention", with its reason, stays until a probe that succeeds (clears_attention)
+    says what the board is now: that a board answers says nothing about the config.txt a
+    person must check, and a later failure (a changed host key) must not hide that reason.
     """
     if status is None:
         return
@@ -60,7 +61,7 @@ def mark_board(
     if status in (Board.Status.ONLINE, Board.Status.BUSY):
         updates["last_seen"] = timezone.now()
     spared = [Board.Status.MAINTENANCE]
-    if not clears_attention and status != Board.Status.NEEDS_ATTENTION:
+    if not clears_attention:  # nor a new reason: the first says what a person must check
         spared.append(Board.Status.NEEDS_ATTENTION)
     Board.objects.filter(pk=board_id).exclude(status__in=spared).update(**updates)
 

@@ -15,11 +15,18 @@ class BoardBusy(Exception):
     pass
 
 
+def _key(board_id: int) -> str:
+    return f"pifarm:board-lock:{board_id}"
+
+
+def is_locked(board_id: int) -> bool:
+    """Does some job hold the board now (a live one renews it; a dead one's lock expires)?"""
+    return bool(django_rq.get_connection("default").exists(_key(board_id)))
+
+
 @contextmanager
 def board_lock(board_id: int, *, ttl: float):
-    lock = django_rq.get_connection("default").lock(
-        f"pifarm:board-lock:{board_id}", timeout=ttl, blocking=False
-    )
+    lock = django_rq.get_connection("default").lock(_key(board_id), timeout=ttl, blocking=False)
     if not lock.acquire():
         raise BoardBusy("another job is driving this board right now")
     try:

@@ -109,6 +109,14 @@ def past_grace(record) -> None:
     type(record).objects.filter(pk=record.pk).update(created=F("created") - 2 * JOB_GRACE)
 
 
+def board_lock_expired(job: Job, board_id: int) -> None:
+    """What Redis does once a dead job's board lock runs out (its TTL), done now. Until then
+    the job's work horse may still be alive: killing a worker's main process orphans it."""
+    key = f"pifarm:board-lock:{board_id}"
+    assert job.connection.ttl(key) > 0
+    job.connection.delete(key)
+
+
 def worker_key_expired(job: Job) -> None:
     """What Redis does once a killed worker's last heartbeat (90 s) runs out, done now."""
     key = Worker.redis_worker_namespace_prefix + job.worker_name
@@ -157,6 +165,8 @@ def test_a_task_whose_whole_worker_was_killed_fails_once_the_worker_is_gone(hang
 
     assert fail_stale_tasks() == 0  # its worker's key lives on: it may just be slow
     worker_key_expired(job)
+    assert fail_stale_tasks() == 0  # the board's lock lives on: a horse may still hold it
+    board_lock_expired(job, task.board_id)
     assert fail_stale_tasks() == 1
 
     task.refresh_from_db()
@@ -229,6 +239,8 @@ def test_an_application_whose_worker_was_killed_after_the_write_needs_attention(
     worker.kill()
     job = job_of(application)
     worker_key_expired(job)
+    assert fail_stale_tasks() == 0  # the board's lock lives on: a horse may still hold it
+    board_lock_expired(job, application.board_id)
 
     assert fail_stale_tasks() == 1
     assert_needs_attention(

@@ -120,16 +120,19 @@ def needs_attention(board, reason="applying fast v1 stopped unexpectedly; check 
     )
 
 
-@pytest.mark.parametrize("reachable", [True, False])
-def test_a_health_check_never_clears_needs_attention(
-    pisim_node_factory, run_jobs, settings, reachable
+@pytest.mark.parametrize("fault", ["none", "unreachable", "host key changed"])
+def test_a_health_check_never_clears_needs_attention_nor_its_reason(
+    pisim_node_factory, run_jobs, settings, fault
 ):
-    """Only a probe may: that a board answers says nothing about the config.txt to check."""
+    """Only a probe may: that a board answers says nothing about the config.txt to check, and
+    a later failure (a changed key needs attention too) must not hide why."""
     settings.SSH_CONNECT_TIMEOUT = 2
     node = pisim_node_factory()
     board = register_node(node)
     needs_attention(board)
-    node.set_unreachable(not reachable)
+    node.set_unreachable(fault == "unreachable")
+    if fault == "host key changed":
+        node.change_host_key()
 
     call_command("healthcheck")  # the loop leaves it to the person
     assert not board.tasks.exists()
@@ -138,7 +141,7 @@ def test_a_health_check_never_clears_needs_attention(
 
     task.refresh_from_db()
     board.refresh_from_db()
-    assert task.state == (BoardTask.State.DONE if reachable else BoardTask.State.FAILED)
+    assert task.state == (BoardTask.State.DONE if fault == "none" else BoardTask.State.FAILED)
     assert board.status == Board.Status.NEEDS_ATTENTION
     assert board.status_reason == "applying fast v1 stopped unexpectedly; check config.txt"
 

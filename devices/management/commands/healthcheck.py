@@ -68,12 +68,14 @@ def _end_dead_jobs(now) -> int:
     ended = 0
     try:
         for task in tasks:
-            if why := enqueue.why_dead(task.board.queue, task.job_id):
+            if why := enqueue.why_dead(task.board.queue, task.job_id, task.board_id):
                 ended += BoardTask.objects.filter(
                     pk=task.pk, state__in=BoardTask.UNFINISHED, job_id=task.job_id
                 ).update(state=BoardTask.State.FAILED, error=f"{why}; start it again", finished=now)
         for application in applications:
-            if why := enqueue.why_dead(application.board.queue, application.job_id):
+            if why := enqueue.why_dead(
+                application.board.queue, application.job_id, application.board_id
+            ):
                 cause = f"It stopped{apply.while_step(application)}: {why}."
                 ended += apply.end_interrupted(application, cause)
     except RedisError as exc:  # the time limits still apply
