@@ -150,3 +150,33 @@ def test_waiting_work_whose_next_try_never_came_ends_as_failed():
     assert task.state == "failed" and "--with-scheduler" in task.error
     assert application.state == "failed" and "--with-scheduler" in application.outcome
     assert application.outcome.startswith("Nothing was changed")
+
+
+def test_next_tries_that_no_scheduler_delivered_are_queued_by_the_round(
+    redis_queue, django_capture_on_commit_callbacks
+):
+    """The worker holding RQ's scheduler was killed: another takes it over only at its
+    maintenance pass, ten minutes on. The round queues such tries itself, once."""
+    board = make_board()
+    overdue = timezone.now() - timedelta(minutes=2)
+    task = BoardTask.objects.create(board=board, kind="probe", state="waiting", next_try=overdue)
+    version = presets.new_version(Preset.objects.create(name="p"), options={"arm_freq": "1700"})
+    application = Application.objects.create(
+        board=make_board("bench-2"), version=version, state="waiting", next_try=overdue
+    )
+    on_time = BoardTask.objects.create(
+        board=make_board("bench-3"), kind="probe", state="waiting", next_try=timezone.now()
+    )
+
+    with django_capture_on_commit_callbacks(execute=True):  # the command runs outside any
+        assert healthcheck.queue_overdue_tries() == 2  # transaction: it queues at once
+        assert healthcheck.queue_overdue_tries() == 0  # not again in the next round
+    jobs = {job.id: job for job in redis_queue.jobs}
+    task.refresh_from_db()
+    application.refresh_from_db()
+    assert jobs[task.job_id].func_name == "devices.jobs.probe_board"
+    assert jobs[task.job_id].args == (task.pk,)
+    assert jobs[application.job_id].func_name == "devices.apply.apply_preset"
+    assert len(jobs) == 2
+    on_time.refresh_from_db()
+    assert on_time.job_id == ""

@@ -8,7 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 from redis.exceptions import RedisError
 
-from devices import apply, enqueue, tasks
+from devices import apply, enqueue, presets, tasks
 from devices.models import Application, Board, BoardTask
 from devices.tasks import JOB_TIMEOUT_S
 
@@ -25,6 +25,9 @@ NO_SCHEDULER = (
 # Work younger than this is left alone by the job checks: its job may not be queued yet (the
 # record commits first, then its job is queued and its id stored).
 JOB_GRACE = timedelta(seconds=30)
+# A next try this late was not delivered: the worker holding RQ's scheduler died, and another
+# takes the scheduler over only at its maintenance pass (every 10 minutes).
+OVERDUE_AFTER = timedelta(seconds=60)
 
 
 def fail_stale_tasks() -> int:
@@ -55,6 +58,27 @@ def fail_stale_tasks() -> int:
         finished=now,
     )
     return dead + running + queued + waiting + _fail_stale_applications(now)
+
+
+def queue_overdue_tries() -> int:
+    """Queue now the next tries of waiting work that no scheduler delivered. Should the late
+    delivery still come, it finds the record running or ended and does nothing."""
+    now = timezone.now()
+    queued = 0
+    try:
+        kinds = ((BoardTask, tasks.queue_task), (Application, presets.queue_application))
+        for model, queue in kinds:
+            waiting = model.objects.filter(state=model.State.WAITING)
+            for record in waiting.filter(next_try__lt=now - OVERDUE_AFTER).select_related("board"):
+                # Its next try is now: the next round does not queue it again meanwhile.
+                if waiting.filter(pk=record.pk).update(next_try=now):
+                    queue(record)
+                    queued += 1
+    except RedisError as exc:  # the dead-job sweep ends them once Redis is back
+        log.warning("could not queue overdue next tries: %s", exc)
+    if queued:
+        log.warning("queued %d next tries that no scheduler delivered", queued)
+    return queued
 
 
 def _end_dead_jobs(now) -> int:
@@ -174,5 +198,9 @@ class Command(BaseCommand):
 
     def round(self) -> None:
         stale = fail_stale_tasks()
+        overdue = queue_overdue_tries()
         count = queue_health_checks()
-        self.stdout.write(f"queued {count} health checks; {stale} stale tasks failed")
+        self.stdout.write(
+            f"queued {count} health checks and {overdue} overdue next tries; "
+            f"{stale} stale tasks failed"
+        )
