@@ -13,3 +13,11 @@ def register_node(node, name=None, auth="key", pin=True) -> Board:
         board.host_key = node.host_key_public
     board.save()
     return board
+
+
+def exists(node, path: str) -> bool:
+    try:
+        node.read_file(path)
+        return True
+    except FileNotFoundError:
+        return False

@@ -20,7 +20,7 @@ from devices.models import Application, Board, BoardTask, Preset, PresetVersion
 from pisim import Faults
 
 from .factories import make_board
-from .simfarm import register_node
+from .simfarm import exists, register_node
 
 pytestmark = pytest.mark.django_db(transaction=True)
 pisim = pytest.mark.pisim
@@ -29,16 +29,6 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 PI4_CONFIG = "/boot/firmware/config.txt"
 PI3_CONFIG = "/boot/config.txt"
 State = Application.State
-
-
-@pytest.fixture
-def fast(settings):
-    """Short deadlines: a simulated Pi reboots in about a second."""
-    settings.PIFARM_REBOOT_DEADLINE = 15
-    settings.PIFARM_REBOOT_POLL = 0.3
-    settings.PIFARM_RECONNECT_DEADLINE = 10
-    settings.SSH_CONNECT_TIMEOUT = 2
-    return settings
 
 
 def make_version(options: dict, governor: str = "", name: str = "overclock"):
@@ -52,14 +42,6 @@ def apply_now(board, version, mode, run_jobs) -> Application:
     application.refresh_from_db()
     board.refresh_from_db()
     return application
-
-
-def exists(node, path: str) -> bool:
-    try:
-        node.read_file(path)
-        return True
-    except FileNotFoundError:
-        return False
 
 
 def assert_all_ok(checks: dict) -> None:

@@ -7,7 +7,7 @@ from devices import apply_steps, presets, ssh
 from devices.credentials import Credential
 from devices.models import Application, Preset
 
-from .simfarm import register_node
+from .simfarm import exists, register_node
 
 pytestmark = [pytest.mark.pisim, pytest.mark.django_db(transaction=True)]
 PI4_CONFIG = "/boot/firmware/config.txt"
@@ -17,14 +17,6 @@ QUICK = ssh.Timeouts(connect=2, banner=2, auth=2)
 def backup_of(path: str, day: int) -> str:
     """A name as write_file_atomic makes it, made on day `day` of January 2020."""
     return f"{path}.pifarm-202001{day:02d}-120000-abcdef.bak"
-
-
-def exists(node, path: str) -> bool:
-    try:
-        node.read_file(path)
-        return True
-    except FileNotFoundError:
-        return False
 
 
 def test_an_application_keeps_the_last_backups_on_the_board_and_says_so(
