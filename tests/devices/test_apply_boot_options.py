@@ -6,7 +6,7 @@ from devices import presets
 from devices.models import Application, Preset
 
 from .simfarm import register_node
-from .test_apply_preset import apply_now, fast  # noqa: F401 - fast: its short deadlines
+from .test_apply_preset import apply_now
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.pisim]
 
