@@ -5,31 +5,28 @@ import os
 from django.core.checks import Tags, Warning, register
 
 
-@register(Tags.security, deploy=True)
-def credential_key_from_the_environment(app_configs, **kwargs):
+def _generated_key_warning(variable: str, what: str, check_id: str) -> list[Warning]:
     """A key generated next to the database protects nothing once both are copied together."""
-    if os.environ.get("PIFARM_CREDENTIAL_KEY") or os.environ.get("PIFARM_CREDENTIAL_KEY_FILE"):
+    if os.environ.get(variable) or os.environ.get(f"{variable}_FILE"):
         return []
     return [
         Warning(
-            "PIFARM_CREDENTIAL_KEY is not set: board credentials are encrypted with a key "
-            "generated into the data directory, next to the database.",
-            hint="Set PIFARM_CREDENTIAL_KEY (or PIFARM_CREDENTIAL_KEY_FILE) from a secret store.",
-            id="pifarm.W001",
+            f"{variable} is not set: {what} with a key generated into the data directory, "
+            "next to the database.",
+            hint=f"Set {variable} (or {variable}_FILE) from a secret store.",
+            id=check_id,
         )
     ]
+
+
+@register(Tags.security, deploy=True)
+def credential_key_from_the_environment(app_configs, **kwargs):
+    return _generated_key_warning(
+        "PIFARM_CREDENTIAL_KEY", "board credentials are encrypted", "pifarm.W001"
+    )
 
 
 @register(Tags.security, deploy=True)
 def secret_key_from_the_environment(app_configs, **kwargs):
     """Sessions are signed with it: whoever copies the data directory can forge a login."""
-    if os.environ.get("PIFARM_SECRET_KEY") or os.environ.get("PIFARM_SECRET_KEY_FILE"):
-        return []
-    return [
-        Warning(
-            "PIFARM_SECRET_KEY is not set: sessions are signed with a key generated into the "
-            "data directory, next to the database.",
-            hint="Set PIFARM_SECRET_KEY (or PIFARM_SECRET_KEY_FILE) from a secret store.",
-            id="pifarm.W002",
-        )
-    ]
+    return _generated_key_warning("PIFARM_SECRET_KEY", "sessions are signed", "pifarm.W002")

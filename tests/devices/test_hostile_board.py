@@ -17,6 +17,7 @@ from pisim import Faults
 from pisim.hostile import MARKUP
 
 from .simfarm import register_node
+from .test_apply_preset import apply_now
 
 pytestmark = [pytest.mark.pisim, pytest.mark.django_db(transaction=True)]
 
@@ -24,6 +25,13 @@ SCRIPT = "<script>alert(1)</script>"
 ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"
 LIE = "-delete/config.txt"
 CANARY = "/home/pi/canary.txt"
+
+
+def apply_overclock(board, run_jobs) -> Application:
+    """arm_freq=1900 in direct mode, run to its end by a real worker."""
+    preset, _ = Preset.objects.get_or_create(name="overclock")
+    version = presets.new_version(preset, options={"arm_freq": "1900"})
+    return apply_now(board, version, Application.Mode.DIRECT, run_jobs)
 
 
 def probe(board, run_jobs) -> BoardTask:
@@ -150,11 +158,7 @@ def test_a_board_lying_about_config_txt_gets_nothing_run_on_that_path(
     assert "that is not a place config.txt can live" in get_ok(logged_in, board.get_absolute_url())
     before = node.read_file("/boot/firmware/config.txt")
 
-    preset, _ = Preset.objects.get_or_create(name="overclock")
-    version = presets.new_version(preset, options={"arm_freq": "1900"})
-    application = presets.start_application(board, version, Application.Mode.DIRECT)
-    run_jobs()
-    application.refresh_from_db()
+    application = apply_overclock(board, run_jobs)
 
     assert application.state == Application.State.FAILED
     assert application.outcome == f"Nothing was changed: {refused}"
@@ -173,11 +177,7 @@ def test_an_application_to_a_hostile_board_ends_safely(
     node = pisim_node_factory(faults=Faults(hostile=traits))
     board = register_node(node)
     before = node.read_file("/boot/firmware/config.txt")
-    preset, _ = Preset.objects.get_or_create(name="overclock")
-    version = presets.new_version(preset, options={"arm_freq": "1900"})
-    application = presets.start_application(board, version, Application.Mode.DIRECT)
-    run_jobs()
-    application.refresh_from_db()
+    application = apply_overclock(board, run_jobs)
 
     after = node.read_file("/boot/firmware/config.txt")
     if application.state == Application.State.VERIFIED:
