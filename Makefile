@@ -7,8 +7,9 @@ PY := $(VENV)/bin/python
 # Debian packages: sshd/sudo/iproute2 for the simulated Pis, the benchmark tools they run,
 # busybox to check the probe script on coreutils-free boards,
 # Chromium for the browser tests, gcc for building Python wheels when needed.
-APT_PACKAGES := python3-venv openssh-server openssh-client sudo iproute2 procps iperf3 busybox \
-	chromium chromium-driver gcc make
+APT_PACKAGES := python3-venv openssh-server openssh-client sudo iproute2 procps busybox \
+	iperf3 openssl sysbench stress-ng 7zip flac lame openvpn wireguard-tools wireguard-go \
+	ethtool nftables fio chromium chromium-driver gcc libc6-dev make
 export PIFARM_PLAYWRIGHT_BROWSER ?= /usr/bin/chromium
 
 .PHONY: setup system venv demo test lint bench clean

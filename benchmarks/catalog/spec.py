@@ -1,0 +1,229 @@
+"""What a benchmark is: a small declaration (parameters, metrics, tools) plus two pure functions.
+
+`plan(params, ctx)` says what to run where (on the board, on the peer), and `parse(outputs,
+params)` turns what the measuring command printed into numbers. Neither touches the network or
+the database: the engine (benchmarks.engine) runs the plan through the one SSH seam and the
+controller's own shell, and keeps the raw output of every run so a parser can be re-checked.
+
+Every value in a command is a separate argv element; scripts take their parameters as
+positional arguments ("$1"), never pasted into their text. So a parameter holding shell
+metacharacters arrives on the board as one literal word.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Where = Literal["board", "peer"]
+
+_SIZE = re.compile(r"(\d+)\s*([KMG]?)i?B?", re.IGNORECASE)
+_SIZE_FACTORS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
+
+
+class ParamError(ValueError):
+    """A parameter value is refused; the message names the parameter and says why."""
+
+
+class ParseError(ValueError):
+    """The tool's output was not understood; the message says what was missing or wrong."""
+
+
+def parse_size(text: str) -> int:
+    """'64M' -> 67108864; sizes are binary (K = 1024), as truncate and dd read them."""
+    match = _SIZE.fullmatch(str(text).strip())
+    if not match:
+        raise ValueError(f"{text!r} is not a size (a number with K, M or G, e.g. 64M)")
+    return int(match.group(1)) * _SIZE_FACTORS[match.group(2).upper()]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One typed parameter. kind: int, float, bool, size, choice, multichoice, text."""
+
+    name: str
+    kind: str
+    default: Any
+    help: str = ""
+    choices: tuple[str, ...] = ()
+    min: float | None = None
+    max: float | None = None
+    # text only: what the value must match in full (a path, a cipher name...)
+    pattern: str = ""
+
+    def clean(self, raw: Any) -> Any:
+        """The value as the plan uses it, or ParamError. None means the default."""
+        if raw is None:
+            raw = self.default
+        try:
+            value = self._convert(raw)
+        except (TypeError, ValueError) as exc:
+            raise ParamError(f"{self.name}: {exc}") from None
+        number = parse_size(value) if self.kind == "size" else value
+        if self.min is not None and isinstance(number, int | float) and number < self.min:
+            raise ParamError(f"{self.name}: {raw!r} is below the minimum {self.min:g}")
+        if self.max is not None and isinstance(number, int | float) and number > self.max:
+            raise ParamError(f"{self.name}: {raw!r} is above the maximum {self.max:g}")
+        return value
+
+    def _convert(self, raw: Any) -> Any:
+        if self.kind == "int":
+            if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
+                raise ValueError(f"{raw!r} is not a whole number")
+            return int(str(raw).strip()) if isinstance(raw, str) else int(raw)
+        if self.kind == "float":
+            if isinstance(raw, bool):
+                raise ValueError(f"{raw!r} is not a number")
+            value = float(raw)
+            if value != value or value in (float("inf"), float("-inf")):
+                raise ValueError(f"{raw!r} is not a finite number")
+            return value
+        if self.kind == "bool":
+            if isinstance(raw, bool):
+                return raw
+            words = {"true": True, "on": True, "yes": True, "1": True,
+                     "false": False, "off": False, "no": False, "0": False}  # fmt: skip
+            if str(raw).strip().lower() not in words:
+                raise ValueError(f"{raw!r} is not on or off")
+            return words[str(raw).strip().lower()]
+        if self.kind == "size":
+            text = str(raw).strip().upper()
+            parse_size(text)
+            return text
+        if self.kind == "choice":
+            if str(raw) not in self.choices:
+                raise ValueError(f"{raw!r} is not one of {', '.join(self.choices)}")
+            return str(raw)
+        if self.kind == "multichoice":
+            values = raw.split(",") if isinstance(raw, str) else list(raw)
+            values = [str(value).strip() for value in values if str(value).strip()]
+            unknown = [value for value in values if value not in self.choices]
+            if unknown or not values:
+                raise ValueError(
+                    f"{', '.join(unknown) or 'nothing'} is not among {', '.join(self.choices)}"
+                )
+            return values
+        if self.kind == "text":
+            text = str(raw)
+            if self.pattern and not re.fullmatch(self.pattern, text):
+                raise ValueError(f"{text!r} is not allowed here ({self.help or self.pattern})")
+            return text
+        raise ValueError(f"unknown parameter kind {self.kind!r}")
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    unit: str
+    higher_is_better: bool
+    label: str = ""
+
+    @property
+    def direction(self) -> str:
+        return "higher is better" if self.higher_is_better else "lower is better"
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command on one end. argv is passed as it is (every element quoted on the way).
+
+    stdin feeds a program's source or a file's content; sudo runs it as root (sudo -n).
+    """
+
+    on: Where
+    argv: tuple[str, ...]
+    timeout_s: float = 30
+    sudo: bool = False
+    stdin: bytes | None = None
+    name: str = ""  # collect commands: the key of their output in parse()'s outputs
+
+    def __post_init__(self):
+        object.__setattr__(self, "argv", tuple(str(arg) for arg in self.argv))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one trial runs, in this order:
+
+    setup: each must succeed, or the trial fails (nothing measured) and teardown runs;
+    servers: started detached (iperf3 -s, openvpn) before measure, stopped after it, always;
+    measure: the timed command, run detached on its end while the sampler records telemetry;
+      its stdout is outputs["measure"];
+    collect: read after measure (counters, the server's own report): outputs[command.name];
+    teardown: every one runs, also after a failure, a timeout or a cancel; errors are logged.
+    """
+
+    measure: Command
+    setup: tuple[Command, ...] = ()
+    servers: tuple[Command, ...] = ()
+    collect: tuple[Command, ...] = ()
+    teardown: tuple[Command, ...] = ()
+    # Seconds to let servers come up before measure starts.
+    settle_s: float = 0.5
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a plan may know about where it runs. Paths are the engine's, per trial.
+
+    workdir: a fresh directory for this trial on the board, on a RAM disk where the board has
+    one (/dev/shm); peer_workdir the same on the peer. Addresses are as each end sees the other.
+    tunnel: for tunnel benchmarks, inner addresses and a port only this trial uses (from
+    10.213.100.0-10.213.199.255, the project's own range), and an interface name.
+    """
+
+    workdir: str
+    board_address: str = ""
+    peer_address: str = ""
+    peer_workdir: str = ""
+    peer_is_controller: bool = False
+    userland_bits: int | None = None
+    tunnel: Mapping[str, str] = field(default_factory=dict)
+    port: int = 5201  # a TCP/UDP port free for this trial's servers
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """values: metric name -> number (every metric of the benchmark, or ParseError).
+    details: anything else worth keeping (tool version, retransmits, the tool's CPU figures)."""
+
+    values: dict[str, float]
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    name: str  # a slug, the key in specs and URLs
+    title: str
+    description: str
+    # Bump when the command or the parser changes: results of different versions are
+    # marked as such when compared.
+    version: int
+    metrics: tuple[Metric, ...]
+    plan: Callable[[dict, Context], Plan]
+    parse: Callable[[Mapping[str, str], dict], Parsed]
+    params: tuple[Param, ...] = ()
+    tools: tuple[str, ...] = ()  # commands needed on the board
+    peer_tools: tuple[str, ...] = ()  # and on the peer
+    packages: tuple[str, ...] = ()  # the Debian packages that provide them
+    needs_peer: bool = False
+    repetitions: int = 3
+    timeout_s: float = 120  # of the measuring command
+    category: str = ""
+
+    def clean_params(self, raw: Mapping[str, Any] | None) -> dict:
+        """Every parameter, validated, defaults filled in; ParamError for an unknown name."""
+        raw = dict(raw or {})
+        known = {param.name for param in self.params}
+        unknown = sorted(set(raw) - known)
+        if unknown:
+            raise ParamError(
+                f"{self.name} has no parameter {', '.join(unknown)} "
+                f"(it has: {', '.join(sorted(known)) or 'none'})"
+            )
+        return {param.name: param.clean(raw.get(param.name)) for param in self.params}
+
+    def metric(self, name: str) -> Metric:
+        return next(metric for metric in self.metrics if metric.name == name)

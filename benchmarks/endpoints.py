@@ -1,0 +1,174 @@
+"""The two ends of a benchmark: a board (over the one SSH seam) or the controller itself.
+
+Both run argument lists the same way and return the seam's Result, so a plan's commands do
+not care where they run. Long commands (the measurement, servers) run detached on their end
+under coreutils `timeout`, in their own session, writing to files in the trial's directory:
+a lost connection or a killed worker cannot leave them running past their deadline, the job
+can poll them (progress, the log's tail, a cancel), and stop() ends their whole process group.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from devices import ssh
+
+# $1 dir, $2 name, $3 timeout (s); the command follows. The wrapper itself is the session
+# leader (setsid), so `kill -- -pgid` reaches the command and anything it started. The exit
+# status lands in <name>.exit by rename, so a reader never sees half of it.
+_START = r"""
+set -eu
+dir=$1 name=$2 limit=$3
+shift 3
+mkdir -p -- "$dir"
+setsid sh -c '
+  dir=$1 name=$2 limit=$3; shift 3
+  echo $$ > "$dir/$name.pid"
+  set +e
+  timeout -k 5 "$limit" "$@" > "$dir/$name.out" 2> "$dir/$name.err" < /dev/null
+  echo $? > "$dir/$name.exit.tmp"
+  mv -f -- "$dir/$name.exit.tmp" "$dir/$name.exit"
+' pifarm-detached "$dir" "$name" "$limit" "$@" > /dev/null 2>&1 < /dev/null &
+i=0
+while [ ! -s "$dir/$name.pid" ] && [ $i -lt 50 ]; do sleep 0.02; i=$((i + 1)); done
+[ -s "$dir/$name.pid" ] || { echo "the command did not start" >&2; exit 1; }
+"""
+
+# $1 dir, $2 name, $3 seconds to wait at most, $4 bytes of log tail. Prints the exit status
+# (or "running") on its first line, then the tail of the command's output.
+_WAIT = r"""
+dir=$1 name=$2 limit=$3 tail=$4
+i=0 steps=$((limit * 20))
+while [ ! -e "$dir/$name.exit" ] && [ $i -lt $steps ]; do sleep 0.05; i=$((i + 1)); done
+if [ -e "$dir/$name.exit" ]; then cat -- "$dir/$name.exit"; else echo running; fi
+tail -c "$tail" -- "$dir/$name.out" 2>/dev/null
+"""
+
+# $1 dir; the names follow. TERM to each process group, KILL to what is left 2 s later.
+_STOP = r"""
+dir=$1; shift
+for name in "$@"; do
+  [ -s "$dir/$name.pid" ] || continue
+  [ -e "$dir/$name.exit" ] && continue
+  kill -TERM -- "-$(cat -- "$dir/$name.pid")" 2>/dev/null || true
+done
+i=0
+while [ $i -lt 40 ]; do
+  alive=0
+  for name in "$@"; do
+    [ -s "$dir/$name.pid" ] || continue
+    kill -0 -- "-$(cat -- "$dir/$name.pid")" 2>/dev/null && alive=1
+  done
+  [ $alive -eq 0 ] && exit 0
+  sleep 0.05; i=$((i + 1))
+done
+for name in "$@"; do
+  [ -s "$dir/$name.pid" ] && kill -KILL -- "-$(cat -- "$dir/$name.pid")" 2>/dev/null
+done
+exit 0
+"""
+
+WAIT_SLICE_S = 2  # longest single wait: between two, the job renews its lock and checks cancel
+
+
+class Endpoint:
+    """Where commands run. Subclasses give run(); the detached helpers build on it."""
+
+    name: str = ""
+
+    def run(self, argv: Sequence[str], timeout: float, *, sudo: bool = False,
+            stdin: bytes | None = None, output_cap: int = ssh.OUTPUT_CAP,
+            ) -> ssh.Result:  # fmt: skip
+        """Run argv to its end (or timeout); every element stays one word."""
+        raise NotImplementedError
+
+    def start(self, directory: str, name: str, argv: Sequence[str], timeout: float,
+              *, sudo: bool = False) -> None:  # fmt: skip
+        """Start argv detached; it is killed after timeout seconds whatever happens here."""
+        result = self.run(
+            ["sh", "-c", _START, "pifarm-start", directory, name, f"{timeout:g}", *argv],
+            10,
+            sudo=sudo,
+        )
+        if not result.ok:
+            raise ssh.SSHError(f"could not start {argv[0]} on {self.name}: {result.error_text()}")
+
+    def wait(self, directory: str, name: str, *, up_to_s: float = WAIT_SLICE_S,
+             tail_bytes: int = 2000) -> Waited:  # fmt: skip
+        seconds = max(1, int(up_to_s))
+        result = self.run(
+            ["sh", "-c", _WAIT, "pifarm-wait", directory, name, str(seconds), str(tail_bytes)],
+            seconds + 10,
+        )
+        first, _, tail = result.text.partition("\n")
+        first = first.strip()
+        if first == "running":
+            return Waited(None, tail)
+        try:
+            return Waited(int(first), tail)
+        except ValueError:
+            problem = f"could not tell whether the command ended: {first[:200]!r}"
+            raise ssh.SSHError(problem) from None
+
+    def stop(self, directory: str, names: Sequence[str], *, sudo: bool = False) -> None:
+        if names:
+            self.run(["sh", "-c", _STOP, "pifarm-stop", directory, *names], 15, sudo=sudo)
+
+    def read(self, path: str, cap: int, *, sudo: bool = False) -> ssh.Result:
+        return self.run(["cat", "--", path], 30, sudo=sudo, output_cap=cap)
+
+
+@dataclass(frozen=True)
+class Waited:
+    exit_status: int | None  # None: still running
+    tail: str
+
+    @property
+    def finished(self) -> bool:
+        return self.exit_status is not None
+
+
+class BoardEndpoint(Endpoint):
+    """A board, through an open session of the SSH seam."""
+
+    def __init__(self, name: str, session: ssh.Session):
+        self.name, self.session = name, session
+
+    def run(self, argv, timeout, *, sudo=False, stdin=None, output_cap=ssh.OUTPUT_CAP):
+        return self.session.run(argv, timeout, sudo=sudo, stdin=stdin, output_cap=output_cap)
+
+
+class ControllerEndpoint(Endpoint):
+    """The worker's own host, as the peer of network benchmarks ("controller").
+
+    Root commands go through `sudo -n` unless the worker already is root.
+    """
+
+    name = "controller"
+
+    def run(self, argv, timeout, *, sudo=False, stdin=None, output_cap=ssh.OUTPUT_CAP):
+        command = list(argv)
+        if sudo and os.geteuid() != 0:
+            command = ["sudo", "-n", "--", *command]
+        try:
+            done = subprocess.run(
+                command, input=stdin, capture_output=True, timeout=timeout, check=False
+            )
+        except subprocess.TimeoutExpired:
+            raise ssh.CommandTimeout(
+                f"{argv[0]} did not finish within {timeout:g} s on the controller; it was stopped"
+            ) from None
+        except OSError as exc:
+            problem = f"{shlex.join(argv[:1])} could not run on the controller: {exc}"
+            raise ssh.SSHError(problem) from None
+        return ssh.Result(
+            done.returncode if done.returncode >= 0 else ssh.KILLED_BY_SIGNAL,
+            done.stdout[:output_cap],
+            done.stderr[:output_cap],
+            len(done.stdout) > output_cap,
+            len(done.stderr) > output_cap,
+        )
