@@ -1,0 +1,196 @@
+"""Run one trial of a plan on its two ends, and always clean up after it.
+
+Setup, servers, the measurement (detached, polled so the job can show progress, renew its
+lock and notice a cancel), collection, then teardown on both ends, whatever happened before:
+a failed step, a timeout, a cancel or a lost connection. The trial's directories are removed
+last. The caller (benchmarks.engine) keeps the outputs and records how the trial ended.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from benchmarks.catalog.spec import Command, Context, Plan
+from benchmarks.endpoints import Endpoint
+from devices import ssh
+
+log = logging.getLogger(__name__)
+
+OUTPUT_CAP = 256 * 1024  # bytes of a measurement's output kept with the run
+MEASURE = "measure"
+SERVER_GRACE_S = 60  # a server outlives the measurement's deadline by this much at most
+
+
+class TrialFailed(Exception):
+    """The trial produced no measurement; the message says why, in words."""
+
+    def __init__(self, reason: str, outputs: Mapping[str, str] | None = None):
+        super().__init__(reason)
+        self.outputs = dict(outputs or {})
+
+
+class Cancelled(Exception):
+    """A person cancelled the trial; its processes on both ends were stopped."""
+
+
+@dataclass
+class Outcome:
+    outputs: dict[str, str]  # "measure" and each collect command's name
+    measure_s: float  # wall time of the measurement, as seen by the job (±50 ms)
+    truncated: bool = False
+    log: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Hooks:
+    """What the engine does while a trial runs; every hook is optional."""
+
+    tick: Callable[[str], None] = lambda tail: None  # each poll: the output's tail
+    cancelled: Callable[[], bool] = lambda: False
+    measuring: Callable[[], None] = lambda: None  # just before the measurement starts
+    measured: Callable[[], None] = lambda: None  # just after it ended, however it ended
+
+
+def run(plan: Plan, ends: Mapping[str, Endpoint], ctx: Context,
+        hooks: Hooks | None = None) -> Outcome:  # fmt: skip
+    trial = _Trial(plan, ends, ctx, hooks or Hooks())
+    try:
+        return trial.run()
+    finally:
+        trial.clean_up()
+
+
+class _Trial:
+    def __init__(self, plan: Plan, ends: Mapping[str, Endpoint], ctx: Context, hooks: Hooks):
+        self.plan, self.ends, self.ctx, self.hooks = plan, ends, ctx, hooks
+        self.dirs = {"board": ctx.workdir}
+        if "peer" in ends:
+            self.dirs["peer"] = ctx.peer_workdir
+        self.started: list[tuple[Command, str]] = []  # detached commands, by name
+        self.log: list[str] = []
+
+    def note(self, words: str) -> None:
+        log.info("trial: %s", words)
+        self.log.append(words)
+
+    def end(self, command: Command) -> Endpoint:
+        try:
+            return self.ends[command.on]
+        except KeyError:
+            raise TrialFailed(f"this benchmark needs a {command.on}, and none was given") from None
+
+    def run(self) -> Outcome:
+        for where, directory in self.dirs.items():
+            self.ends[where].run(["mkdir", "-p", "--", directory], 10)
+        for command in self.plan.setup:
+            self.run_step(command, "setup")
+        for index, command in enumerate(self.plan.servers):
+            self.start_detached(command, f"server{index}", command.timeout_s + SERVER_GRACE_S)
+        if self.plan.servers:
+            time.sleep(self.plan.settle_s)
+            self.check_servers()
+        outputs, seconds, truncated = self.measure()
+        for command in self.plan.collect:
+            outputs[command.name] = self.run_step(command, "collecting").text
+        return Outcome(outputs, seconds, truncated, self.log)
+
+    def run_step(self, command: Command, stage: str) -> ssh.Result:
+        self.note(f"{stage} on {command.on}: {command.argv[0]}")
+        result = self.end(command).run(
+            command.argv, command.timeout_s, sudo=command.sudo, stdin=command.stdin
+        )
+        if not result.ok:
+            raise TrialFailed(
+                f"{stage} failed on the {command.on}: {command.argv[0]} exited with "
+                f"{result.exit_status}: {result.error_text() or result.text[-300:].strip()}"
+            )
+        return result
+
+    def start_detached(self, command: Command, name: str, timeout: float) -> None:
+        self.note(f"starting {command.argv[0]} on the {command.on}")
+        directory = self.dirs[command.on]
+        self.end(command).start(directory, name, command.argv, timeout, sudo=command.sudo)
+        self.started.append((command, name))
+
+    def check_servers(self) -> None:
+        for command, name in self.started:
+            waited = self.ends[command.on].wait(self.dirs[command.on], name, up_to_s=0)
+            if waited.finished:
+                error = self.error_of(command, name)
+                raise TrialFailed(
+                    f"{command.argv[0]} on the {command.on} stopped as soon as it started "
+                    f"(exit status {waited.exit_status}): {error or waited.tail[-300:]}"
+                )
+
+    def error_of(self, command: Command, name: str) -> str:
+        path = f"{self.dirs[command.on]}/{name}.err"
+        result = self.ends[command.on].read(path, 4000, sudo=command.sudo)
+        return result.text.strip()[-500:]
+
+    def measure(self) -> tuple[dict[str, str], float, bool]:
+        command = self.plan.measure
+        end, directory = self.end(command), self.dirs[command.on]
+        self.hooks.measuring()
+        began = time.monotonic()
+        try:
+            self.start_detached(command, MEASURE, command.timeout_s)
+            while True:
+                waited = end.wait(directory, MEASURE)
+                self.hooks.tick(waited.tail)
+                if waited.finished:
+                    break
+                if self.hooks.cancelled():
+                    raise Cancelled("cancelled while measuring")
+        finally:
+            seconds = time.monotonic() - began
+            self.hooks.measured()
+        output = end.read(f"{directory}/{MEASURE}.out", OUTPUT_CAP, sudo=command.sudo)
+        outputs = {MEASURE: output.text}
+        if waited.exit_status == ssh.TIMEOUT_EXIT_STATUS:
+            raise TrialFailed(
+                f"{command.argv[0]} did not finish within {command.timeout_s:g} s; it was stopped",
+                outputs,
+            )
+        if waited.exit_status != 0:
+            error = self.error_of(command, MEASURE)
+            raise TrialFailed(
+                f"{command.argv[0]} exited with {waited.exit_status}: "
+                f"{error or output.text[-300:].strip()}",
+                outputs,
+            )
+        self.note(f"measured in {seconds:.2f} s")
+        return outputs, seconds, output.stdout_truncated
+
+    def clean_up(self) -> None:
+        """Stop what was started, run every teardown, remove the directories. Never raises:
+        a board that went away is reported by the step that noticed it."""
+        for command, name in reversed(self.started):
+            self.quietly(
+                f"stopping {command.argv[0]} on the {command.on}",
+                lambda c=command, n=name: self.ends[c.on].stop(self.dirs[c.on], [n], sudo=c.sudo),
+            )
+        for command in self.plan.teardown:
+            self.quietly(
+                f"teardown on the {command.on}: {command.argv[0]}",
+                lambda c=command: self.end(c).run(c.argv, c.timeout_s, sudo=c.sudo, stdin=c.stdin),
+            )
+        for where, directory in self.dirs.items():
+            sudo = any(command.sudo for command, _ in self.started if command.on == where)
+            self.quietly(
+                f"removing {directory} on the {where}",
+                lambda w=where, d=directory, s=sudo: self.ends[w].run(
+                    ["rm", "-rf", "--", d], 30, sudo=s
+                ),
+            )
+
+    def quietly(self, words: str, action: Callable[[], object]) -> None:
+        try:
+            result = action()
+        except (ssh.SSHError, TrialFailed) as exc:
+            self.note(f"{words} failed: {exc}")
+            return
+        if isinstance(result, ssh.Result) and not result.ok:
+            self.note(f"{words} failed: {result.error_text() or result.exit_status}")
