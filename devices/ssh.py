@@ -308,6 +308,12 @@ class Session:
         except (paramiko.SSHException, EOFError, OSError):
             raise ConnectionLost("the connection dropped during login") from None
 
+    def local_address(self) -> str:
+        """This end's address on the connection: where the board can reach the controller."""
+        if self._transport is None:
+            raise ConnectionLost("the connection to the board is closed")
+        return self._transport.sock.getsockname()[0]
+
     def close(self) -> None:
         if self._transport is not None:
             transport, self._transport = self._transport, None
