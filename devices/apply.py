@@ -94,6 +94,17 @@ def apply_preset(application_id: int) -> None:
         tasks.start(application.board, BoardTask.Kind.PROBE)
 
 
+def apply_holding(application_id: int, lock) -> Application | None:
+    """Apply from a job that holds the board's lock already (a campaign's run): the same
+    steps, record and outcomes as apply_preset. None if it was no longer queued."""
+    application = _claim(application_id)
+    if application is None:
+        return None
+    _run(application, lock)
+    application.refresh_from_db()
+    return application
+
+
 def _run(application: Application, lock) -> str:
     """Apply with the board's lock held; the state it ended in."""
     try:

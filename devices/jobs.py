@@ -102,10 +102,7 @@ def probe_board(task_id: int) -> None:
     try:
         with board_lock(board.pk, ttl=lock_ttl()):
             with remote.session(board) as session:
-                result = session.run_script(
-                    PROBE_SCRIPT, PROBE_TIMEOUT_S, output_cap=PROBE_OUTPUT_CAP
-                )
-            facts = parse_probe_output(result.text)
+                facts = read_facts(session)
     except (ssh.SSHError, CredentialError) as exc:
         _fail(task, exc)
         return
@@ -115,12 +112,19 @@ def probe_board(task_id: int) -> None:
     except ProbeError as exc:
         _finish(task, str(exc))
         return
-    if result.stdout_truncated:
-        facts.errors.append(f"the probe printed more than {PROBE_OUTPUT_CAP} bytes; cut there")
     with transaction.atomic():
-        snapshot = _save_snapshot(board, facts)
+        snapshot = save_snapshot(board, facts)
         mark_board(board.pk, Board.Status.ONLINE, clears_attention=True)
         _finish(task, snapshot=snapshot)
+
+
+def read_facts(session: ssh.Session):
+    """Probe the board over an open session (one round trip); ProbeError if not understood."""
+    result = session.run_script(PROBE_SCRIPT, PROBE_TIMEOUT_S, output_cap=PROBE_OUTPUT_CAP)
+    facts = parse_probe_output(result.text)
+    if result.stdout_truncated:
+        facts.errors.append(f"the probe printed more than {PROBE_OUTPUT_CAP} bytes; cut there")
+    return facts
 
 
 def _wait_for_board(task: BoardTask) -> None:
@@ -150,7 +154,7 @@ def _column(value: str | None, field: str) -> str:
     return _clean(value or "")[:limit]
 
 
-def _save_snapshot(board: Board, facts) -> FactSnapshot:
+def save_snapshot(board: Board, facts) -> FactSnapshot:
     return FactSnapshot.objects.create(
         board=board,
         boot_id=_column(facts.boot_id, "boot_id"),

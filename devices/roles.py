@@ -28,8 +28,11 @@ _READ = {
     "devices.view_preset",
     "devices.view_presetversion",
     "devices.view_application",
+    "benchmarks.view_campaign",
+    "benchmarks.view_run",
+    "benchmarks.view_custombenchmark",
 }
-_OPERATE = _READ | {"devices.probe_board", "devices.apply_preset"}
+_OPERATE = _READ | {"devices.probe_board", "devices.apply_preset", "benchmarks.run_campaign"}
 # No delete of snapshots, tasks or applications: the history of a board is kept. Groups are
 # not editable either, so that a role stays what this file says.
 _ADMINISTER = _OPERATE | {
@@ -39,6 +42,9 @@ _ADMINISTER = _OPERATE | {
     "devices.add_preset",
     "devices.change_preset",
     "devices.delete_preset",
+    "benchmarks.add_custombenchmark",
+    "benchmarks.change_custombenchmark",
+    "benchmarks.delete_custombenchmark",
     "auth.view_user",
     "auth.add_user",
     "auth.change_user",
@@ -54,12 +60,16 @@ _ADMINISTER = _OPERATE | {
 
 VIEWER = Role("viewer", "viewers", "reads everything", frozenset(_READ), staff=False)
 OPERATOR = Role(
-    "operator", "operators", "probes boards and applies presets", frozenset(_OPERATE), staff=False
+    "operator",
+    "operators",
+    "probes boards, applies presets and runs campaigns",
+    frozenset(_OPERATE),
+    staff=False,
 )
 ADMIN = Role(
     "admin",
     "admins",
-    "manages boards, presets and users",
+    "manages boards, presets, custom benchmarks and users",
     frozenset(_ADMINISTER),
     staff=True,
 )

@@ -1,4 +1,5 @@
-"""The built-in benchmarks, each declared once (see spec.py), looked up by name."""
+"""The benchmarks: built-in ones, each declared once (see spec.py), and custom ones that admins
+define (benchmarks.models.CustomBenchmark), looked up by name."""
 
 from benchmarks.catalog import cpu
 from benchmarks.catalog.spec import Benchmark
@@ -12,10 +13,14 @@ class UnknownBenchmark(LookupError):
     pass
 
 
-def get(name: str) -> Benchmark:
-    try:
+def lookup(name: str) -> Benchmark:
+    from benchmarks.catalog import custom  # it reads the database
+
+    if name in BUILT_IN:
         return BUILT_IN[name]
-    except KeyError:
+    found = custom.lookup(name)
+    if found is None:
         raise UnknownBenchmark(
-            f"there is no benchmark {name!r} (there are: {', '.join(sorted(BUILT_IN))})"
-        ) from None
+            f"there is no benchmark {name!r} (built in: {', '.join(sorted(BUILT_IN))})"
+        )
+    return found

@@ -69,6 +69,7 @@ SHA1SUM = Benchmark(
     packages=("coreutils",),
     repetitions=3,
     timeout_s=600,
+    typical_s=8,
 )
 
 BENCHMARKS = (SHA1SUM,)

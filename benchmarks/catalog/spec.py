@@ -211,6 +211,7 @@ class Benchmark:
     needs_peer: bool = False
     repetitions: int = 3
     timeout_s: float = 120  # of the measuring command
+    typical_s: float = 10  # a trial's usual length with default parameters, for estimates
     category: str = ""
 
     def clean_params(self, raw: Mapping[str, Any] | None) -> dict:

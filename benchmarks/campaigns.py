@@ -1,0 +1,432 @@
+"""A campaign from its spec: checked, expanded into runs, estimated, queued; cancel and retry.
+
+The spec is what the builder page posts and what `manage.py campaign start` reads:
+
+    {"name": "...", "boards": ["sim-node1"], "presets": ["Pi 4 mild overclock@1", "as-is"],
+     "benchmarks": [{"name": "sha1sum", "params": {"size": "64M"}}], "repetitions": 3,
+     "peer": "controller"}
+
+with optional "order" (grouped, interleaved, shuffled), "seed", "repetitions" as
+{"min": 3, "max": 10, "target_pct": 2, "budget_s": 600} (adaptive), "quiet"
+({"load_below", "cpu_below_pct", "cool_below_c", "deadline_s"}, or false), "rerun_suspect",
+"apply_mode" (trial or direct). Anything wrong is a SpecError naming it; nothing is written.
+"""
+
+import random
+import statistics
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from benchmarks import catalog
+from benchmarks.catalog.spec import Benchmark, ParamError
+from benchmarks.models import CONTROLLER, Campaign, Lane, Run
+from devices.models import Application, Board, Preset
+
+AS_IS = "as-is"
+MAX_RUNS = 20_000  # per campaign: beyond this it is surely a typo
+MAX_REPETITIONS = 1_000
+GROUP_GAP = 100_000  # sequence numbers per preset group in a lane
+REPETITION_GAP = 10  # between runs in a group: room for a suspect run's re-run right after
+APPLY_ESTIMATE_S = 90  # one application (trial boot, verify) when the board has no history
+RUN_OVERHEAD_S = 2  # connect, quiet check, sampler, clean-up
+DEFAULT_QUIET = {"load_below": 2.0, "cpu_below_pct": 25.0, "cool_below_c": None, "deadline_s": 30}
+
+
+class SpecError(ValueError):
+    """The spec is refused; the message says what to change."""
+
+
+@dataclass(frozen=True)
+class Repetitions:
+    minimum: int
+    maximum: int
+    target_pct: float | None  # None: a fixed count (minimum == maximum)
+    budget_s: float | None
+
+    @property
+    def adaptive(self) -> bool:
+        return self.target_pct is not None
+
+
+@dataclass(frozen=True)
+class Item:
+    benchmark: Benchmark
+    params: dict
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A spec that passed every check, with the objects it names."""
+
+    spec: dict
+    boards: list[Board]
+    peer: Board | str | None  # a board, CONTROLLER, or None
+    versions: list  # PresetVersion or None (as the board is)
+    items: list[Item]
+    repetitions: Repetitions
+    order: str
+    seed: int
+
+
+def check(spec) -> Checked:
+    if not isinstance(spec, dict):
+        raise SpecError("a campaign spec is a JSON object (or a YAML mapping)")
+    known = {"name", "boards", "presets", "benchmarks", "repetitions", "peer", "order", "seed",
+             "quiet", "rerun_suspect", "apply_mode"}  # fmt: skip
+    unknown = sorted(set(spec) - known)
+    if unknown:
+        raise SpecError(
+            f"unknown key {', '.join(unknown)} (the keys are: {', '.join(sorted(known))})"
+        )
+    name = _text(spec.get("name"), "name", 120)
+    boards = _boards(spec.get("boards"))
+    items = _items(spec.get("benchmarks"))
+    peer = _peer(spec.get("peer"), boards, items)
+    versions = _versions(spec.get("presets", [AS_IS]))
+    repetitions = _repetitions(spec.get("repetitions"), items)
+    order = spec.get("order", Campaign.Order.GROUPED)
+    if order not in Campaign.Order.values:
+        raise SpecError(f"order must be one of {', '.join(Campaign.Order.values)}, not {order!r}")
+    seed = spec.get("seed", random.SystemRandom().randrange(1, 2**31))
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**31:
+        raise SpecError("seed must be a whole number from 0 to 2147483647")
+    apply_mode = spec.get("apply_mode", Application.Mode.TRIAL)
+    if apply_mode not in Application.Mode.values:
+        raise SpecError(f"apply_mode must be trial or direct, not {apply_mode!r}")
+    quiet = _quiet(spec.get("quiet", True))
+    total = len(boards) * len(versions) * len(items) * repetitions.minimum
+    if total > MAX_RUNS:
+        raise SpecError(
+            f"this campaign would make {total:,} runs; at most {MAX_RUNS:,} are allowed"
+        )
+    accepted = {
+        "name": name,
+        "boards": [board.name for board in boards],
+        "presets": [str(version) if version else AS_IS for version in versions],
+        "benchmarks": [{"name": i.benchmark.name, "params": i.params} for i in items],
+        "repetitions": _repetitions_spec(repetitions),
+        "peer": peer.name if isinstance(peer, Board) else peer,
+        "order": order,
+        "seed": seed,
+        "quiet": quiet,
+        "rerun_suspect": bool(spec.get("rerun_suspect", False)),
+        "apply_mode": apply_mode,
+    }
+    return Checked(accepted, boards, peer, versions, items, repetitions, order, seed)
+
+
+def _text(value, what: str, limit: int) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise SpecError(f"{what} is missing: give the campaign a name")
+    if len(value) > limit:
+        raise SpecError(f"{what} is longer than {limit} characters")
+    return value.strip()
+
+
+def _names(value, what: str) -> list[str]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise SpecError(f"{what} must be a list of names, with at least one")
+    if len(set(value)) != len(value):
+        raise SpecError(f"{what} names one twice")
+    return value
+
+
+def _boards(value) -> list[Board]:
+    names = _names(value, "boards")
+    found = {board.name: board for board in Board.objects.in_service().filter(name__in=names)}
+    missing = [name for name in names if name not in found]
+    if missing:
+        raise SpecError(f"no board in service is named {', '.join(missing)}")
+    unconfirmed = [name for name in names if not found[name].host_key]
+    if unconfirmed:
+        raise SpecError(f"{', '.join(unconfirmed)} has no confirmed host key yet")
+    return [found[name] for name in names]
+
+
+def _items(value) -> list[Item]:
+    if not isinstance(value, list) or not value:
+        raise SpecError("benchmarks must be a list with at least one benchmark")
+    items = []
+    for entry in value:
+        if isinstance(entry, str):
+            entry = {"name": entry}
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            raise SpecError('each benchmark is {"name": ..., "params": {...}}')
+        try:
+            benchmark = catalog.lookup(entry["name"])
+            params = benchmark.clean_params(entry.get("params"))
+        except (catalog.UnknownBenchmark, ParamError) as exc:
+            raise SpecError(str(exc)) from None
+        items.append(Item(benchmark, params))
+    return items
+
+
+def _peer(value, boards: list[Board], items: list[Item]):
+    needing = [item.benchmark.name for item in items if item.benchmark.needs_peer]
+    if value in (None, ""):
+        if needing:
+            raise SpecError(f"{', '.join(needing)} needs a peer: give \"peer\": \"controller\" "
+                            "or the name of another board")  # fmt: skip
+        return None
+    if value == CONTROLLER:
+        return CONTROLLER
+    peer = Board.objects.in_service().exclude(host_key="").filter(name=value).first()
+    if peer is None:
+        raise SpecError(f'the peer {value!r} is neither "controller" nor a registered board')
+    if peer in boards:
+        raise SpecError(f"{peer.name} cannot be its own peer: leave it out of boards")
+    other_queues = sorted({board.queue for board in boards} - {peer.queue})
+    if other_queues:
+        raise SpecError(
+            f"the peer {peer.name} is served by the worker queue {peer.queue!r}, some boards by "
+            f"{', '.join(other_queues)}: a worker must reach both ends"
+        )
+    return peer
+
+
+def _versions(value) -> list:
+    names = _names(value, "presets")
+    versions = []
+    for name in names:
+        if name == AS_IS:
+            versions.append(None)
+            continue
+        preset_name, _, number = name.rpartition("@") if "@" in name else (name, "", "")
+        preset = Preset.objects.filter(name=preset_name).first()
+        if preset is None:
+            raise SpecError(f'there is no preset {preset_name!r} (write "{AS_IS}" for none)')
+        if number:
+            version = preset.versions.filter(number=int(number) if number.isdigit() else -1)
+            version = version.first()
+            if version is None:
+                raise SpecError(f"{preset_name} has no version {number}")
+        else:
+            version = preset.latest
+        versions.append(version)
+    return versions
+
+
+def _count(value, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_REPETITIONS:
+        raise SpecError(f"{what} must be a whole number from 1 to {MAX_REPETITIONS}")
+    return value
+
+
+def _repetitions(value, items: list[Item]) -> Repetitions:
+    if value is None:
+        count = max(item.benchmark.repetitions for item in items)
+        return Repetitions(count, count, None, None)
+    if not isinstance(value, dict):
+        count = _count(value, "repetitions")
+        return Repetitions(count, count, None, None)
+    unknown = set(value) - {"min", "max", "target_pct", "budget_s"}
+    if unknown:
+        raise SpecError(f"adaptive repetitions take min, max, target_pct and budget_s, not "
+                        f"{', '.join(sorted(unknown))}")  # fmt: skip
+    minimum = _count(value.get("min", 3), "repetitions min")
+    maximum = _count(value.get("max", 10), "repetitions max")
+    if minimum < 2 or maximum < minimum:
+        raise SpecError("adaptive repetitions need 2 <= min <= max (a CI needs two trials)")
+    target = value.get("target_pct", 2.0)
+    budget = value.get("budget_s")
+    if isinstance(target, bool) or not isinstance(target, int | float) or not 0 < target <= 100:
+        raise SpecError("target_pct is the CI's half-width in % of the mean: from 0 to 100")
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int | float)
+                               or budget <= 0):  # fmt: skip
+        raise SpecError("budget_s is a number of seconds above 0")
+    return Repetitions(minimum, maximum, float(target), float(budget) if budget else None)
+
+
+def _repetitions_spec(repetitions: Repetitions):
+    if not repetitions.adaptive:
+        return repetitions.minimum
+    return {"min": repetitions.minimum, "max": repetitions.maximum,
+            "target_pct": repetitions.target_pct, "budget_s": repetitions.budget_s}  # fmt: skip
+
+
+def _quiet(value):
+    if value is False:
+        return False
+    if value is True or value is None:
+        return dict(DEFAULT_QUIET)
+    if not isinstance(value, dict) or set(value) - set(DEFAULT_QUIET):
+        raise SpecError(f"quiet is false, or an object with {', '.join(DEFAULT_QUIET)}")
+    quiet = {**DEFAULT_QUIET, **value}
+    for key, number in quiet.items():
+        if number is None and key == "cool_below_c":
+            continue
+        if isinstance(number, bool) or not isinstance(number, int | float) or number < 0:
+            raise SpecError(f"quiet {key} must be a number of 0 or more")
+    return quiet
+
+
+# ---- expansion --------------------------------------------------------------------------
+
+
+def group_order(checked: Checked, rng: random.Random) -> list[tuple[int, int]]:
+    """(item index, repetition) in the order one preset group runs them."""
+    pairs = [
+        (i, r) for i in range(len(checked.items)) for r in range(1, checked.repetitions.minimum + 1)
+    ]
+    if checked.order == Campaign.Order.INTERLEAVED:
+        return sorted(pairs, key=lambda pair: (pair[1], pair[0]))
+    if checked.order == Campaign.Order.SHUFFLED:
+        rng.shuffle(pairs)
+    return pairs
+
+
+def expand(checked: Checked, campaign: Campaign, lanes: dict[int, Lane]) -> list[Run]:
+    rng = random.Random(checked.seed)  # noqa: S311 - an experiment's order, not a secret
+    runs = []
+    for board in checked.boards:
+        for group, version in enumerate(checked.versions):
+            for position, (index, repetition) in enumerate(group_order(checked, rng)):
+                item = checked.items[index]
+                runs.append(Run(
+                    campaign=campaign, lane=lanes[board.pk], board=board,
+                    sequence=group * GROUP_GAP + position * REPETITION_GAP,
+                    preset_version=version, benchmark=item.benchmark.name,
+                    definition_version=item.benchmark.version, params=item.params,
+                    repetition=repetition,
+                ))  # fmt: skip
+    return runs
+
+
+def estimate_s(checked: Checked) -> float:
+    """Seconds the whole campaign should take: lanes run in parallel, so the longest lane."""
+    per_board = []
+    for board in checked.boards:
+        applying = sum(_apply_estimate(board) for version in checked.versions if version)
+        trials = (
+            sum(_trial_estimate(item) + RUN_OVERHEAD_S for item in checked.items)
+            * checked.repetitions.minimum
+            * len(checked.versions)
+        )
+        per_board.append(applying + trials)
+    return max(per_board)
+
+
+def _trial_estimate(item: Item) -> float:
+    """The median of the last runs of this benchmark definition, else its typical length."""
+    recent = list(
+        Run.objects.filter(
+            benchmark=item.benchmark.name,
+            definition_version=item.benchmark.version,
+            params=item.params,
+            state=Run.State.DONE,
+        )
+        .order_by("-finished")
+        .values_list("measure_s", flat=True)[:20]
+    )
+    recent = [seconds for seconds in recent if seconds]
+    return statistics.median(recent) if recent else item.benchmark.typical_s
+
+
+def _apply_estimate(board: Board) -> float:
+    recent = [
+        (application.finished - application.started).total_seconds()
+        for application in board.applications.filter(
+            state=Application.State.VERIFIED, started__isnull=False, finished__isnull=False
+        ).order_by("-finished")[:5]
+    ]
+    return statistics.median(recent) if recent else APPLY_ESTIMATE_S
+
+
+def start(spec, user=None) -> Campaign:
+    """Check, write the campaign with its lanes and runs, and queue every lane after commit."""
+    from benchmarks import jobs  # the SSH stack loads only where work runs
+
+    checked = check(spec)
+    with transaction.atomic():
+        campaign = Campaign.objects.create(
+            name=checked.spec["name"], spec=checked.spec, order=checked.order,
+            seed=checked.seed, created_by=user, estimated_s=estimate_s(checked),
+        )  # fmt: skip
+        peer = checked.peer
+        lanes = {}
+        for board in checked.boards:
+            lanes[board.pk] = Lane.objects.create(
+                campaign=campaign, board=board,
+                peer_board=peer if isinstance(peer, Board) else None,
+                peer_is_controller=peer == CONTROLLER,
+            )  # fmt: skip
+        Run.objects.bulk_create(expand(checked, campaign, lanes), batch_size=1000)
+        for lane in lanes.values():
+            jobs.queue_lane(lane)
+    return campaign
+
+
+# ---- a person steps in ------------------------------------------------------------------
+
+
+def cancel_run(run: Run, user=None) -> bool:
+    """A queued run ends at once; a running one is stopped by its job (remote processes too)."""
+    who = f" by {user}" if user else ""
+    now = timezone.now()
+    if Run.objects.filter(pk=run.pk, state=Run.State.QUEUED).update(
+        state=Run.State.CANCELLED, reason=f"cancelled{who} before it started", finished=now
+    ):
+        finish_if_done(run.campaign_id)
+        return True
+    return bool(
+        Run.objects.filter(pk=run.pk, state=Run.State.RUNNING).update(cancel_requested=True)
+    )
+
+
+def cancel(campaign: Campaign, user=None) -> int:
+    who = f" by {user}" if user else ""
+    now = timezone.now()
+    with transaction.atomic():
+        queued = campaign.runs.filter(state=Run.State.QUEUED).update(
+            state=Run.State.CANCELLED, reason=f"the campaign was cancelled{who}", finished=now
+        )
+        running = campaign.runs.filter(state=Run.State.RUNNING).update(cancel_requested=True)
+        Campaign.objects.filter(pk=campaign.pk, state=Campaign.State.RUNNING).update(
+            state=Campaign.State.CANCELLED
+        )
+    finish_if_done(campaign.pk)
+    return queued + running
+
+
+def retry_failed(campaign: Campaign) -> int:
+    """A new queued run for each failed, cancelled or skipped one (kept as they are), at the
+    end of its lane; lanes that had finished start again."""
+    from benchmarks import jobs
+
+    again = [Run.State.FAILED, Run.State.CANCELLED, Run.State.SKIPPED]
+    with transaction.atomic():
+        Campaign.objects.filter(pk=campaign.pk).update(state=Campaign.State.RUNNING, finished=None)
+        failed = list(
+            campaign.runs.filter(state__in=again, retries__isnull=True).order_by("lane", "sequence")
+        )
+        lanes = set()
+        for run in failed:
+            last = run.lane.runs.aggregate(last=Max("sequence"))["last"]
+            Run.objects.create(
+                campaign=campaign, lane=run.lane, board=run.board, sequence=last + REPETITION_GAP,
+                preset_version=run.preset_version, benchmark=run.benchmark,
+                definition_version=run.definition_version, params=run.params,
+                repetition=run.repetition, retry_of=run,
+            )  # fmt: skip
+            lanes.add(run.lane_id)
+        for lane in Lane.objects.filter(pk__in=lanes).exclude(state__in=Lane.UNFINISHED):
+            Lane.objects.filter(pk=lane.pk).update(
+                state=Lane.State.QUEUED, finished=None, error="", job_id=""
+            )
+            jobs.queue_lane(lane)
+    return len(failed)
+
+
+def finish_if_done(campaign_id: int) -> None:
+    """A campaign is finished once no run is queued or running."""
+    if Run.objects.filter(campaign_id=campaign_id, state__in=Run.UNFINISHED).exists():
+        return
+    Campaign.objects.filter(pk=campaign_id, finished__isnull=True).update(finished=timezone.now())
+    Campaign.objects.filter(pk=campaign_id, state=Campaign.State.RUNNING).update(
+        state=Campaign.State.FINISHED
+    )

@@ -1,0 +1,275 @@
+"""Campaigns, the runs they expand into, and what each run measured.
+
+A campaign is split into lanes, one per board: a lane's runs go in sequence on its board, and
+lanes run in parallel on as many workers as exist. The rows are the truth about what ran;
+Redis only carries the lane's next job (see benchmarks.engine).
+"""
+
+import uuid
+
+from django.conf import settings
+from django.core.validators import RegexValidator
+from django.db import models
+from django.urls import reverse
+
+from devices.models import Application, Board, FactSnapshot, PresetVersion
+
+CONTROLLER = "controller"  # the peer that is the worker's own host
+
+
+class Campaign(models.Model):
+    class Order(models.TextChoices):
+        GROUPED = "grouped", "grouped: each benchmark's repetitions together"
+        INTERLEAVED = "interleaved", "interleaved: repetition 1 of each, then 2, ..."
+        SHUFFLED = "shuffled", "shuffled: a random order per preset, to spread drift"
+
+    class State(models.TextChoices):
+        RUNNING = "running", "running"
+        FINISHED = "finished", "finished"
+        CANCELLED = "cancelled", "cancelled"
+
+    code = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    name = models.CharField(max_length=120)
+    # The spec as it was accepted, defaults filled in: what `campaign start` and the builder
+    # submitted, kept so a campaign can be repeated and its settings read later.
+    spec = models.JSONField()
+    order = models.CharField(max_length=12, choices=Order.choices, default=Order.GROUPED)
+    seed = models.PositiveIntegerField(default=0)  # of the shuffled order, to reproduce it
+    state = models.CharField(max_length=10, choices=State.choices, default=State.RUNNING)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    finished = models.DateTimeField(null=True, blank=True)
+    estimated_s = models.FloatField(null=True, blank=True)  # before it started
+
+    class Meta:
+        ordering = ["-created"]
+        permissions = [("run_campaign", "Can start, cancel and retry campaigns")]
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return reverse("benchmarks:campaign", args=[self.code])
+
+
+class Lane(models.Model):
+    """One board's part of a campaign, and the RQ job that drives it now."""
+
+    class State(models.TextChoices):
+        QUEUED = "queued", "queued"
+        WAITING = "waiting", "waiting for the board"
+        RUNNING = "running", "running"
+        DONE = "done", "done"
+        FAILED = "failed", "failed"
+
+    UNFINISHED = (State.QUEUED, State.WAITING, State.RUNNING)
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="lanes")
+    board = models.ForeignKey(Board, on_delete=models.PROTECT, related_name="lanes")
+    # The other end of network benchmarks: another board, or the controller (peer_board null
+    # and peer_is_controller set), or none.
+    peer_board = models.ForeignKey(
+        Board, null=True, blank=True, on_delete=models.PROTECT, related_name="peer_lanes"
+    )
+    peer_is_controller = models.BooleanField(default=False)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
+    step = models.CharField(max_length=200, blank=True)  # what it does now, for the page
+    log_tail = models.TextField(blank=True)  # the current measurement's latest output
+    error = models.TextField(blank=True)  # why the lane itself ended failed
+    # Written by the job every few seconds while it works: the sweep leaves a lane alone
+    # while it is fresh, whatever Redis says (Redis may have restarted under a live job).
+    heartbeat = models.DateTimeField(null=True, blank=True)
+    started = models.DateTimeField(null=True, blank=True)
+    waiting_since = models.DateTimeField(null=True, blank=True)
+    next_try = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+    job_id = models.CharField(max_length=64, blank=True, editable=False)
+
+    class Meta:
+        ordering = ["campaign", "board__name"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "board"], name="lane_one_per_board"),
+        ]
+        indexes = [
+            # the sweep: unfinished lanes
+            models.Index(fields=["state"], name="lane_state"),
+        ]
+
+    def __str__(self):
+        return f"{self.campaign} on {self.board}"
+
+    @property
+    def peer_name(self) -> str:
+        if self.peer_board_id:
+            return self.peer_board.name
+        return CONTROLLER if self.peer_is_controller else ""
+
+
+class Run(models.Model):
+    """One repetition of one benchmark with one preset version on one board."""
+
+    class State(models.TextChoices):
+        QUEUED = "queued", "queued"
+        RUNNING = "running", "running"
+        DONE = "done", "done"
+        FAILED = "failed", "failed"
+        CANCELLED = "cancelled", "cancelled"
+        SKIPPED = "skipped", "skipped"
+
+    UNFINISHED = (State.QUEUED, State.RUNNING)
+    ENDED = (State.DONE, State.FAILED, State.CANCELLED, State.SKIPPED)
+
+    code = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="runs")
+    lane = models.ForeignKey(Lane, on_delete=models.CASCADE, related_name="runs")
+    board = models.ForeignKey(Board, on_delete=models.PROTECT, related_name="runs")
+    sequence = models.PositiveIntegerField()  # order within the lane
+    # None: "as the board is", nothing applied.
+    preset_version = models.ForeignKey(
+        PresetVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="runs"
+    )
+    benchmark = models.CharField(max_length=64)
+    definition_version = models.PositiveIntegerField()
+    params = models.JSONField(default=dict)
+    repetition = models.PositiveIntegerField()
+    # A suspect run done again once; both are kept.
+    rerun_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="reruns"
+    )
+    # Added by the adaptive repetitions, or by a retry of a failed run.
+    retry_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="retries"
+    )
+    state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
+    step = models.CharField(max_length=200, blank=True)
+    reason = models.TextField(blank=True)  # why it failed, was skipped or cancelled
+    cancel_requested = models.BooleanField(default=False)
+    suspect = models.BooleanField(default=False)
+    suspect_reasons = models.JSONField(default=list, blank=True)
+    # The board at run time (its latest probe after any application), and the application
+    # that set the preset.
+    snapshot = models.ForeignKey(
+        FactSnapshot, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    application = models.ForeignKey(
+        Application, null=True, blank=True, on_delete=models.PROTECT, related_name="runs"
+    )
+    peer = models.CharField(max_length=64, blank=True)  # board name, "controller" or ""
+    # Tool versions, offload states, the quiet wait, the peer's identity and CPU use...
+    environment = models.JSONField(default=dict, blank=True)
+    details = models.JSONField(default=dict, blank=True)  # what the parser kept besides values
+    raw_output = models.TextField(blank=True)  # capped (benchmarks.trial.OUTPUT_CAP)
+    raw_truncated = models.BooleanField(default=False)
+    telemetry = models.JSONField(default=list, blank=True)  # the board's samples
+    peer_telemetry = models.JSONField(default=list, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+    measure_s = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["lane", "sequence"]
+        constraints = [
+            models.UniqueConstraint(fields=["lane", "sequence"], name="run_sequence_in_lane"),
+        ]
+        indexes = [
+            # the engine: a lane's next queued run
+            models.Index(fields=["lane", "state", "sequence"], name="run_lane_next"),
+            # the campaign page: its runs
+            models.Index(fields=["campaign", "board", "sequence"], name="run_campaign"),
+        ]
+
+    def __str__(self):
+        preset = self.preset_version or "as is"
+        return f"{self.benchmark} #{self.repetition} with {preset} on {self.board}"
+
+    @property
+    def preset_label(self) -> str:
+        return str(self.preset_version) if self.preset_version_id else "as the board is"
+
+    @property
+    def duration_s(self) -> float | None:
+        if self.started and self.finished:
+            return (self.finished - self.started).total_seconds()
+        return None
+
+
+class Measurement(models.Model):
+    """One metric's value from one run."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="measurements")
+    metric = models.CharField(max_length=64)
+    value = models.FloatField()
+    unit = models.CharField(max_length=32)
+    higher_is_better = models.BooleanField()
+
+    class Meta:
+        ordering = ["run", "metric"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "metric"], name="measurement_one_per_metric"),
+        ]
+
+    def __str__(self):
+        return f"{self.metric} = {self.value:g} {self.unit}"
+
+
+slug_validator = RegexValidator(
+    r"^[a-z][a-z0-9_-]{0,47}$", "Lower-case letters, digits, '-' and '_', starting with a letter."
+)
+
+
+class CustomBenchmark(models.Model):
+    """A benchmark an admin defined: a command, and a parser for its output.
+
+    Parameters reach the command as environment variables (PIFARM_<NAME>), each one a single
+    word whatever it holds; the command itself is staff-written shell.
+    """
+
+    class Parser(models.TextChoices):
+        REGEX = "regex", "regular expression with a named group 'value'"
+        JSON = "json", "JSON path (dot-separated keys and list indexes)"
+
+    name = models.CharField(max_length=48, unique=True, validators=[slug_validator])
+    title = models.CharField(max_length=120)
+    description = models.TextField(blank=True)
+    command = models.TextField(help_text="Run with sh -c on the board. Parameters arrive as "
+                               "$PIFARM_<NAME> (upper-case), e.g. \"$PIFARM_SIZE\".")  # fmt: skip
+    params = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='Parameter names and their defaults, e.g. {"size": "64M"}.',
+    )
+    parser = models.CharField(max_length=8, choices=Parser.choices, default=Parser.REGEX)
+    pattern = models.CharField(
+        max_length=500,
+        help_text="regex: must have a group (?P<value>...); JSON: a path such as end.sum.bps",
+    )
+    metric = models.CharField(max_length=64, default="value", validators=[slug_validator])
+    unit = models.CharField(max_length=32)
+    higher_is_better = models.BooleanField(default=True)
+    tools = models.CharField(max_length=200, blank=True, help_text="Commands it needs, "
+                             "space-separated.")  # fmt: skip
+    repetitions = models.PositiveSmallIntegerField(default=3)
+    timeout_s = models.PositiveIntegerField(default=120)
+    # Bumped whenever the command or the parser changes, so results of different definitions
+    # are told apart.
+    version = models.PositiveIntegerField(default=1, editable=False)
+    created = models.DateTimeField(auto_now_add=True)
+    changed = models.DateTimeField(auto_now=True)
+
+    DEFINITION = ("command", "params", "parser", "pattern", "metric", "unit", "higher_is_better")
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.title or self.name
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            old = CustomBenchmark.objects.filter(pk=self.pk).values(*self.DEFINITION).first()
+            if old and any(old[name] != getattr(self, name) for name in self.DEFINITION):
+                self.version += 1
+        super().save(*args, **kwargs)
