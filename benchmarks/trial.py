@@ -54,6 +54,20 @@ class Hooks:
     measured: Callable[[], None] = lambda: None  # just after it ended, however it ended
 
 
+def clean_up_after(plan: Plan, ends: Mapping[str, Endpoint], ctx: Context,
+                   extra: tuple[tuple[str, str], ...] = ()) -> list[str]:  # fmt: skip
+    """Undo what a trial whose job died may have left: stop its detached commands, run its
+    teardown, remove its directories. extra: (end, name) of other detached commands (the
+    sampler). Returns what went wrong, in words."""
+    trial = _Trial(plan, ends, ctx, Hooks())
+    names = [(command, f"server{index}") for index, command in enumerate(plan.servers)]
+    names.append((plan.measure, MEASURE))
+    names += [(Command(where, ("sampler",)), name) for where, name in extra if where in ends]
+    trial.started = [(command, name) for command, name in names if command.on in ends]
+    trial.clean_up()
+    return [line for line in trial.log if "failed" in line]
+
+
 def run(plan: Plan, ends: Mapping[str, Endpoint], ctx: Context,
         hooks: Hooks | None = None) -> Outcome:  # fmt: skip
     trial = _Trial(plan, ends, ctx, hooks or Hooks())

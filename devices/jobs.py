@@ -1,6 +1,7 @@
 """RQ jobs on boards. Each takes a BoardTask id, claims it, and records how it ended."""
 
 import logging
+import math
 from functools import partial
 
 from django.conf import settings
@@ -137,21 +138,24 @@ def _wait_for_board(task: BoardTask) -> None:
         )
 
 
-def _clean(value):
-    """Board output as the database takes it: PostgreSQL refuses NUL in text and JSON."""
+def clean_for_db(value):
+    """Board output as the database takes it: PostgreSQL refuses NUL in text and JSON, and
+    NaN or infinity in JSON."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
     if isinstance(value, str):
         return value.replace("\x00", "\N{REPLACEMENT CHARACTER}")
     if isinstance(value, dict):
-        return {_clean(key): _clean(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_clean(item) for item in value]
+        return {clean_for_db(key): clean_for_db(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [clean_for_db(item) for item in value]
     return value
 
 
 def _column(value: str | None, field: str) -> str:
     """A fact cut to its dashboard column's length (the whole value stays in `facts`)."""
     limit = FactSnapshot._meta.get_field(field).max_length
-    return _clean(value or "")[:limit]
+    return clean_for_db(value or "")[:limit]
 
 
 def save_snapshot(board: Board, facts) -> FactSnapshot:
@@ -165,7 +169,7 @@ def save_snapshot(board: Board, facts) -> FactSnapshot:
         os_name=_column(facts.os_pretty_name, "os_name"),
         temperature_c=facts.temperature_c,
         throttled=facts.throttled,
-        facts=_clean(facts.to_dict()),
+        facts=clean_for_db(facts.to_dict()),
     )
 
 

@@ -1,0 +1,86 @@
+"""After each run: a suspect run done again once, and adaptive repetitions.
+
+Adaptive repetitions add trials to a group (one board, preset version, benchmark and
+parameters) until the 95 % confidence interval of its first metric is within target_pct of
+the mean, never past the maximum, and never past the time budget: the cap is a cap.
+"""
+
+import logging
+
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+
+from benchmarks.campaigns import GROUP_GAP, REPETITION_GAP
+from benchmarks.catalog.spec import Benchmark
+from benchmarks.models import Measurement, Run
+from benchmarks.stats import describe
+
+log = logging.getLogger(__name__)
+
+
+def after_run(run: Run, benchmark: Benchmark, *, suspect: bool) -> None:
+    spec = run.campaign.spec
+    repetitions = spec.get("repetitions")
+    adaptive = isinstance(repetitions, dict)
+    room = not adaptive or group(run).count() < repetitions["max"]
+    if suspect and spec.get("rerun_suspect") and run.rerun_of_id is None and room:
+        _add(run, sequence=run.sequence + 1, rerun_of=run)
+    if adaptive:
+        decided = _maybe_one_more(run, benchmark, repetitions)
+        log.info("run %s, adaptive repetitions: %s", run.pk, decided)
+
+
+def group(run: Run):
+    return Run.objects.filter(
+        lane_id=run.lane_id,
+        preset_version_id=run.preset_version_id,
+        benchmark=run.benchmark,
+        params=run.params,
+    )
+
+
+def _maybe_one_more(run: Run, benchmark: Benchmark, repetitions: dict) -> str:
+    """Add a trial if the group needs one; what was decided, in words."""
+    runs = group(run)
+    if runs.filter(state__in=Run.UNFINISHED).exclude(pk=run.pk).exists():
+        return "more trials are queued"
+    if runs.count() >= repetitions["max"]:
+        return f"reached the maximum of {repetitions['max']} trials"
+    values = list(
+        Measurement.objects.filter(
+            run__in=runs.filter(state=Run.State.DONE, suspect=False),
+            metric=benchmark.metrics[0].name,
+        ).values_list("value", flat=True)
+    )
+    if len(values) >= repetitions["min"]:
+        found = describe(values)
+        width = found.relative_half_width
+        if width is not None and width * 100 <= repetitions["target_pct"]:
+            return f"the 95 % CI is within {width * 100:.1f} % of the mean"
+    budget = repetitions.get("budget_s")
+    if budget:
+        spent = sum(r.duration_s or 0 for r in runs.filter(state__in=Run.ENDED))
+        one_more = spent / max(1, runs.filter(state__in=Run.ENDED).count())
+        if spent + one_more > budget:
+            return f"the time budget of {budget:g} s would be exceeded"
+    preset_group = run.sequence // GROUP_GAP * GROUP_GAP
+    last = Run.objects.filter(
+        lane_id=run.lane_id, sequence__gte=preset_group, sequence__lt=preset_group + GROUP_GAP
+    ).aggregate(last=Max("sequence"))["last"]
+    _add(
+        run, sequence=last + REPETITION_GAP, repetition=runs.aggregate(r=Max("repetition"))["r"] + 1
+    )
+    return "added a trial"
+
+
+def _add(run: Run, *, sequence: int, repetition: int | None = None, rerun_of=None) -> None:
+    try:
+        with transaction.atomic():
+            Run.objects.create(
+                campaign_id=run.campaign_id, lane_id=run.lane_id, board_id=run.board_id,
+                sequence=sequence, preset_version_id=run.preset_version_id,
+                benchmark=run.benchmark, definition_version=run.definition_version,
+                params=run.params, repetition=repetition or run.repetition, rerun_of=rerun_of,
+            )  # fmt: skip
+    except IntegrityError:  # that place in the lane is taken (a retry came first): skip it
+        pass

@@ -1,0 +1,498 @@
+"""One run on its board, by a job that holds the board's lock (benchmarks.jobs).
+
+In order: the board's state, the benchmark's definition, the preset (applied through the
+apply job's own code when the board does not run it), a snapshot of the board, the tools, the
+peer, a quiet board, the trial with telemetry on both ends, the parse, the validity. Every way
+out ends the run in a terminal state with its reason in words, and what a dead job left on a
+board is cleaned up by the next run there.
+"""
+
+import logging
+from collections.abc import Callable
+from contextlib import ExitStack
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from redis.exceptions import LockError
+
+from benchmarks import catalog, telemetry, trial
+from benchmarks.catalog.spec import Benchmark, Context, ParamError, ParseError
+from benchmarks.endpoints import BoardEndpoint, ControllerEndpoint, Endpoint
+from benchmarks.models import Lane, Measurement, Run
+from devices import apply, remote, ssh
+from devices.credentials import CredentialError
+from devices.jobs import clean_for_db, mark_board, read_facts, save_snapshot, status_for
+from devices.locks import BoardBusy
+from devices.models import Application, Board
+from devices.probe import ProbeError
+
+log = logging.getLogger(__name__)
+
+RAM_DISK = "/dev/shm"  # noqa: S108 - the board's tmpfs (Raspberry Pi OS, every Debian)
+SAMPLER = "sampler"
+SAMPLE_INTERVAL_S = 1
+LOG_TAIL_CHARS = 2000
+LOCK_TTL_S = 60  # the board lock's life between two renewals (every poll); longer to apply
+# Processes whose CPU the sampler records on both ends, besides the benchmark's own tools.
+WATCHED = ("iperf3", "openvpn", "wireguard-go", "sshd", "scp", "ksoftirqd")
+TOOLS_CHECK = 'for tool; do command -v "$tool" > /dev/null 2>&1 || echo "$tool"; done'
+
+
+def longest_run_s() -> float:
+    """The longest a run may take with the built-in benchmarks: its measurement's limit, the
+    quiet wait, setup and clean-up."""
+    return max(benchmark.timeout_s for benchmark in catalog.BUILT_IN.values()) + 600
+
+
+class Stop(Exception):
+    """Ends the run. skip: also skip the lane's other runs of this preset ("preset") or all of
+    them ("lane"), with the same reason."""
+
+    def __init__(self, state: str, reason: str, *, skip: str = ""):
+        super().__init__(reason)
+        self.state, self.reason, self.skip = state, reason, skip
+
+
+def execute(run: Run, lane: Lane, lock) -> None:
+    running = _Running(run, lane, lock)
+    try:
+        running.go()
+    except Stop as stop:
+        running.end(stop)
+    finally:
+        running.close()
+
+
+def end_interrupted(lane: Lane, why: str) -> int:
+    """The lane's job died: its running run ends failed, and what it started on the board is
+    stopped by the next run there (its plan says what to undo)."""
+    now = timezone.now()
+    ended = 0
+    for run in lane.runs.filter(state=Run.State.RUNNING):
+        ended += Run.objects.filter(pk=run.pk, state=Run.State.RUNNING).update(
+            state=Run.State.FAILED,
+            reason=f"stopped{_while(run)}: {why}",
+            finished=now,
+            environment={**run.environment, "cleanup_pending": True},
+        )
+    Lane.objects.filter(pk=lane.pk).update(step="")
+    return ended
+
+
+def run_paths(pk: int) -> dict:
+    """Where a run works and what it may take, all following from its id: so the next run on
+    the board can find and undo what a dead job left (a tunnel's interface, its directories)."""
+    slot = pk % 6400  # a /30 of 10.213.100.0-10.213.199.255 and a name for this run's tunnel
+    octet, base = 100 + slot // 64, (slot % 64) * 4
+    return {
+        "workdir": f"{RAM_DISK}/pifarm-run-{pk}",
+        "peer_workdir": f"{RAM_DISK}/pifarm-run-{pk}-peer",
+        "tunnel": {
+            "board_ip": f"10.213.{octet}.{base + 1}",
+            "peer_ip": f"10.213.{octet}.{base + 2}",
+            "prefix": "30",
+            "ifname": f"pft{slot}",
+            "port": str(20000 + slot),
+        },
+        "port": 30000 + (pk % 10000) * 2,
+    }
+
+
+def _while(run: Run) -> str:
+    return f" while {run.step}" if run.step else ""
+
+
+class _Running:
+    def __init__(self, run: Run, lane: Lane, lock):
+        self.run, self.lane, self.lock = run, lane, lock
+        self.board: Board = lane.board
+        self.campaign = lane.campaign
+        self.sessions = ExitStack()
+        self.environment: dict = {}
+        self.application: Application | None = None
+
+    # ---- record keeping -----------------------------------------------------------------
+    def step(self, words: str) -> None:
+        log.info("run %s: %s", self.run.pk, words)
+        self.keep_lock()
+        Run.objects.filter(pk=self.run.pk, state=Run.State.RUNNING).update(step=words)
+        Lane.objects.filter(pk=self.lane.pk).update(step=words, heartbeat=timezone.now())
+
+    def keep_lock(self) -> None:
+        try:
+            self.lock.reacquire()
+        except LockError:
+            log.warning("run %s: the board lock expired", self.run.pk)
+
+    def end(self, stop: Stop) -> None:
+        log.info("run %s ended %s: %s", self.run.pk, stop.state, stop.reason)
+        with transaction.atomic():
+            Run.objects.filter(pk=self.run.pk, state=Run.State.RUNNING).update(
+                state=stop.state, reason=stop.reason, step="", finished=timezone.now(),
+                environment=self.environment, application=self.application,
+            )  # fmt: skip
+            rest = self.lane.runs.filter(state=Run.State.QUEUED)
+            if stop.skip == "preset":
+                rest = rest.filter(preset_version=self.run.preset_version)
+            if stop.skip:
+                rest.update(state=Run.State.SKIPPED, reason=stop.reason, finished=timezone.now())
+        Lane.objects.filter(pk=self.lane.pk).update(step="", log_tail="")
+
+    def close(self) -> None:
+        self.sessions.close()
+
+    # ---- the run ------------------------------------------------------------------------
+    def go(self) -> None:
+        self.check_board()
+        benchmark = self.benchmark()
+        params = self.params(benchmark)
+        self.ensure_preset()
+        board_end = self.connect(self.board)
+        snapshot = self.snapshot(board_end)
+        ends = {"board": board_end}
+        peer = self.peer()
+        if peer is not None:
+            ends["peer"] = peer
+        self.clean_leftovers(ends)
+        self.check_tools(board_end, benchmark.tools, "board")
+        if peer is not None:
+            self.check_tools(peer, benchmark.peer_tools, "peer")
+        ctx = self.context(board_end, peer, snapshot)
+        self.wait_quiet(board_end)
+        outcome, samples = self.measure(benchmark, params, ends, ctx)
+        self.record(benchmark, params, outcome, samples, snapshot)
+
+    def check_board(self) -> None:
+        board = Board.objects.get(pk=self.board.pk)
+        if board.status in (Board.Status.NEEDS_ATTENTION, Board.Status.MAINTENANCE):
+            raise Stop(
+                Run.State.SKIPPED,
+                f"{board.name} is marked “{board.get_status_display()}”"
+                + (f": {board.status_reason}" if board.status_reason else "")
+                + ". Its runs were skipped; clear that and retry them.",
+                skip="lane",
+            )
+
+    def benchmark(self) -> Benchmark:
+        try:
+            benchmark = catalog.lookup(self.run.benchmark)
+        except catalog.UnknownBenchmark as exc:
+            raise Stop(Run.State.SKIPPED, str(exc)) from None
+        if benchmark.version != self.run.definition_version:
+            raise Stop(
+                Run.State.SKIPPED,
+                f"{benchmark.name} changed since this campaign was made (definition "
+                f"v{self.run.definition_version}, now v{benchmark.version}): its results would "
+                "not compare. Start a new campaign.",
+            )
+        return benchmark
+
+    def params(self, benchmark: Benchmark) -> dict:
+        try:
+            return benchmark.clean_params(self.run.params)
+        except ParamError as exc:
+            raise Stop(Run.State.SKIPPED, f"its parameters are refused now: {exc}") from None
+
+    # ---- the preset ---------------------------------------------------------------------
+    def ensure_preset(self) -> None:
+        """Apply the run's preset version unless the board's last application was it."""
+        version = self.run.preset_version
+        if version is None:
+            return
+        last = self.board.applications.exclude(state__in=Application.UNFINISHED).first()
+        if last is not None and last.state == Application.State.VERIFIED:
+            if last.version_id == version.pk:
+                self.application = last
+                return
+        self.step(f"applying {version}")
+        try:
+            with transaction.atomic():
+                application = Application.objects.create(
+                    board=self.board, version=version, mode=self.campaign.spec.get("apply_mode",
+                    Application.Mode.TRIAL), requested_by=self.campaign.created_by,
+                )  # fmt: skip
+        except IntegrityError:
+            # Someone's own application of this board waits for it: let it go first.
+            Run.objects.filter(pk=self.run.pk).update(state=Run.State.QUEUED, started=None)
+            raise BoardBusy("an application of this board is queued") from None
+        self.lock.timeout = apply.lock_ttl()  # a reboot goes long between two renewals
+        try:
+            self.keep_lock()
+            application = apply.apply_holding(application.pk, self.lock)
+        finally:
+            self.lock.timeout = LOCK_TTL_S
+            self.keep_lock()
+        self.application = application
+        if application is None or application.state != Application.State.VERIFIED:
+            outcome = application.outcome if application else "it was not started"
+            board = Board.objects.get(pk=self.board.pk)
+            skip = "lane" if board.status == Board.Status.NEEDS_ATTENTION else "preset"
+            raise Stop(Run.State.SKIPPED, f"{version} was not applied: {outcome}", skip=skip)
+
+    # ---- the ends -----------------------------------------------------------------------
+    def connect(self, board: Board) -> BoardEndpoint:
+        self.step(f"connecting to {board.name}")
+        try:
+            session = self.sessions.enter_context(remote.session(board))
+        except (ssh.SSHError, CredentialError) as exc:
+            mark_board(board.pk, status_for(exc), str(exc))
+            raise Stop(Run.State.FAILED, f"could not connect to {board.name}: {exc}") from None
+        return BoardEndpoint(board.name, session)
+
+    def snapshot(self, board_end: BoardEndpoint):
+        """The board's facts at run time: probed after an application or once per preset in
+        the lane; otherwise the lane's last probe of it."""
+        earlier = (
+            self.lane.runs.filter(preset_version=self.run.preset_version, snapshot__isnull=False)
+            .exclude(pk=self.run.pk)
+            .order_by("-sequence")
+            .first()
+        )
+        fresh = self.application is not None and (
+            earlier is None or self.application.finished > earlier.snapshot.taken_at
+        )
+        if earlier is not None and not fresh:
+            return earlier.snapshot
+        self.step("probing the board")
+        try:
+            facts = read_facts(board_end.session)
+        except ProbeError as exc:
+            raise Stop(Run.State.FAILED, f"the board's probe was not understood: {exc}") from None
+        except ssh.SSHError as exc:
+            raise self.lost(exc) from None
+        snapshot = save_snapshot(self.board, facts)
+        Run.objects.filter(pk=self.run.pk).update(snapshot=snapshot)
+        return snapshot
+
+    def peer(self) -> Endpoint | None:
+        if self.lane.peer_is_controller:
+            return ControllerEndpoint()
+        if self.lane.peer_board_id:
+            return self.connect(self.lane.peer_board)
+        return None
+
+    def check_tools(self, end: Endpoint, tools: tuple[str, ...], where: str) -> None:
+        if not tools:
+            return
+        self.step(f"checking the tools on the {where}")
+        try:
+            result = end.run(["sh", "-c", TOOLS_CHECK, "pifarm-tools", *tools], 15)
+        except ssh.SSHError as exc:
+            raise self.lost(exc) from None
+        missing = result.text.split()
+        if missing:
+            benchmark = catalog.lookup(self.run.benchmark)
+            packages = ", ".join(benchmark.packages) or "see the benchmark's description"
+            raise Stop(
+                Run.State.SKIPPED,
+                f"tool missing on the {where} ({end.name}): {', '.join(missing)}. Install it "
+                f"(Debian packages: {packages}), e.g. with “prepare board”, and retry.",
+            )
+
+    def context(self, board_end: BoardEndpoint, peer: Endpoint | None, snapshot) -> Context:
+        controller = isinstance(peer, ControllerEndpoint)
+        if controller:
+            peer_address = board_end.session.local_address()
+        else:
+            peer_address = self.lane.peer_board.host if peer else ""
+        return Context(
+            **run_paths(self.run.pk),
+            board_address=self.board.host,
+            peer_address=peer_address,
+            peer_is_controller=controller,
+            userland_bits=snapshot.userland_bits if snapshot else None,
+        )
+
+    def clean_leftovers(self, ends: dict[str, Endpoint]) -> None:
+        """Stop and undo what runs on these ends left when their job died."""
+        pending = Run.objects.select_related("board").filter(
+            board__in=[self.board, *([self.lane.peer_board] if self.lane.peer_board else [])],
+            environment__cleanup_pending=True,
+        )
+        for leftover in pending:
+            self.step(f"cleaning up after an interrupted run ({leftover.benchmark})")
+            try:
+                benchmark = catalog.lookup(leftover.benchmark)
+                params = benchmark.clean_params(leftover.params)
+            except (catalog.UnknownBenchmark, ParamError):
+                continue
+            mine = {where: end for where, end in ends.items() if where == "board"}
+            if leftover.board_id == self.board.pk and "peer" in ends:
+                mine["peer"] = ends["peer"]
+            ctx = Context(**run_paths(leftover.pk), board_address=leftover.board.host)
+            problems = trial.clean_up_after(
+                benchmark.plan(params, ctx),
+                mine,
+                ctx,
+                extra=(("board", SAMPLER), ("peer", SAMPLER)),
+            )
+            environment = {**leftover.environment, "cleanup_pending": False}
+            if problems:
+                environment["cleanup_problems"] = problems
+            Run.objects.filter(pk=leftover.pk).update(environment=environment)
+
+    # ---- the trial ----------------------------------------------------------------------
+    def wait_quiet(self, board_end: BoardEndpoint) -> None:
+        quiet = self.campaign.spec.get("quiet")
+        if not quiet:
+            return
+        self.step(f"waiting for a quiet board (up to {quiet['deadline_s']:g} s)")
+        try:
+            found = telemetry.wait_until_quiet(
+                board_end,
+                load_below=quiet["load_below"],
+                cpu_below_pct=quiet["cpu_below_pct"],
+                cool_below_c=quiet["cool_below_c"],
+                deadline_s=quiet["deadline_s"],
+            )
+        except ssh.SSHError as exc:
+            raise self.lost(exc) from None
+        self.environment["quiet"] = {"reached": found.reached, "waited_s": found.waited_s,
+                                     "words": found.words}  # fmt: skip
+
+    def measure(self, benchmark: Benchmark, params: dict, ends, ctx: Context):
+        sampled = tuple(dict.fromkeys((*WATCHED, *benchmark.tools, *benchmark.peer_tools)))
+        samplers = _Samplers(ends, ctx, sampled, benchmark.timeout_s + 120)
+        hooks = trial.Hooks(
+            tick=self.tick,
+            cancelled=self.cancelled,
+            measuring=lambda: (self.step(f"measuring: {benchmark.title}"), samplers.start()),
+            measured=samplers.stop,
+        )
+        try:
+            plan = benchmark.plan(params, ctx)
+            outcome = trial.run(plan, ends, ctx, hooks)
+        except trial.Cancelled:
+            raise Stop(
+                Run.State.CANCELLED,
+                "cancelled while measuring; its processes on the board"
+                + (" and the peer" if "peer" in ends else "")
+                + " were stopped",
+            ) from None
+        except trial.TrialFailed as exc:
+            self.keep_raw(exc.outputs.get(trial.MEASURE, ""))
+            self.keep_samples(samplers)
+            raise Stop(Run.State.FAILED, str(exc)) from None
+        except ssh.SSHError as exc:
+            raise self.lost(exc) from None
+        return outcome, samplers
+
+    def tick(self, tail: str) -> None:
+        self.keep_lock()
+        Lane.objects.filter(pk=self.lane.pk).update(
+            log_tail=tail[-LOG_TAIL_CHARS:], heartbeat=timezone.now()
+        )
+
+    def cancelled(self) -> bool:
+        return Run.objects.filter(pk=self.run.pk, cancel_requested=True).exists()
+
+    def lost(self, error: Exception) -> Stop:
+        mark_board(self.board.pk, status_for(error), str(error))
+        return Stop(Run.State.FAILED, f"lost the connection to {self.board.name}: {error}")
+
+    def keep_raw(self, text: str) -> None:
+        Run.objects.filter(pk=self.run.pk).update(
+            raw_output=clean_for_db(text),
+            raw_truncated=len(text.encode()) >= trial.OUTPUT_CAP,
+        )
+
+    def keep_samples(self, samplers: "_Samplers") -> None:
+        Run.objects.filter(pk=self.run.pk).update(
+            telemetry=samplers.dicts("board"), peer_telemetry=samplers.dicts("peer")
+        )
+
+    # ---- the result ---------------------------------------------------------------------
+    def record(self, benchmark: Benchmark, params: dict, outcome, samplers, snapshot) -> None:
+        self.keep_raw(outcome.outputs.get(trial.MEASURE, ""))
+        self.keep_samples(samplers)
+        try:
+            parsed = benchmark.parse(outcome.outputs, params)
+            missing = [m.name for m in benchmark.metrics if m.name not in parsed.values]
+            if missing:
+                raise ParseError(f"no value for {', '.join(missing)}")
+        except ParseError as exc:
+            raise Stop(
+                Run.State.FAILED,
+                f"the output was not understood: {exc} (the raw output is kept with the run)",
+            ) from None
+        reasons = telemetry.suspect_reasons(
+            samplers.samples.get("board", []),
+            expected_arm_mhz=self.expected_arm_mhz(),
+            involved=set(samplers.names),
+        )
+        self.environment.update(
+            telemetry=telemetry.summarize(samplers.samples.get("board", [])),
+            peer_telemetry=telemetry.summarize(samplers.samples.get("peer", [])),
+            peer=self.lane.peer_name,
+            sampler_problems=samplers.problems,
+            trial_log=outcome.log,
+        )
+        with transaction.atomic():
+            Measurement.objects.bulk_create(
+                Measurement(run_id=self.run.pk, metric=metric.name,
+                            value=float(parsed.values[metric.name]), unit=metric.unit,
+                            higher_is_better=metric.higher_is_better)
+                for metric in benchmark.metrics
+            )  # fmt: skip
+            Run.objects.filter(pk=self.run.pk, state=Run.State.RUNNING).update(
+                state=Run.State.DONE,
+                step="",
+                finished=timezone.now(),
+                measure_s=outcome.measure_s,
+                details=clean_for_db(parsed.details),
+                suspect=bool(reasons),
+                suspect_reasons=reasons,
+                environment=clean_for_db(self.environment),
+                application=self.application,
+                peer=self.lane.peer_name,
+            )
+        Lane.objects.filter(pk=self.lane.pk).update(step="", log_tail="")
+        mark_board(self.board.pk, Board.Status.ONLINE)
+        from benchmarks import adaptive
+
+        adaptive.after_run(self.run, benchmark, suspect=bool(reasons))
+
+    def expected_arm_mhz(self) -> int | None:
+        version = self.run.preset_version
+        if version is None:
+            return None
+        try:
+            return int(str(version.options.get("arm_freq", "")).strip())
+        except ValueError:
+            return None
+
+
+class _Samplers:
+    """The telemetry sampler on each end, for the length of the measurement."""
+
+    def __init__(self, ends, ctx: Context, names: tuple[str, ...], timeout: float):
+        self.ends, self.names, self.timeout = ends, names, timeout
+        self.dirs = {"board": ctx.workdir, "peer": ctx.peer_workdir}
+        self.samples: dict[str, list] = {}
+        self.problems: list[str] = []
+
+    def each(self, action: Callable[[str, Endpoint], None]) -> None:
+        for where, end in self.ends.items():
+            try:
+                action(where, end)
+            except ssh.SSHError as exc:  # telemetry is missing then: the run says so
+                self.problems.append(f"sampler on the {where}: {exc}")
+
+    def start(self) -> None:
+        argv = ["sh", "-c", telemetry.SAMPLER, "pifarm-sampler", str(SAMPLE_INTERVAL_S),
+                *self.names]  # fmt: skip
+        self.each(lambda where, end: end.start(self.dirs[where], SAMPLER, argv, self.timeout))
+
+    def stop(self) -> None:
+        def read(where: str, end: Endpoint) -> None:
+            end.stop(self.dirs[where], [SAMPLER])
+            text = end.read(f"{self.dirs[where]}/{SAMPLER}.out", 4 * 1024 * 1024).text
+            try:
+                self.samples[where] = telemetry.parse_samples(text)
+            except ValueError as exc:
+                self.problems.append(f"sampler on the {where}: {exc}")
+
+        self.each(read)
+
+    def dicts(self, where: str) -> list[dict]:
+        return [sample.to_dict() for sample in self.samples.get(where, [])]
