@@ -252,7 +252,13 @@ class _Running:
             earlier is None or self.application.finished > earlier.snapshot.taken_at
         )
         if earlier is not None and not fresh:
-            return earlier.snapshot
+            snapshot = earlier.snapshot
+        else:
+            snapshot = self.probe(board_end)
+        Run.objects.filter(pk=self.run.pk).update(snapshot=snapshot)
+        return snapshot
+
+    def probe(self, board_end: BoardEndpoint):
         self.step("probing the board")
         try:
             facts = read_facts(board_end.session)
@@ -260,9 +266,7 @@ class _Running:
             raise Stop(Run.State.FAILED, f"the board's probe was not understood: {exc}") from None
         except ssh.SSHError as exc:
             raise self.lost(exc) from None
-        snapshot = save_snapshot(self.board, facts)
-        Run.objects.filter(pk=self.run.pk).update(snapshot=snapshot)
-        return snapshot
+        return save_snapshot(self.board, facts)
 
     def peer(self) -> Endpoint | None:
         if self.lane.peer_is_controller:
@@ -479,8 +483,7 @@ class _Samplers:
                 self.problems.append(f"sampler on the {where}: {exc}")
 
     def start(self) -> None:
-        argv = ["sh", "-c", telemetry.SAMPLER, "pifarm-sampler", str(SAMPLE_INTERVAL_S),
-                *self.names]  # fmt: skip
+        argv = telemetry.sampler_argv(SAMPLE_INTERVAL_S, self.names)
         self.each(lambda where, end: end.start(self.dirs[where], SAMPLER, argv, self.timeout))
 
     def stop(self) -> None:

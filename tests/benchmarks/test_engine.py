@@ -1,0 +1,40 @@
+"""Campaigns run end to end: real RQ worker, real Redis, real sshd on simulated Pis."""
+
+import hashlib
+
+import pytest
+
+from benchmarks import campaigns
+from benchmarks.models import Campaign, Lane, Run
+from tests.devices.simfarm import register_node
+
+pytestmark = [pytest.mark.pisim, pytest.mark.django_db(transaction=True)]
+
+
+def spec(board, **extra):
+    return {
+        "name": "engine test",
+        "boards": [board.name],
+        "benchmarks": [{"name": "sha1sum", "params": {"size": "16M"}}],
+        "repetitions": 2,
+        "quiet": {"deadline_s": 5, "cpu_below_pct": 90, "load_below": 50},
+        **extra,
+    }
+
+
+def test_a_campaign_runs_every_repetition_and_keeps_what_it_measured(pisim_farm, run_jobs):
+    board = register_node(pisim_farm.nodes["pi4"])
+    campaign = campaigns.start(spec(board))
+    run_jobs()
+    campaign.refresh_from_db()
+    runs = list(campaign.runs.order_by("sequence"))
+    assert [run.state for run in runs] == [Run.State.DONE] * 2, [run.reason for run in runs]
+    assert campaign.state == Campaign.State.FINISHED
+    assert campaign.lanes.get().state == Lane.State.DONE
+    for run in runs:
+        values = {m.metric: m.value for m in run.measurements.all()}
+        assert values["throughput"] > 0 and values["seconds"] > 0
+        assert run.details["sha1"] == hashlib.sha1(bytes(16 * 1024**2)).hexdigest()  # noqa: S324
+        assert run.snapshot is not None
+        assert run.telemetry, run.environment
+        assert run.environment["quiet"]["reached"] is True
