@@ -5,6 +5,7 @@ from rq import SimpleWorker
 
 from devices import roles
 from pifarm import embedded_redis
+from tests.workers import WorkerProcess
 
 pytest_plugins = ["pisim.pytest_plugin"]
 
@@ -92,3 +93,26 @@ def run_jobs(redis_queue):
         worker.work(burst=True, with_scheduler=with_scheduler)
 
     return run
+
+
+@pytest.fixture
+def start_worker(redis_queue):
+    started = []
+
+    def start(**environment) -> WorkerProcess:
+        started.append(WorkerProcess(**environment))
+        return started[-1]
+
+    yield start
+    for worker in started:
+        worker.stop()
+
+
+@pytest.fixture
+def fast(settings):
+    """Short deadlines: a simulated Pi reboots in about a second."""
+    settings.PIFARM_REBOOT_DEADLINE = 15
+    settings.PIFARM_REBOOT_POLL = 0.3
+    settings.PIFARM_RECONNECT_DEADLINE = 10
+    settings.SSH_CONNECT_TIMEOUT = 2
+    return settings

@@ -7,16 +7,12 @@ steps that change nothing ends "needs attention", as does its board.
 
 import os
 import signal
-import subprocess
-import sys
 import time
 from datetime import timedelta
 from pathlib import Path
 
 import django_rq
 import pytest
-from django.conf import settings
-from django.db import connection
 from django.db.models import F
 from django.utils import timezone
 from rq import Worker
@@ -27,6 +23,7 @@ from devices import presets, tasks
 from devices.management.commands.healthcheck import JOB_GRACE, fail_stale_tasks
 from devices.models import Application, Board, BoardTask, Preset
 from pisim import Faults
+from tests.workers import wait_until
 
 from .factories import make_board
 from .simfarm import register_node
@@ -35,68 +32,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 ROOT = Path(__file__).resolve().parents[2]
 PI4_CONFIG = "/boot/firmware/config.txt"
 State = Application.State
-
-
-def wait_until(condition, what: str, timeout: float = 60.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if value := condition():
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-class WorkerProcess:
-    """`manage.py rqworker default` on the test database and Redis: the forking worker the
-    README runs, so each job runs in a work horse of its own."""
-
-    def __init__(self, **environment):
-        database = connection.settings_dict["NAME"]
-        env = {
-            **os.environ,
-            "DATABASE_URL": f"sqlite:///{database}",
-            "REDIS_URL": settings.REDIS_URL,
-            **environment,
-        }
-        command = [sys.executable, "manage.py", "rqworker", "default"]
-        self.process = subprocess.Popen(command, cwd=ROOT, env=env)
-
-    def horse_pid(self) -> int:
-        """The work horse running the current job (the worker's only child)."""
-        pid = self.process.pid
-
-        def child():
-            try:
-                return Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-            except FileNotFoundError:
-                return None
-
-        return int(wait_until(child, "the work horse")[0])
-
-    def kill(self) -> None:
-        """SIGKILL the worker and its work horse: nothing of either runs another line."""
-        horse = self.horse_pid()
-        self.process.kill()
-        self.process.wait(timeout=10)
-        os.kill(horse, signal.SIGKILL)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(timeout=10)
-
-
-@pytest.fixture
-def start_worker(redis_queue):
-    started = []
-
-    def start(**environment) -> WorkerProcess:
-        started.append(WorkerProcess(**environment))
-        return started[-1]
-
-    yield start
-    for worker in started:
-        worker.stop()
 
 
 def job_of(record) -> Job:

@@ -57,16 +57,35 @@ def fail_stale_tasks() -> int:
         error=f"Waited for the board, but {NO_SCHEDULER}",
         finished=now,
     )
-    return dead + running + queued + waiting + _fail_stale_applications(now)
+    lanes = _sweep_lanes(now)
+    return dead + running + queued + waiting + _fail_stale_applications(now) + lanes
+
+
+def _sweep_lanes(now) -> int:
+    """Campaign lanes whose job died go on with their next run (benchmarks.jobs.sweep)."""
+    from benchmarks import jobs  # the benchmarks app builds on this one
+
+    try:
+        return jobs.sweep(now)
+    except RedisError as exc:
+        log.warning("could not ask the job queue about campaign lanes: %s", exc)
+        return 0
 
 
 def queue_overdue_tries() -> int:
     """Queue now the next tries of waiting work that no scheduler delivered. Should the late
     delivery still come, it finds the record running or ended and does nothing."""
     now = timezone.now()
+    from benchmarks.jobs import queue_lane
+    from benchmarks.models import Lane
+
     queued = 0
     try:
-        kinds = ((BoardTask, tasks.queue_task), (Application, presets.queue_application))
+        kinds = (
+            (BoardTask, tasks.queue_task),
+            (Application, presets.queue_application),
+            (Lane, queue_lane),
+        )
         for model, queue in kinds:
             waiting = model.objects.filter(state=model.State.WAITING)
             for record in waiting.filter(next_try__lt=now - OVERDUE_AFTER).select_related("board"):

@@ -1,0 +1,173 @@
+"""How runs end, on simulated Pis with a real RQ worker: every run reaches a terminal state
+with its reason, and the rest of the campaign goes on."""
+
+import threading
+import time
+
+import pytest
+
+from benchmarks import campaigns
+from benchmarks.models import Campaign, CustomBenchmark, Run
+from devices import presets
+from devices.models import Board, Preset
+from pisim import Faults
+from tests.devices.simfarm import register_node
+from tests.workers import wait_until
+
+pytestmark = [pytest.mark.pisim, pytest.mark.django_db(transaction=True)]
+NO_QUIET = False  # the quiet wait has tests of its own; these need no second of it
+
+
+def sleeper(seconds="0.2") -> CustomBenchmark:
+    return CustomBenchmark.objects.create(
+        name="sleeper",
+        title="sleeps, then says how long",
+        command='sleep "$PIFARM_SECONDS" && echo "slept=$PIFARM_SECONDS"',
+        params={"seconds": seconds},
+        pattern=r"slept=(?P<value>[0-9.]+)",
+        unit="s",
+        higher_is_better=False,
+    )
+
+
+def states(campaign: Campaign) -> list[tuple[str, str]]:
+    return [(run.state, run.reason) for run in campaign.runs.order_by("lane", "sequence")]
+
+
+def test_a_preset_the_board_cannot_boot_skips_its_runs_and_the_rest_goes_on(
+    pisim_node_factory, run_jobs, fast
+):
+    fast.PIFARM_REBOOT_DEADLINE = 8
+    node = pisim_node_factory(faults=Faults(max_boot_arm_freq=1800, watchdog_timeout=2.0))
+    board = register_node(node)
+    bad = presets.new_version(Preset.objects.create(name="too fast"), options={"arm_freq": "2000"})
+    sleeper()
+    campaign = campaigns.start(
+        {
+            "name": "bad overclock",
+            "boards": [board.name],
+            "presets": ["too fast", "as-is"],
+            "benchmarks": ["sleeper"],
+            "repetitions": 2,
+            "quiet": NO_QUIET,
+        }  # fmt: skip
+    )
+    run_jobs()
+    runs = list(campaign.runs.order_by("sequence"))
+    assert [run.state for run in runs[:2]] == [Run.State.SKIPPED] * 2, states(campaign)
+    assert all(f"{bad} was not applied" in run.reason for run in runs[:2])
+    assert "booted its old config.txt by itself" in runs[0].reason  # the application's words
+    assert runs[0].application.state == "rolled_back"
+    assert [run.state for run in runs[2:]] == [Run.State.DONE] * 2, states(campaign)
+    campaign.refresh_from_db()
+    assert campaign.state == Campaign.State.FINISHED
+
+
+def test_a_parameter_with_shell_metacharacters_arrives_as_one_literal_word(pisim_farm, run_jobs):
+    node = pisim_farm.nodes["pi4"]
+    board = register_node(node)
+    CustomBenchmark.objects.create(
+        name="echo-length",
+        title="the length of its word",
+        command='printf "%s" "$PIFARM_WORD" > "$PIFARM_WORKDIR/word"; echo "length=${#PIFARM_WORD}"',
+        params={"word": "x"},
+        pattern=r"length=(?P<value>\d+)",
+        unit="characters",
+    )
+    word = "$(touch /tmp/pwned-pifarm); `id` 'quoted' \"double\" ; | & > < * \\ \n end"
+    campaign = campaigns.start(
+        {
+            "name": "quoting",
+            "boards": [board.name],
+            "repetitions": 1,
+            "quiet": NO_QUIET,
+            "benchmarks": [{"name": "echo-length", "params": {"word": word}}],
+        }  # fmt: skip
+    )
+    run_jobs()
+    run = campaign.runs.get()
+    assert run.state == Run.State.DONE, run.reason
+    assert run.measurements.get().value == len(word)
+    assert "pwned" not in node.run_as_root(["ls", "/tmp"], check=True).stdout.decode()
+
+
+def test_a_missing_tool_skips_the_run_and_says_which(pisim_farm, run_jobs):
+    board = register_node(pisim_farm.nodes["pi4"])
+    CustomBenchmark.objects.create(
+        name="needs-frobnicate", title="needs a tool no board has", command="frobnicate",
+        tools="frobnicate sha1sum", pattern=r"(?P<value>\d+)", unit="x",
+    )  # fmt: skip
+    campaign = campaigns.start(
+        {
+            "name": "tools",
+            "boards": [board.name],
+            "benchmarks": ["needs-frobnicate"],
+            "repetitions": 2,
+            "quiet": NO_QUIET,
+        }  # fmt: skip
+    )
+    run_jobs()
+    for state, reason in states(campaign):
+        assert state == Run.State.SKIPPED
+        assert "tool missing on the board (sim-pi4): frobnicate." in reason
+
+
+def test_output_that_is_not_understood_fails_the_run_and_keeps_the_raw_output(pisim_farm, run_jobs):
+    board = register_node(pisim_farm.nodes["pi4"])
+    CustomBenchmark.objects.create(
+        name="garbage", title="prints garbage", command="echo 'no numbers here'; echo 'ümlaut'",
+        pattern=r"result=(?P<value>\d+)", unit="x",
+    )  # fmt: skip
+    campaign = campaigns.start(
+        {
+            "name": "garbage",
+            "boards": [board.name],
+            "benchmarks": ["garbage"],
+            "repetitions": 1,
+            "quiet": NO_QUIET,
+        }  # fmt: skip
+    )
+    run_jobs()
+    run = campaign.runs.get()
+    assert run.state == Run.State.FAILED
+    assert run.reason.startswith("the output was not understood: the output has no match")
+    assert run.raw_output == "no numbers here\nümlaut\n"
+
+
+def test_a_run_cancelled_while_it_measures_stops_on_the_board_and_the_next_run_goes_on(
+    pisim_farm, run_jobs
+):
+    node = pisim_farm.nodes["pi4"]
+    board = register_node(node)
+    sleeper(seconds="0.2")
+    campaign = campaigns.start(
+        {
+            "name": "cancel",
+            "boards": [board.name],
+            "quiet": NO_QUIET,
+            "repetitions": 1,
+            "benchmarks": [
+                {"name": "sleeper", "params": {"seconds": "300"}},
+                {"name": "sleeper", "params": {"seconds": "0.1"}},
+            ],
+        }  # fmt: skip
+    )
+    first = campaign.runs.order_by("sequence").first()
+
+    def cancel_once_measuring():
+        wait_until(lambda: Run.objects.get(pk=first.pk).step.startswith("measuring"), "measuring")
+        time.sleep(1)  # the sleep has started on the board
+        campaigns.cancel_run(first)
+
+    canceller = threading.Thread(target=cancel_once_measuring)
+    canceller.start()
+    started = time.monotonic()
+    run_jobs()
+    canceller.join()
+    assert time.monotonic() - started < 30
+    first.refresh_from_db()
+    assert first.state == Run.State.CANCELLED
+    assert first.reason == "cancelled while measuring; its processes on the board were stopped"
+    assert "sleep 300" not in node.run_as_root(["ps", "-eo", "args"], check=True).stdout.decode()
+    assert campaign.runs.order_by("sequence").last().state == Run.State.DONE
+    assert Board.objects.get(pk=board.pk).status == Board.Status.ONLINE
