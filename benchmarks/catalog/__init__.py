@@ -1,10 +1,12 @@
 """The built-in benchmarks, each declared once (see spec.py), looked up by name."""
 
-from benchmarks.catalog import cpu
+from benchmarks.catalog import compression, cpu, crypto, media, memory, storage
 from benchmarks.catalog.spec import Benchmark
 
 BUILT_IN: dict[str, Benchmark] = {
-    benchmark.name: benchmark for module in (cpu,) for benchmark in module.BENCHMARKS
+    benchmark.name: benchmark
+    for module in (cpu, crypto, compression, memory, media, storage)
+    for benchmark in module.BENCHMARKS
 }
 
 
