@@ -40,19 +40,21 @@ def _test_file(params: dict, ctx: Context, suffix: str) -> str:
     return f"{directory}/pifarm-{posixpath.basename(ctx.workdir)}.{suffix}"
 
 
-# $1 file, $2 block size, $3 count, $4 directory for dd's own reports. Timed on the board;
-# between write and read the file leaves the page cache (iflag=nocache), so the read comes
-# from the device, not from RAM (on a RAM disk it is RAM either way).
+# $1 file, $2 block size, $3 count, $4 directory for dd's own reports (on stderr if dd fails).
+# Timed on the board; between write and read the file leaves the page cache (iflag=nocache),
+# so the read comes from the device, not from RAM (on a RAM disk it is RAM either way).
 _TIMED_DD = r"""
 set -eu
 export LC_ALL=C
 file=$1 bs=$2 count=$3 logs=$4
 start=$(date +%s%N)
-dd if=/dev/zero of="$file" bs="$bs" count="$count" conv=fdatasync 2> "$logs/dd-write.log"
+dd if=/dev/zero of="$file" bs="$bs" count="$count" conv=fdatasync 2> "$logs/dd-write.log" ||
+  { cat -- "$logs/dd-write.log" >&2; exit 1; }
 middle=$(date +%s%N)
 dd if="$file" iflag=nocache count=0 2> /dev/null || echo "cache=kept"
 middle2=$(date +%s%N)
-dd if="$file" of=/dev/null bs="$bs" 2> "$logs/dd-read.log"
+dd if="$file" of=/dev/null bs="$bs" 2> "$logs/dd-read.log" ||
+  { cat -- "$logs/dd-read.log" >&2; exit 1; }
 end=$(date +%s%N)
 echo "bytes=$(wc -c < "$file") write_ns=$((middle - start)) read_ns=$((end - middle2))"
 echo "write: $(tail -n 1 "$logs/dd-write.log")"
