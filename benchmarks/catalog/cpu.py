@@ -212,7 +212,7 @@ def _intloop_plan(params: dict, ctx: Context) -> Plan:
         measure=Command(
             "board", (binary, str(params["seconds"])), timeout_s=params["seconds"] + 30
         ),
-        collect=(Command("board", ("cc", "--version"), name="compiler"),),
+        collect=(native.compiler_version_command(),),
     )
 
 
@@ -227,7 +227,7 @@ def _intloop_parse(outputs, params) -> Parsed:
         details={
             "iterations": iterations,
             "checksum": match.group(3),
-            "compiler": outputs.get("compiler", "").partition("\n")[0].strip(),
+            "compiler": native.compiler_version(outputs),
         },
     )
 

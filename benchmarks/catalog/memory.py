@@ -30,6 +30,7 @@ def _membw_plan(params: dict, ctx: Context) -> Plan:
     return Plan(
         setup=(native.compile_command(_MEMBW, binary),),
         measure=Command("board", run, timeout_s=60 + passes * size / 50e6),
+        collect=(native.compiler_version_command(),),
     )
 
 
@@ -56,6 +57,7 @@ def _membw_parse(outputs, params) -> Parsed:
             "bytes": size,
             "passes": passes,
             "sum": match.group(8),
+            "compiler": native.compiler_version(outputs),
         },
     )
 

@@ -27,3 +27,12 @@ def compile_command(code: bytes, binary: str) -> Command:
         timeout_s=COMPILE_TIMEOUT_S,
         stdin=code,
     )
+
+
+def compiler_version_command() -> Command:
+    """Collected with the result: the figures of our programs depend on the compiler."""
+    return Command("board", ("cc", "--version"), name="compiler")
+
+
+def compiler_version(outputs) -> str:
+    return outputs.get("compiler", "").partition("\n")[0].strip()

@@ -6,7 +6,7 @@ import json
 import posixpath
 import re
 
-from benchmarks.catalog.parsing import finite, positive
+from benchmarks.catalog.parsing import finite, first_line, positive
 from benchmarks.catalog.spec import (
     Benchmark,
     Command,
@@ -59,6 +59,7 @@ end=$(date +%s%N)
 echo "bytes=$(wc -c < "$file") write_ns=$((middle - start)) read_ns=$((end - middle2))"
 echo "write: $(tail -n 1 "$logs/dd-write.log")"
 echo "read: $(tail -n 1 "$logs/dd-read.log")"
+dd --version | head -n 1
 """
 _DD_LINE = re.compile(r"bytes=(\d{1,20}) write_ns=(\d{1,20}) read_ns=(\d{1,20})")
 
@@ -91,6 +92,7 @@ def _dd_parse(outputs, params) -> Parsed:
             "page_cache_dropped": "cache=kept" not in text,
             "dd_write": reports.get("write", ""),
             "dd_read": reports.get("read", ""),
+            "tool_version": first_line(text, r"^dd \(.*$"),
         },
     )
 

@@ -103,6 +103,7 @@ def test_membw_goes_on_unlocked_on_a_simulated_pi_and_says_so(pisim_farm):
     parsed = run_on_node(pisim_farm.nodes["pi4"], MEMBW, raw)
     assert_sane(MEMBW, parsed)
     assert parsed.details["mlock"] == "refused:ENOMEM"
+    assert parsed.details["compiler"]  # the board's own cc said who it is
 
 
 @pytest.mark.pisim

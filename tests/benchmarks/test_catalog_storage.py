@@ -31,6 +31,7 @@ def test_dd_reads_both_directions_and_keeps_dds_own_lines():
     parsed = DD.parse({"measure": DD_LOCAL}, DD.clean_params({}))
     assert_sane(DD, parsed)
     assert parsed.details["page_cache_dropped"] is True
+    assert parsed.details["tool_version"] == "dd (coreutils) 9.1"
     assert "copied" in parsed.details["dd_write"] and "copied" in parsed.details["dd_read"]
 
 
