@@ -30,8 +30,14 @@ _TOTAL = re.compile(r"^Tot:([^\n]*)$", re.MULTILINE)
 
 
 def _sevenzip_plan(params: dict, ctx: Context) -> Plan:
-    script = ("sh", "-c", _SEVENZIP_BENCH, "7zip-bench", str(params["threads"]),
-              str(params["dictionary_log2"]))  # fmt: skip
+    script = (
+        "sh",
+        "-c",
+        _SEVENZIP_BENCH,
+        "7zip-bench",
+        str(params["threads"]),
+        str(params["dictionary_log2"]),
+    )
     return Plan(measure=Command("board", script, timeout_s=300))
 
 

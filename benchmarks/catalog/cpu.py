@@ -3,7 +3,7 @@
 import re
 
 from benchmarks.catalog import native
-from benchmarks.catalog.parsing import first_line, number, positive
+from benchmarks.catalog.parsing import finite, first_line, number, positive
 from benchmarks.catalog.spec import (
     Benchmark,
     Command,
@@ -88,7 +88,7 @@ def _sysbench_cpu_plan(params: dict, ctx: Context) -> Plan:
                 "run",
             ),
             timeout_s=params["seconds"] + 30,
-        ),  # fmt: skip
+        ),
     )
 
 
@@ -126,8 +126,21 @@ SYSBENCH_CPU = Benchmark(
 )
 
 # Methods present in stress-ng since Debian 11 (0.12) as well as in bookworm's 0.15.
-STRESS_NG_CPU_METHODS = ("int64", "int32", "bitops", "crc16", "fibonacci", "prime", "sqrt",
-                         "matrixprod", "fft", "double", "float", "queens", "ackermann")  # fmt: skip
+STRESS_NG_CPU_METHODS = (
+    "int64",
+    "int32",
+    "bitops",
+    "crc16",
+    "fibonacci",
+    "prime",
+    "sqrt",
+    "matrixprod",
+    "fft",
+    "double",
+    "float",
+    "queens",
+    "ackermann",
+)
 _STRESS_NG_YAML = "stress-ng.yaml"
 _BOGO_REAL = re.compile(r"bogo-ops-per-second-real-time:\s*(\S+)")
 # --metrics-brief's table on stderr (what the man page and most write-ups show):
@@ -155,7 +168,7 @@ def _stress_ng_cpu_plan(params: dict, ctx: Context) -> Plan:
                 report,
             ),
             timeout_s=params["seconds"] + 30,
-        ),  # fmt: skip
+        ),
         collect=(Command("board", ("cat", "--", report), name="yaml"),),
     )
 
@@ -173,7 +186,8 @@ def _stress_ng_cpu_parse(outputs, params) -> Parsed:
         row = _METRICS_ROW.search(outputs.get("measure", ""))
         if not row:
             raise ParseError("no stress-ng YAML report and no cpu row of --metrics-brief")
-        rate, details = float(row.group(3)), {"bogo_ops": float(row.group(1))}
+        rate = finite(row.group(3), "bogo ops/s (real time)")
+        details = {"bogo_ops": finite(row.group(1), "bogo ops")}
     return Parsed(
         values={"bogo_ops_per_second": positive(rate, "bogo ops per second")},
         details={**details, "method": params.get("method", "")},

@@ -17,8 +17,17 @@ from benchmarks.catalog.spec import (
 # Names as `openssl speed -evp` takes them (OpenSSL 1.1.1 and 3.x); all are block-size based,
 # so one throughput figure describes each. Public-key speeds (rsa2048) count operations, not
 # bytes: they would be a benchmark of their own.
-OPENSSL_ALGORITHMS = ("aes-128-gcm", "aes-256-gcm", "aes-128-cbc", "aes-256-cbc",
-                      "chacha20-poly1305", "sha256", "sha512", "sha1", "md5")  # fmt: skip
+OPENSSL_ALGORITHMS = (
+    "aes-128-gcm",
+    "aes-256-gcm",
+    "aes-128-cbc",
+    "aes-256-cbc",
+    "chacha20-poly1305",
+    "sha256",
+    "sha512",
+    "sha1",
+    "md5",
+)
 OPENSSL_BLOCK_SIZES = ("16", "64", "256", "1024", "8192", "16384")
 
 # -mr output on stdout: "+H:16:64:…" gives the block sizes, then one line per algorithm,
@@ -43,7 +52,7 @@ def _openssl_speed_plan(params: dict, ctx: Context) -> Plan:
                 params["algorithm"],
             ),
             timeout_s=params["seconds"] + 30,
-        ),  # fmt: skip
+        ),
         collect=(Command("board", ("openssl", "version"), name="version"),),
     )
 
@@ -58,8 +67,10 @@ def mr_table(text: str) -> dict[str, dict[int, float]]:
     for row in _ROW.finditer(text, header.end()):
         rates = row.group(2).split(":")[1:]
         if len(rates) != len(sizes):
-            raise ParseError(f"the +F line of {row.group(1)} has {len(rates)} figures for "
-                             f"{len(sizes)} block sizes")  # fmt: skip
+            raise ParseError(
+                f"the +F line of {row.group(1)} has {len(rates)} figures for "
+                f"{len(sizes)} block sizes"
+            )
         table[row.group(1)] = {
             size: finite(rate, f"{row.group(1)} at {size} bytes")
             for size, rate in zip(sizes, rates, strict=True)
@@ -82,7 +93,7 @@ def _openssl_speed_parse(outputs, params) -> Parsed:
             "tool_version": first_line(outputs.get("version", ""), r"^\S+ \S+"),
             "table_bytes_per_second": {
                 name: {str(k): v for k, v in row.items()} for name, row in table.items()
-            },  # fmt: skip
+            },
         },
     )
 
@@ -98,7 +109,7 @@ OPENSSL_SPEED = Benchmark(
         Param("algorithm", "choice", "aes-128-gcm", "cipher or digest", choices=OPENSSL_ALGORITHMS),
         Param("block_size", "choice", "16384", "bytes per operation", choices=OPENSSL_BLOCK_SIZES),
         Param("seconds", "int", 3, "run time (s)", min=1, max=60),
-    ),  # fmt: skip
+    ),
     metrics=(Metric("throughput", "MB/s", True, "bytes processed per second"),),
     plan=_openssl_speed_plan,
     parse=_openssl_speed_parse,

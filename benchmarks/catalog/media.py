@@ -82,12 +82,12 @@ def _encode_plan(tool: str, options: tuple[str, ...], params: dict, ctx: Context
                 ("sh", "-c", _GENERATE_WAV, "wav", wav, str(seconds)),
                 timeout_s=60 + seconds / 5,
             ),
-        ),  # fmt: skip
+        ),
         measure=Command(
             "board",
             ("sh", "-c", _TIMED_ENCODE, "encode", wav, out, tool, *options),
             timeout_s=60 + seconds * 2,  # a Pi Zero encodes MP3 at about 1x real time
-        ),  # fmt: skip
+        ),
         teardown=(Command("board", ("rm", "-f", "--", wav, out)),),
     )
 

@@ -102,7 +102,7 @@ def _sysbench_memory_plan(params: dict, ctx: Context) -> Plan:
                 "run",
             ),
             timeout_s=params["seconds"] + 30,
-        ),  # fmt: skip
+        ),
     )
 
 

@@ -128,12 +128,20 @@ FIO_PATTERNS = ("read", "write", "randread", "randwrite")
 def _fio_plan(params: dict, ctx: Context) -> Plan:
     path = _test_file(params, ctx, "fio")
     job = (
-        "fio", "--name=pifarm", f"--filename={path}", f"--rw={params['pattern']}",
-        f"--bs={parse_size(params['block_size'])}", f"--size={parse_size(params['size'])}",
-        f"--runtime={params['seconds']}", "--time_based", "--ioengine=psync",
-        f"--direct={int(params['direct'])}", "--invalidate=1", "--end_fsync=1",
+        "fio",
+        "--name=pifarm",
+        f"--filename={path}",
+        f"--rw={params['pattern']}",
+        f"--bs={parse_size(params['block_size'])}",
+        f"--size={parse_size(params['size'])}",
+        f"--runtime={params['seconds']}",
+        "--time_based",
+        "--ioengine=psync",
+        f"--direct={int(params['direct'])}",
+        "--invalidate=1",
+        "--end_fsync=1",
         "--output-format=json",
-    )  # fmt: skip
+    )
     return Plan(
         # laying the file out before a read job takes time too: be generous
         measure=Command("board", job, timeout_s=params["seconds"] + 300),

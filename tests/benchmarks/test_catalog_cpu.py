@@ -58,6 +58,12 @@ def test_stress_ng_falls_back_to_a_published_metrics_brief_table():
     assert parsed.values == {"bogo_ops_per_second": 130.58}
 
 
+def test_stress_ng_refuses_a_table_row_whose_rate_is_not_a_number():
+    row = "stress-ng: metrc: [1] cpu   2965   1.00   1.00   0.00   29.64.90   2967.24\n"
+    with pytest.raises(ParseError, match="bogo ops/s"):
+        cpu.STRESS_NG_CPU.parse({"measure": row, "yaml": ""}, cpu.STRESS_NG_CPU.clean_params({}))
+
+
 def test_intloop_reads_its_own_line():
     parsed = cpu.INTLOOP.parse({"measure": INTLOOP_LOCAL}, cpu.INTLOOP.clean_params({}))
     assert_sane(cpu.INTLOOP, parsed)

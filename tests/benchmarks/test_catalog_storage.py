@@ -71,9 +71,20 @@ def test_the_directory_may_be_empty_or_absolute(directory):
 
 @pytest.mark.parametrize(
     "directory",
-    ["mnt/nfs", "/mnt/../etc", "/mnt/..", "/mnt/./x", "/mnt/a b", "/mnt/x:y", "/mnt/$HOME",
-     "; touch /tmp/pwned", "/tmp/x; touch /tmp/pwned", "/tmp/`id`", "/tmp/x\n"],
-)  # fmt: skip
+    [
+        "mnt/nfs",
+        "/mnt/../etc",
+        "/mnt/..",
+        "/mnt/./x",
+        "/mnt/a b",
+        "/mnt/x:y",
+        "/mnt/$HOME",
+        "; touch /tmp/pwned",
+        "/tmp/x; touch /tmp/pwned",
+        "/tmp/`id`",
+        "/tmp/x\n",
+    ],
+)
 def test_the_directory_refuses_anything_else(directory):
     with pytest.raises(ParamError, match="directory"):
         FIO.clean_params({"directory": directory})
@@ -81,9 +92,14 @@ def test_the_directory_refuses_anything_else(directory):
 
 @pytest.mark.parametrize(
     "benchmark, raw",
-    [(DD, {"count": 0}), (DD, {"block_size": "100"}), (FIO, {"pattern": "trim"}),
-     (FIO, {"seconds": "1s"}), (FIO, {"direct": "sometimes"})],
-)  # fmt: skip
+    [
+        (DD, {"count": 0}),
+        (DD, {"block_size": "100"}),
+        (FIO, {"pattern": "trim"}),
+        (FIO, {"seconds": "1s"}),
+        (FIO, {"direct": "sometimes"}),
+    ],
+)
 def test_storage_benchmarks_refuse_bad_parameters(benchmark, raw):
     with pytest.raises(ParamError):
         benchmark.clean_params(raw)
@@ -101,9 +117,12 @@ def test_a_hostile_directory_past_the_pattern_is_still_one_literal_path(tmp_path
 
 @pytest.mark.parametrize(
     "benchmark, raw",
-    [(DD, {"count": 8}), (FIO, {"seconds": 1, "size": "8M", "pattern": "randread"}),
-     (FIO, {"seconds": 1, "size": "8M", "pattern": "write", "block_size": "64K"})],
-)  # fmt: skip
+    [
+        (DD, {"count": 8}),
+        (FIO, {"seconds": 1, "size": "8M", "pattern": "randread"}),
+        (FIO, {"seconds": 1, "size": "8M", "pattern": "write", "block_size": "64K"}),
+    ],
+)
 def test_the_plans_run_on_the_controllers_ram_disk(benchmark, raw):
     assert_sane(benchmark, run_on_controller(benchmark, raw))
 
