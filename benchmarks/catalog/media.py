@@ -26,7 +26,7 @@ _GENERATE_WAV = r"""
 set -eu
 path=$1 seconds=$2
 le32() {
-  for shift in 0 8 16 24; do printf "\\$(printf %03o $(( ($1 >> shift) & 255 )))"; done
+  for bits in 0 8 16 24; do printf "\\$(printf %03o $(( ($1 >> bits) & 255 )))"; done
 }
 data=$((seconds * 176400))
 {
