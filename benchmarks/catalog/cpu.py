@@ -2,6 +2,8 @@
 
 import re
 
+from benchmarks.catalog import native
+from benchmarks.catalog.parsing import finite, first_line, number, positive
 from benchmarks.catalog.spec import (
     Benchmark,
     Command,
@@ -72,4 +74,194 @@ SHA1SUM = Benchmark(
     typical_s=8,
 )
 
-BENCHMARKS = (SHA1SUM,)
+
+def _sysbench_cpu_plan(params: dict, ctx: Context) -> Plan:
+    return Plan(
+        measure=Command(
+            "board",
+            (
+                "sysbench",
+                "cpu",
+                f"--cpu-max-prime={params['max_prime']}",
+                f"--threads={params['threads']}",
+                f"--time={params['seconds']}",
+                "--events=0",
+                "run",
+            ),
+            timeout_s=params["seconds"] + 30,
+        ),
+    )
+
+
+def _sysbench_cpu_parse(outputs, params) -> Parsed:
+    text = outputs.get("measure", "")
+    rate = number(r"events per second:\s*([0-9.]+)", text, "'events per second' line")
+    return Parsed(
+        values={"events_per_second": positive(rate, "events per second")},
+        details={
+            "tool_version": first_line(text, r"^sysbench \S+"),
+            "events": int(number(r"total number of events:\s*(\d+)", text, "event count")),
+            "latency_avg_ms": number(r"avg:\s*([0-9.]+)", text, "average latency"),
+        },
+    )
+
+
+SYSBENCH_CPU = Benchmark(
+    name="sysbench-cpu",
+    title="sysbench cpu (primes)",
+    description="sysbench's CPU test: finds the primes below a limit by trial division, "
+    "over and over, on the given number of threads, for a fixed time.",
+    version=1,
+    category="cpu",
+    params=(
+        Param("max_prime", "int", 10000, "primes below this", min=100, max=1_000_000),
+        Param("threads", "int", 1, "worker threads", min=1, max=64),
+        Param("seconds", "int", 10, "run time (s)", min=1, max=600),
+    ),
+    metrics=(Metric("events_per_second", "events/s", True, "prime searches per second"),),
+    plan=_sysbench_cpu_plan,
+    parse=_sysbench_cpu_parse,
+    tools=("sysbench",),
+    packages=("sysbench",),
+    timeout_s=630,
+)
+
+# Methods present in stress-ng since Debian 11 (0.12) as well as in bookworm's 0.15.
+STRESS_NG_CPU_METHODS = (
+    "int64",
+    "int32",
+    "bitops",
+    "crc16",
+    "fibonacci",
+    "prime",
+    "sqrt",
+    "matrixprod",
+    "fft",
+    "double",
+    "float",
+    "queens",
+    "ackermann",
+)
+_STRESS_NG_YAML = "stress-ng.yaml"
+_BOGO_REAL = re.compile(r"bogo-ops-per-second-real-time:\s*(\S+)")
+# --metrics-brief's table on stderr (what the man page and most write-ups show):
+# "stress-ng: metrc: [7892] cpu   2965   1.00   1.00   0.00   2964.90   2967.24"
+_METRICS_ROW = re.compile(
+    r"(?:metrc|info):\s+\[\d+\]\s+cpu\s+(\d+)\s+([0-9.]+)\s+[0-9.]+\s+[0-9.]+\s+([0-9.]+)"
+)
+
+
+def _stress_ng_cpu_plan(params: dict, ctx: Context) -> Plan:
+    report = f"{ctx.workdir}/{_STRESS_NG_YAML}"
+    return Plan(
+        measure=Command(
+            "board",
+            (
+                "stress-ng",
+                "--cpu",
+                str(params["workers"]),
+                "--cpu-method",
+                params["method"],
+                "--metrics-brief",
+                "--timeout",
+                f"{params['seconds']}s",
+                "--yaml",
+                report,
+            ),
+            timeout_s=params["seconds"] + 30,
+        ),
+        collect=(Command("board", ("cat", "--", report), name="yaml"),),
+    )
+
+
+def _stress_ng_cpu_parse(outputs, params) -> Parsed:
+    """The --yaml report (collected), or else the --metrics-brief table if it was kept."""
+    report = outputs.get("yaml", "")
+    if _BOGO_REAL.search(report):
+        rate = number(_BOGO_REAL, report, "bogo-ops-per-second-real-time")
+        details = {
+            "tool_version": first_line(report, r"(?<=stress-ng-version: )\S+"),
+            "bogo_ops": number(r"bogo-ops:\s*(\S+)", report, "bogo-ops"),
+        }
+    else:
+        row = _METRICS_ROW.search(outputs.get("measure", ""))
+        if not row:
+            raise ParseError("no stress-ng YAML report and no cpu row of --metrics-brief")
+        rate = finite(row.group(3), "bogo ops/s (real time)")
+        details = {"bogo_ops": finite(row.group(1), "bogo ops")}
+    return Parsed(
+        values={"bogo_ops_per_second": positive(rate, "bogo ops per second")},
+        details={**details, "method": params.get("method", "")},
+    )
+
+
+STRESS_NG_CPU = Benchmark(
+    name="stress-ng-cpu",
+    title="stress-ng cpu",
+    description="stress-ng's CPU stressor with one chosen method, as a second opinion: "
+    "bogo operations per second of real time (comparable only for the same method and "
+    "stress-ng version).",
+    version=1,
+    category="cpu",
+    params=(
+        Param("workers", "int", 1, "CPU workers (0: one per CPU)", min=0, max=64),
+        Param("method", "choice", "int64", "stressor method", choices=STRESS_NG_CPU_METHODS),
+        Param("seconds", "int", 10, "run time (s)", min=1, max=600),
+    ),
+    metrics=(Metric("bogo_ops_per_second", "bogo ops/s", True, "bogo ops per second"),),
+    plan=_stress_ng_cpu_plan,
+    parse=_stress_ng_cpu_parse,
+    tools=("stress-ng",),
+    packages=("stress-ng",),
+    timeout_s=630,
+)
+
+_INTLOOP = native.source("intloop")
+_INTLOOP_LINE = re.compile(r"iterations=(\d{1,20}) ns=(\d{1,20}) checksum=([0-9a-f]{8})")
+
+
+def _intloop_plan(params: dict, ctx: Context) -> Plan:
+    binary = f"{ctx.workdir}/intloop"
+    return Plan(
+        setup=(native.compile_command(_INTLOOP, binary),),
+        measure=Command(
+            "board", (binary, str(params["seconds"])), timeout_s=params["seconds"] + 30
+        ),
+        collect=(native.compiler_version_command(),),
+    )
+
+
+def _intloop_parse(outputs, params) -> Parsed:
+    match = _INTLOOP_LINE.search(outputs.get("measure", ""))
+    if not match:
+        raise ParseError("no 'iterations=… ns=… checksum=…' line in the output of intloop")
+    iterations, nanoseconds = int(match.group(1)), int(match.group(2))
+    seconds = positive(nanoseconds / 1e9, "intloop's run time")
+    return Parsed(
+        values={"iterations_per_second": positive(iterations / seconds, "iterations per second")},
+        details={
+            "iterations": iterations,
+            "checksum": match.group(3),
+            "compiler": native.compiler_version(outputs),
+        },
+    )
+
+
+INTLOOP = Benchmark(
+    name="intloop",
+    title="Integer loop (Dhrystone-like, ours)",
+    description="Our own integer benchmark in the spirit of Dhrystone (string copies and "
+    "compares, array walks, calls and branches, no floating point), compiled on the board "
+    "with cc -O2 for its own userland; iterations per second on one core.",
+    version=1,
+    category="cpu",
+    params=(Param("seconds", "int", 10, "run time (s)", min=1, max=600),),
+    metrics=(Metric("iterations_per_second", "iter/s", True, "rounds per second"),),
+    plan=_intloop_plan,
+    parse=_intloop_parse,
+    tools=native.COMPILER_TOOLS,
+    packages=native.COMPILER_PACKAGES,
+    timeout_s=630,
+)
+
+BENCHMARKS = (SHA1SUM, SYSBENCH_CPU, STRESS_NG_CPU, INTLOOP)
