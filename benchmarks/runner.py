@@ -8,6 +8,7 @@ board is cleaned up by the next run there.
 """
 
 import logging
+import time
 from collections.abc import Callable
 from contextlib import ExitStack
 
@@ -35,7 +36,19 @@ LOG_TAIL_CHARS = 2000
 LOCK_TTL_S = 60  # the board lock's life between two renewals (every poll); longer to apply
 # Processes whose CPU the sampler records on both ends, besides the benchmark's own tools.
 WATCHED = ("iperf3", "openvpn", "wireguard-go", "sshd", "scp", "ksoftirqd")
-TOOLS_CHECK = 'for tool; do command -v "$tool" > /dev/null 2>&1 || echo "$tool"; done'
+# Prints each tool that is missing; "a|b" is missing only when neither is there.
+TOOLS_CHECK = r"""
+set -f
+for tool; do
+  found=
+  IFS='|'
+  for one in $tool; do command -v "$one" > /dev/null 2>&1 && found=1; done
+  unset IFS
+  [ -n "$found" ] || echo "$tool"
+done
+"""
+CONNECT_TRIES = 3  # a board whose sshd restarts (after a dropped connection) gets a moment
+LANE_GIVES_UP_AFTER = 3  # runs in a row that could not reach the board: skip the rest
 
 
 def longest_run_s() -> float:
@@ -232,12 +245,32 @@ class _Running:
     # ---- the ends -----------------------------------------------------------------------
     def connect(self, board: Board) -> BoardEndpoint:
         self.step(f"connecting to {board.name}")
-        try:
-            session = self.sessions.enter_context(remote.session(board))
-        except (ssh.SSHError, CredentialError) as exc:
-            mark_board(board.pk, status_for(exc), str(exc))
-            raise Stop(Run.State.FAILED, f"could not connect to {board.name}: {exc}") from None
-        return BoardEndpoint(board.name, session)
+        for attempt in range(CONNECT_TRIES):
+            try:
+                session = self.sessions.enter_context(remote.session(board))
+                return BoardEndpoint(board.name, session)
+            except ssh.ConnectFailed as exc:
+                error = exc
+                if attempt + 1 < CONNECT_TRIES:
+                    time.sleep(2**attempt)
+                    self.keep_lock()
+            except (ssh.SSHError, CredentialError) as exc:
+                error = exc
+                break
+        mark_board(board.pk, status_for(error), str(error))
+        raise Stop(
+            Run.State.FAILED,
+            f"could not connect to {board.name}: {error}",
+            skip="lane" if self.unreachable_in_a_row() else "",
+        )
+
+    def unreachable_in_a_row(self) -> bool:
+        """This run and the ones before it in the lane all failed to reach the board."""
+        before = self.lane.runs.filter(sequence__lt=self.run.sequence).order_by("-sequence")
+        reasons = before.values_list("reason", flat=True)[: LANE_GIVES_UP_AFTER - 1]
+        return len(reasons) == LANE_GIVES_UP_AFTER - 1 and all(
+            reason.startswith("could not connect to") for reason in reasons
+        )
 
     def snapshot(self, board_end: BoardEndpoint):
         """The board's facts at run time: probed after an application or once per preset in
@@ -391,6 +424,9 @@ class _Running:
         return Run.objects.filter(pk=self.run.pk, cancel_requested=True).exists()
 
     def lost(self, error: Exception) -> Stop:
+        """The connection broke: what the trial started there may still run, so the next run
+        on the board undoes it (its clean-up could not reach the board)."""
+        self.environment["cleanup_pending"] = True
         mark_board(self.board.pk, status_for(error), str(error))
         return Stop(Run.State.FAILED, f"lost the connection to {self.board.name}: {error}")
 

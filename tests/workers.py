@@ -9,6 +9,8 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import connection
+from rq import Worker
+from rq.job import Job
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,7 +36,7 @@ class WorkerProcess:
             "REDIS_URL": settings.REDIS_URL,
             **environment,
         }
-        command = [sys.executable, "manage.py", "rqworker", "default"]
+        command = [sys.executable, "manage.py", "rqworker", "default", "--with-scheduler"]
         self.process = subprocess.Popen(command, cwd=ROOT, env=env)
 
     def horse_pid(self) -> int:
@@ -60,3 +62,18 @@ class WorkerProcess:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait(timeout=10)
+
+
+def board_lock_expired(job: Job, board_id: int) -> None:
+    """What Redis does once a dead job's board lock runs out (its TTL), done now. Until then
+    the job's work horse may still be alive: killing a worker's main process orphans it."""
+    key = f"pifarm:board-lock:{board_id}"
+    assert job.connection.ttl(key) > 0
+    job.connection.delete(key)
+
+
+def worker_key_expired(job: Job) -> None:
+    """What Redis does once a killed worker's last heartbeat (90 s) runs out, done now."""
+    key = Worker.redis_worker_namespace_prefix + job.worker_name
+    assert 0 < job.connection.ttl(key) <= 90  # the sweep knows within a minute and a half
+    job.connection.delete(key)

@@ -84,7 +84,7 @@ SEVENZIP = Benchmark(
     ),
     plan=_sevenzip_plan,
     parse=_sevenzip_parse,
-    tools=("7zz",),
+    tools=("7zz|7z",),  # either 7-Zip: the Debian package 7zip, or p7zip-full
     packages=("7zip",),
     timeout_s=300,
 )

@@ -24,7 +24,7 @@ sum=$(sha1sum -- "$1")
 end=$(date +%s%N)
 echo "bytes=$2 ns=$((end - start)) sum=${sum%% *}"
 """
-_SHA1SUM_LINE = re.compile(r"bytes=(\d+) ns=(\d+) sum=([0-9a-f]{40})")
+_SHA1SUM_LINE = re.compile(r"bytes=(\d{1,20}) ns=(\d{1,20}) sum=([0-9a-f]{40})")
 
 
 def _sha1sum_plan(params: dict, ctx: Context) -> Plan:

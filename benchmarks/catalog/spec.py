@@ -205,7 +205,7 @@ class Benchmark:
     plan: Callable[[dict, Context], Plan]
     parse: Callable[[Mapping[str, str], dict], Parsed]
     params: tuple[Param, ...] = ()
-    tools: tuple[str, ...] = ()  # commands needed on the board
+    tools: tuple[str, ...] = ()  # commands needed on the board; "7zz|7z": either will do
     peer_tools: tuple[str, ...] = ()  # and on the peer
     packages: tuple[str, ...] = ()  # the Debian packages that provide them
     needs_peer: bool = False

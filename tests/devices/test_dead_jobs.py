@@ -15,7 +15,6 @@ import django_rq
 import pytest
 from django.db.models import F
 from django.utils import timezone
-from rq import Worker
 from rq.job import Job, JobStatus
 from rq.registry import StartedJobRegistry
 
@@ -23,7 +22,7 @@ from devices import presets, tasks
 from devices.management.commands.healthcheck import JOB_GRACE, fail_stale_tasks
 from devices.models import Application, Board, BoardTask, Preset
 from pisim import Faults
-from tests.workers import wait_until
+from tests.workers import board_lock_expired, wait_until, worker_key_expired
 
 from .factories import make_board
 from .simfarm import register_node
@@ -42,21 +41,6 @@ def job_of(record) -> Job:
 def past_grace(record) -> None:
     """As if the record was made a while ago (the sweep leaves brand-new work alone)."""
     type(record).objects.filter(pk=record.pk).update(created=F("created") - 2 * JOB_GRACE)
-
-
-def board_lock_expired(job: Job, board_id: int) -> None:
-    """What Redis does once a dead job's board lock runs out (its TTL), done now. Until then
-    the job's work horse may still be alive: killing a worker's main process orphans it."""
-    key = f"pifarm:board-lock:{board_id}"
-    assert job.connection.ttl(key) > 0
-    job.connection.delete(key)
-
-
-def worker_key_expired(job: Job) -> None:
-    """What Redis does once a killed worker's last heartbeat (90 s) runs out, done now."""
-    key = Worker.redis_worker_namespace_prefix + job.worker_name
-    assert 0 < job.connection.ttl(key) <= 90  # the sweep knows within a minute and a half
-    job.connection.delete(key)
 
 
 # ---- board tasks ----------------------------------------------------------------------------
