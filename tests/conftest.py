@@ -99,8 +99,8 @@ def run_jobs(redis_queue):
 def start_worker(redis_queue):
     started = []
 
-    def start(**environment) -> WorkerProcess:
-        started.append(WorkerProcess(**environment))
+    def start(*, scheduler: bool = False, **environment) -> WorkerProcess:
+        started.append(WorkerProcess(scheduler=scheduler, **environment))
         return started[-1]
 
     yield start

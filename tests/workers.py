@@ -28,7 +28,9 @@ class WorkerProcess:
     """`manage.py rqworker default` on the test database and Redis: the forking worker the
     README runs, so each job runs in a work horse of its own."""
 
-    def __init__(self, **environment):
+    def __init__(self, *, scheduler: bool = False, **environment):
+        """scheduler: also deliver scheduled jobs (a busy board's next try), as the README's
+        workers do; it runs in a child process of its own, beside the work horse."""
         database = connection.settings_dict["NAME"]
         env = {
             **os.environ,
@@ -36,11 +38,16 @@ class WorkerProcess:
             "REDIS_URL": settings.REDIS_URL,
             **environment,
         }
-        command = [sys.executable, "manage.py", "rqworker", "default", "--with-scheduler"]
-        self.process = subprocess.Popen(command, cwd=ROOT, env=env)
+        command = [sys.executable, "manage.py", "rqworker", "default"]
+        if scheduler:
+            command.append("--with-scheduler")
+        # A session of its own: stop() ends its work horse too, which would otherwise go on
+        # with its job after the test (and hold the test database open).
+        self.process = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
 
     def horse_pid(self) -> int:
-        """The work horse running the current job (the worker's only child)."""
+        """The work horse running the current job (the only child of a worker without a
+        scheduler)."""
         pid = self.process.pid
 
         def child():
@@ -59,9 +66,11 @@ class WorkerProcess:
         os.kill(horse, signal.SIGKILL)
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(timeout=10)
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass  # the worker and every horse of it are gone already
+        self.process.wait(timeout=10)
 
 
 def board_lock_expired(job: Job, board_id: int) -> None:
