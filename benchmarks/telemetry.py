@@ -80,7 +80,10 @@ procs() {
     for name in $names; do
       case $comm in
         "$name" | "$name"/* | "$name"-* | "$name":*)
-          ticks "proc $name ${line%% *}" ${line##*[)]}
+          # The time of this very read: a loaded board can stall the loop for a while.
+          up=
+          read -r up _ 2>/dev/null < /proc/uptime
+          ticks "proc $name ${line%% *} ${up:--}" ${line##*[)]}
           break ;;
       esac
     done
@@ -205,7 +208,8 @@ class _Block:
     thermal_milli_c: int | None = None
     swap_kb: tuple[int, int] | None = None
     self_ticks: int | None = None
-    procs: dict[tuple[str, str], int] = field(default_factory=dict)
+    # (name, pid) -> (utime + stime, uptime when read; None: at the block's uptime)
+    procs: dict[tuple[str, str], tuple[int, float | None]] = field(default_factory=dict)
 
     def arm_mhz(self) -> int | None:
         if self.clock_hz is not None:
@@ -262,10 +266,10 @@ def _read_line(block: _Block, key: str, words: list[str], rest: str) -> None:
     elif key == "self":
         numbers = _ints(words)
         block.self_ticks = sum(numbers) if numbers and len(numbers) == 4 else None
-    elif key == "proc" and len(words) == 6:
-        numbers = _ints(words[2:4])
+    elif key == "proc" and len(words) == 7:
+        numbers = _ints(words[3:5])
         if numbers and _INT.fullmatch(words[1]):
-            block.procs[(words[0], words[1])] = sum(numbers)
+            block.procs[(words[0], words[1])] = (sum(numbers), _float(words[2]))
 
 
 def _blocks(text: str) -> tuple[dict[str, int], list[_Block]]:
@@ -290,7 +294,7 @@ def _blocks(text: str) -> tuple[dict[str, int], list[_Block]]:
 
 
 def _cpu_rates(before: tuple[int, ...], after: tuple[int, ...]) -> dict[str, float | None]:
-    """/proc/stat cpu: user nice system idle iowait irq softirq steal (the later are 0 if absent)."""
+    """/proc/stat cpu: user nice system idle iowait irq softirq steal (missing ones are 0)."""
     width = min(len(before), len(after))
     delta = [after[i] - before[i] for i in range(width)] + [0] * (8 - width)
     total = sum(delta[:8])
@@ -304,20 +308,25 @@ def _cpu_rates(before: tuple[int, ...], after: tuple[int, ...]) -> dict[str, flo
     }
 
 
-def _proc_rates(before: _Block, after: _Block, seconds: float, clk: int, cpus: int):
-    """CPU % per name (100 % = one core), summed over its PIDs.
+def _proc_rates(before: _Block, after: _Block, clk: int, cpus: int) -> dict[str, float]:
+    """CPU % per name (100 % = one core), summed over its PIDs, each over its own interval.
 
     A PID not in the previous block, or whose ticks went down (a reused PID), started after
     that block, so all its ticks belong to this interval. Capped at every core: a PID missed
     once by a failed read must not count its whole life.
     """
-    most = seconds * clk * cpus
-    ticks: dict[str, float] = {}
-    for (name, pid), now in after.procs.items():
-        earlier = before.procs.get((name, pid))
-        used = now - earlier if earlier is not None and now >= earlier else now
-        ticks[name] = ticks.get(name, 0.0) + min(used, most)
-    return {name: 100 * used / clk / seconds for name, used in ticks.items()}
+    rates: dict[str, float] = {}
+    for key, (ticks, read_at) in after.procs.items():
+        now = read_at if read_at is not None else after.uptime
+        earlier, earlier_at = before.procs.get(key, (None, None))
+        if earlier is not None and ticks >= earlier:
+            used, since = ticks - earlier, earlier_at if earlier_at is not None else before.uptime
+        else:
+            used, since = ticks, before.uptime
+        seconds = now - since if now > since else after.uptime - before.uptime
+        rate = min(100 * used / clk / seconds, 100.0 * cpus)
+        rates[key[0]] = rates.get(key[0], 0.0) + rate
+    return rates
 
 
 def _sample(first: _Block, before: _Block | None, block: _Block, clk: int, cpus: int) -> Sample:
@@ -328,12 +337,12 @@ def _sample(first: _Block, before: _Block | None, block: _Block, clk: int, cpus:
     if before is not None:
         seconds = block.uptime - before.uptime
         rates = _cpu_rates(before.stat, block.stat)
-        rates["procs"] = _proc_rates(before, block, seconds, clk, cpus)
+        rates["procs"] = _proc_rates(before, block, clk, cpus)
         if before.self_ticks is not None and block.self_ticks is not None:
             used = max(block.self_ticks - before.self_ticks, 0)
             rates["sampler_pct"] = 100 * used / clk / seconds
     return Sample(
-        t=block.uptime - first.uptime,
+        t=round(block.uptime - first.uptime, 2),  # /proc/uptime has hundredths
         arm_mhz=block.arm_mhz(),
         temp_c=block.temp_c(),
         throttled=block.throttled,
@@ -452,8 +461,7 @@ def _swap_reason(samples: Sequence[Sample], growth_kb: int) -> str | None:
     used = [sample.swap_used_kb for sample in samples if sample.swap_used_kb is not None]
     if len(used) < 2 or max(used) - used[0] <= growth_kb:
         return None
-    grown = max(used) - used[0]
-    return f"swap in use grew by {_megabytes(grown)} (from {_megabytes(used[0])})"
+    return f"swap in use grew by {_megabytes(max(used) - used[0])}"
 
 
 def _megabytes(kilobytes: int) -> str:
