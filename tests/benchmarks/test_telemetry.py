@@ -231,6 +231,20 @@ def test_a_throttled_board_held_at_its_lowest_clock_makes_the_trial_suspect(pisi
     assert clock and clock[0].endswith(f"below the preset's arm_freq {arm_freq} MHz")
 
 
+@pytest.mark.pisim
+def test_a_vcgencmd_that_floods_cannot_fill_the_sampler_log(pisim_node_factory):
+    node = pisim_node_factory(faults=Faults(hostile=("flood",)))
+    with _board(node) as session:
+        endpoint, workdir = BoardEndpoint(node.name, session), "/dev/shm/pifarm-test"
+        run_sampler(endpoint, workdir, ["sshd"], 2)
+        log = endpoint.read(f"{workdir}/sampler.out", 1 << 20).text
+    blocks = log.count("\nend\n") + log.endswith("\nend")
+    assert blocks >= 2
+    assert log.count("\nvc ") <= 3 * (blocks + 1)  # + the one a TERM may have cut short
+    samples = parse_samples(log)
+    assert len(samples) == blocks and all(sample.arm_mhz for sample in samples)
+
+
 # --- waiting for a quiet board ---
 
 
