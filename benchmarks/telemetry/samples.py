@@ -206,7 +206,7 @@ def _sample(first: _Block, before: _Block | None, block: _Block, clk: int, cpus:
             used = max(block.self_ticks - before.self_ticks, 0)
             rates["sampler_pct"] = 100 * used / clk / seconds
     return Sample(
-        t=round(block.uptime - first.uptime, 2),  # /proc/uptime has hundredths
+        t=block.uptime - first.uptime,
         arm_mhz=block.arm_mhz(),
         temp_c=block.temp_c(),
         throttled=block.throttled,
@@ -236,7 +236,7 @@ def parse_samples(text: str) -> list[Sample]:
             continue
         if before is not None and not block.uptime > before.uptime:
             continue
-        first = first or block
+        first = first if first is not None else block
         samples.append(_sample(first, before, block, clk, cpus))
         before = block
     return samples

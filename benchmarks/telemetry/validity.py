@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from devices import vcgencmd
@@ -18,6 +18,20 @@ UNDER_LOAD_CORES = 0.8  # "under load": at least this many cores' worth busy in 
 
 def _rated(samples: Sequence[Sample]) -> list[Sample]:
     return [sample for sample in samples if sample.cpu_busy_pct is not None]
+
+
+def _time_mean(samples: Sequence[Sample], value: Callable[[Sample], float]) -> float | None:
+    """The mean of value over the intervals, each weighted by its length (the last, cut short
+    by the sampler's stop, weighs less)."""
+    pairs = [
+        (value(later), later.t - earlier.t)
+        for earlier, later in zip(samples, samples[1:], strict=False)
+        if later.cpu_busy_pct is not None
+    ]
+    total = math.fsum(seconds for _, seconds in pairs)
+    if total <= 0:
+        return None
+    return math.fsum(number * seconds for number, seconds in pairs) / total
 
 
 def _under_load(samples: Sequence[Sample]) -> list[Sample]:
@@ -83,11 +97,8 @@ def _arm_reason(samples: Sequence[Sample], expected_arm_mhz: int | None) -> str 
 
 
 def _background_reason(samples: Sequence[Sample], involved: set[str], limit: float) -> str | None:
-    rated = _rated(samples)
-    if not rated:
-        return None
-    mean = statistics.fmean(_background_pct(sample, involved) for sample in rated)
-    if mean <= limit:
+    mean = _time_mean(samples, lambda sample: _background_pct(sample, involved))
+    if mean is None or mean <= limit:
         return None
     return (
         f"background CPU averaged {mean:.0f} % of the board (not the benchmark's processes; "
@@ -128,6 +139,11 @@ def suspect_reasons(
     """
     if not samples:
         return ["telemetry is missing: the sampler recorded nothing during the trial"]
+    if not _rated(samples):
+        return [
+            "telemetry is missing: the sampler recorded no interval of the trial, only its "
+            "first reading"
+        ]
     reasons = (
         _throttle_reason(samples),
         _arm_reason(samples, expected_arm_mhz),
@@ -142,11 +158,7 @@ def summarize(samples: Sequence[Sample]) -> dict[str, Any]:
     loaded = [sample.arm_mhz for sample in _under_load(samples)]
     temps = [sample.temp_c for sample in samples if sample.temp_c is not None]
     throttles = [sample.throttled for sample in samples if sample.throttled is not None]
-    rated = _rated(samples)
-    per_name: dict[str, list[float]] = {}
-    for sample in rated:
-        for name, pct in sample.procs.items():
-            per_name.setdefault(name, []).append(pct)
+    names = sorted({name for sample in samples for name in sample.procs})
     seen = None
     for value in throttles:
         seen = (seen or 0) | value
@@ -162,9 +174,10 @@ def summarize(samples: Sequence[Sample]) -> dict[str, Any]:
         else None,
         "temp_max_c": max(temps) if temps else None,
         "throttled_seen": seen,
-        "cpu_busy_mean_pct": statistics.fmean(s.cpu_busy_pct for s in rated) if rated else None,
+        "cpu_busy_mean_pct": _time_mean(samples, lambda sample: sample.cpu_busy_pct),
         # A process absent from an interval used no CPU in it.
         "procs_mean_pct": {
-            name: math.fsum(values) / len(rated) for name, values in sorted(per_name.items())
+            name: _time_mean(samples, lambda sample, name=name: sample.procs.get(name, 0.0))
+            for name in names
         },
     }

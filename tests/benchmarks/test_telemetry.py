@@ -1,6 +1,7 @@
 """Telemetry: the sampler on real boards (pisim) and the host, its parser, the quiet wait and
 the reasons a trial is suspect."""
 
+import dataclasses
 import json
 import secrets
 import time
@@ -357,6 +358,13 @@ SUSPECT_CASES = {
     ),
     "no vcgencmd": (trial(*CLEAN, arm_mhz=None, throttled=None), []),
     "no telemetry": ([], ["telemetry is missing: the sampler recorded nothing during the trial"]),
+    "only the first reading": (
+        trial(),
+        [
+            "telemetry is missing: the sampler recorded no interval of the trial, only its first "
+            "reading"
+        ],
+    ),  # fmt: skip
 }
 
 
@@ -372,6 +380,15 @@ def test_the_summary_gives_the_clock_under_load_the_hottest_reading_and_the_bits
     assert summary["arm_mhz_under_load"] == {"min": 1400, "median": 1500, "max": 1500}
     assert summary["temp_max_c"] == 61.5 and summary["throttled_seen"] == 0x8
     assert summary["procs_mean_pct"] == {"tool": 100.0}
+
+
+def test_the_summary_weighs_each_interval_by_its_length():
+    baseline, full, short = trial({"cpu_busy_pct": 60.0}, {"cpu_busy_pct": 20.0, "procs": {}})
+    short = dataclasses.replace(short, t=full.t + 0.25)  # cut short by the stop
+    summary = summarize([baseline, full, short])
+    seconds = short.t - baseline.t
+    assert summary["cpu_busy_mean_pct"] == pytest.approx((60 * 1 + 20 * 0.25) / seconds)
+    assert summary["procs_mean_pct"] == {"tool": pytest.approx(100 * 1 / seconds)}
 
 
 # --- fuzzing the parser with what a broken or hostile board could print ---
