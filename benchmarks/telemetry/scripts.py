@@ -45,25 +45,27 @@ readings() {
   line_of thermal_milli_c /sys/class/thermal/thermal_zone0/temp
   swap_total= swap_free=
   while read -r key value _; do
-    case $key in SwapTotal:) swap_total=$value ;; SwapFree:) swap_free=$value ;; esac
+    case $key in SwapTotal:) swap_total=$value ;; SwapFree:) swap_free=$value && break ;; esac
   done < /proc/meminfo
   echo "swap_kb $swap_total $swap_free"
 }
-# comm may hold spaces and parentheses: it runs from the first '(' to the last ')'.
+# A cheap pass over every process's comm (dash's read takes a byte per system call), the stat
+# line only for those followed. In that line comm may hold spaces and parentheses: the fields
+# start after the last ')'.
 procs() {
   [ -n "$names" ] || return 0
   set +f
-  set -- /proc/[0-9]*/stat
+  set -- /proc/[0-9]*/comm
   set -f
   for f do
-    line=
-    read -r line 2>/dev/null < "$f" || continue
-    case $line in *")"*) ;; *) continue ;; esac
-    comm=${line#*[(]}
-    comm=${comm%[)]*}
+    comm=
+    IFS= read -r comm 2>/dev/null < "$f" || continue
     for name in $names; do
       case $comm in
         "$name" | "$name"/* | "$name"-* | "$name":*)
+          line=
+          read -r line 2>/dev/null < "${f%/comm}/stat" || break
+          case $line in *")"*) ;; *) break ;; esac
           # The time of this very read: a loaded board can stall the loop for a while.
           up=
           read -r up _ 2>/dev/null < /proc/uptime
