@@ -43,9 +43,9 @@ def _board(node):
 
 
 @pytest.fixture
-def on_board(request):
-    """(BoardEndpoint, a fresh work directory on it) for the node the test names."""
-    node = request.getfixturevalue("pisim_farm").nodes["pi4"]
+def on_board(pisim_farm):
+    """(BoardEndpoint, a fresh work directory on it) on the shared farm's Pi 4."""
+    node = pisim_farm.nodes["pi4"]
     with _board(node) as session:
         endpoint = BoardEndpoint(node.name, session)
         workdir = f"/dev/shm/pifarm-test-{secrets.token_hex(4)}"
@@ -287,7 +287,7 @@ def test_a_board_warmer_than_asked_is_not_quiet(on_board):
     assert quiet.words == f"not quiet within 0 s: {quiet.temp_c:.1f} °C (needs below 0 °C)"
 
 
-def test_an_unknown_temperature_does_not_hold_the_wait(tmp_path):
+def test_an_unknown_temperature_does_not_hold_the_wait():
     quiet = telemetry.wait_until_quiet(
         ControllerEndpoint(), load_below=1000, cpu_below_pct=101, cool_below_c=0, deadline_s=0
     )
