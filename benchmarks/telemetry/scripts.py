@@ -121,6 +121,9 @@ echo sample; counters; echo end
 )
 
 QUIET_ROUND_TIMEOUT_S = 20  # a round takes a second and a bit (3 vcgencmd calls, one sleep)
+# The processes a network or tunnel trial involves besides its tool (modern scp is sftp-server
+# on the far end; sshd matches sshd-session too). The engine adds the tool's own name.
+NETWORK_PROCESSES = ("iperf3", "openvpn", "wireguard-go", "sshd", "scp", "sftp-server", "ksoftirqd")
 _PROCESS_NAME = re.compile(r"[A-Za-z0-9._+-]{1,15}")  # comm keeps 15 characters
 
 
