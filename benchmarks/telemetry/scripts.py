@@ -1,0 +1,138 @@
+"""The sampler and the quiet check: POSIX sh scripts (dash, busybox sh) run on a board or on
+the controller, printing raw counters that telemetry.samples turns into rates.
+
+Kept cheap for a Pi Zero: builtins read /proc and /sys (no process per PID); a sample costs the
+three vcgencmd calls, two subshells and the sleep.
+"""
+
+import re
+from collections.abc import Iterable
+
+# Shared by the sampler and the quiet check. `names` holds the process names to follow (plain
+# words, checked by sampler_argv). `set -f`: the unquoted expansions below split, never glob.
+_FUNCTIONS = r"""
+set -f
+header() {
+  clk=$(getconf CLK_TCK 2>/dev/null) || clk=
+  case $clk in '' | *[!0-9]*) clk=100 ;; esac
+  cpus=0
+  while read -r key _; do
+    case $key in cpu[0-9]*) cpus=$((cpus + 1)) ;; esac
+  done < /proc/stat
+  printf 'pifarm-sampler 1\nclk_tck %s\ncpus %s\n' "$clk" "$cpus"
+}
+# key file: the key, then the file's first line; nothing when the file cannot be read.
+line_of() {
+  v=
+  read -r v 2>/dev/null < "$2" || [ -n "$v" ] || return 0
+  printf '%s %s\n' "$1" "$v"
+}
+# label, then the fields of a /proc/PID/stat line after comm (state first): prints the label
+# and utime stime cutime cstime (fields 14-17 of the line).
+ticks() {
+  [ $# -ge 16 ] || return 0
+  label=$1
+  shift 12
+  printf '%s %s %s %s %s\n' "$label" "$1" "$2" "$3" "$4"
+}
+readings() {
+  if [ -n "$vc" ]; then
+    # At most three lines: a vcgencmd that floods cannot fill the log.
+    { vcgencmd measure_clock arm; vcgencmd measure_temp; vcgencmd get_throttled; } 2>&1 |
+      { n=0; while [ $n -lt 3 ] && IFS= read -r v; do echo "vc $v"; n=$((n + 1)); done; }
+  fi
+  line_of cur_freq_khz /sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq
+  line_of thermal_milli_c /sys/class/thermal/thermal_zone0/temp
+  swap_total= swap_free=
+  while read -r key value _; do
+    case $key in SwapTotal:) swap_total=$value ;; SwapFree:) swap_free=$value && break ;; esac
+  done < /proc/meminfo
+  echo "swap_kb $swap_total $swap_free"
+}
+# A cheap pass over every process's comm (dash's read takes a byte per system call), the stat
+# line only for those followed. In that line comm may hold spaces and parentheses: the fields
+# start after the last ')'.
+procs() {
+  [ -n "$names" ] || return 0
+  set +f
+  set -- /proc/[0-9]*/comm
+  set -f
+  for f do
+    comm=
+    IFS= read -r comm 2>/dev/null < "$f" || continue
+    for name in $names; do
+      case $comm in
+        "$name" | "$name"/* | "$name"-* | "$name":*)
+          line=
+          read -r line 2>/dev/null < "${f%/comm}/stat" || break
+          case $line in *")"*) ;; *) break ;; esac
+          # The time of this very read: a loaded board can stall the loop for a while.
+          up=
+          read -r up _ 2>/dev/null < /proc/uptime
+          ticks "proc $name ${line%% *} ${up:--}" ${line##*[)]}
+          break ;;
+      esac
+    done
+  done
+}
+counters() {
+  line_of uptime /proc/uptime
+  line_of stat /proc/stat
+  line_of loadavg /proc/loadavg
+  line=
+  read -r line < "/proc/$$/stat" && ticks self ${line##*[)]}
+  procs
+}
+vc=
+command -v vcgencmd > /dev/null 2>&1 && vc=1
+"""
+
+# $1 seconds between samples; the names of the processes to follow come next. A TERM (the
+# engine's stop, or the timeout) takes one last sample, so a trial shorter than the interval
+# still has a reading after it.
+SAMPLER = (
+    r"""
+interval=$1
+shift
+names=$*
+"""
+    + _FUNCTIONS
+    + r"""
+sample() { echo sample; readings; counters; echo end; }
+trap 'sample; exit 0' TERM INT HUP
+header
+while :; do
+  sample
+  sleep "$interval"
+done
+"""
+)
+
+# One round of the quiet check: the readings, then the counters over a 1-second window.
+QUIET_ROUND = (
+    "names=\n"
+    + _FUNCTIONS
+    + r"""
+header
+echo sample; readings; counters; echo end
+sleep 1
+echo sample; counters; echo end
+"""
+)
+
+QUIET_ROUND_TIMEOUT_S = 20  # a round takes a second and a bit (3 vcgencmd calls, one sleep)
+# The processes a network or tunnel trial involves besides its tool (modern scp is sftp-server
+# on the far end; sshd matches sshd-session too). The engine adds the tool's own name.
+NETWORK_PROCESSES = ("iperf3", "openvpn", "wireguard-go", "sshd", "scp", "sftp-server", "ksoftirqd")
+_PROCESS_NAME = re.compile(r"[A-Za-z0-9._+-]{1,15}")  # comm keeps 15 characters
+
+
+def sampler_argv(interval_s: float, process_names: Iterable[str]) -> list[str]:
+    """The sampler's argv for endpoint.start(dir, "sampler", argv, timeout)."""
+    if not 0.1 <= float(interval_s) <= 60:
+        raise ValueError(f"sampler interval {interval_s!r} s is not between 0.1 and 60 s")
+    names = list(dict.fromkeys(process_names))
+    bad = [name for name in names if not _PROCESS_NAME.fullmatch(name)]
+    if bad:
+        raise ValueError(f"process names must be 1-15 of A-Z a-z 0-9 . _ + -, not {bad!r:.80}")
+    return ["sh", "-c", SAMPLER, "pifarm-sampler", f"{float(interval_s):g}", *names]

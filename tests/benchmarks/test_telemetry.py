@@ -1,0 +1,440 @@
+"""Telemetry: the sampler on real boards (pisim) and the host, its parser, the quiet wait and
+the reasons a trial is suspect."""
+
+import dataclasses
+import json
+import secrets
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from benchmarks import telemetry
+from benchmarks.endpoints import BoardEndpoint, ControllerEndpoint
+from benchmarks.telemetry import Sample, parse_samples, summarize, suspect_reasons
+from devices import ssh, vcgencmd
+from devices.credentials import Credential
+from pisim import Faults
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "benchmarks" / "telemetry"
+PI4_LOG = (FIXTURES / "pi4_sha1sum.out").read_text()
+HOST_LOG = (FIXTURES / "host_sha1sum.out").read_text()
+ONE_CORE = 100.0  # procs CPU % of a process that keeps one core busy
+
+# Writes its PID, then becomes the burner (exec keeps the PID), niced ahead of the rest.
+BURNER = 'echo $$ > "$1"; shift; exec nice -n -10 "$@"'
+# A busy loop whose comm holds a ')' and spaces, and reads as a ksoftirqd/N kernel thread.
+RENAMED_BURNER = """
+import ctypes, sys
+ctypes.CDLL(None).prctl(15, sys.argv[1].encode(), 0, 0, 0)  # PR_SET_NAME
+while True:
+    pass
+"""
+
+
+def _board(node):
+    target = ssh.Target(
+        node.host, node.port, node.user, Credential("key", node.private_key_pem),
+        node.host_key_public,
+    )  # fmt: skip
+    return ssh.Session(target, ssh.Timeouts(connect=5, banner=5, auth=5))
+
+
+@pytest.fixture
+def on_board(pisim_farm):
+    """(BoardEndpoint, a fresh work directory on it) on the shared farm's Pi 4."""
+    node = pisim_farm.nodes["pi4"]
+    with _board(node) as session:
+        endpoint = BoardEndpoint(node.name, session)
+        workdir = f"/dev/shm/pifarm-test-{secrets.token_hex(4)}"
+        endpoint.run(["mkdir", "--", workdir], 10)
+        yield endpoint, workdir
+        stop_burners(endpoint, workdir)
+        endpoint.run(["rm", "-rf", "--", workdir], 10, sudo=True)
+
+
+def stop_burners(endpoint, workdir):
+    """End the test's burners, so the next test's sampler does not count them."""
+    script = 'for f in "$1"/*/pid; do [ -s "$f" ] && kill "$(cat -- "$f")"; done; true'
+    endpoint.run(["sh", "-c", script, "stop", workdir], 10, sudo=True)
+
+
+def run_sampler(endpoint, workdir, names, seconds, shell=("sh",)) -> list[Sample]:
+    """The sampler for `seconds` (its timeout ends it, with a last sample), parsed."""
+    argv = telemetry.sampler_argv(1, names)
+    endpoint.start(workdir, "sampler", [*shell, *argv[1:]], seconds)
+    assert endpoint.wait(workdir, "sampler", up_to_s=seconds + 5).finished
+    return parse_samples(endpoint.read(f"{workdir}/sampler.out", 1 << 20).text)
+
+
+def burn(endpoint, workdir, seconds, argv=("sha1sum", "/dev/zero"), comm="sha1sum") -> int:
+    """Start a CPU burner (niced ahead of the rest of this machine's work); its PID, once it
+    runs under its comm (a sampler started before would see it as new, with ticks of before)."""
+    directory = f"{workdir}/{secrets.token_hex(4)}"
+    argv = ["sh", "-c", BURNER, "burner", f"{directory}/pid", *argv]
+    endpoint.start(directory, "burn", argv, seconds, sudo=True)
+    script = 'pid=$(cat -- "$1") && [ "$(cat "/proc/$pid/comm")" = "$2" ] && echo "$pid"'
+    for _ in range(100):
+        running = endpoint.run(["sh", "-c", script, "running", f"{directory}/pid", comm], 5)
+        if running.ok:
+            return int(running.text)
+        time.sleep(0.05)
+    raise AssertionError(f"the burner {comm} did not start")
+
+
+def kernel_cpu_seconds(endpoint, pid: int) -> float:
+    """The CPU time of pid as the scheduler counts it (schedstat, ns): not from the utime and
+    stime ticks the sampler reads, so a reference for them."""
+    return int(endpoint.run(["cat", "--", f"/proc/{pid}/schedstat"], 5).text.split()[0]) / 1e9
+
+
+def sampled_and_kernel_pct(endpoint, workdir, pid, name, seconds, shell=("sh",)):
+    """(the sampler's CPU % for name over its run, the kernel's for pid over about the same
+    time). On an idle machine both are one core; other test sessions sharing the host's CPUs
+    can leave the burner less, and the two must still agree."""
+    before, started = kernel_cpu_seconds(endpoint, pid), time.monotonic()
+    samples = run_sampler(endpoint, workdir, [name], seconds, shell)
+    kernel = (kernel_cpu_seconds(endpoint, pid) - before) / (time.monotonic() - started)
+    assert len(rated(samples)) >= 2
+    used = sum(
+        later.procs.get(name, 0) * (later.t - earlier.t)
+        for earlier, later in zip(samples, samples[1:], strict=False)
+    )
+    return used / samples[-1].t, 100 * kernel
+
+
+def booted_arm_freq(endpoint) -> int:
+    answer = endpoint.run(["vcgencmd", "get_config", "arm_freq"], 10).text
+    return int(vcgencmd.parse_get_config(answer)["arm_freq"])
+
+
+def rated(samples):
+    return [sample for sample in samples if sample.cpu_busy_pct is not None]
+
+
+# --- the sampler's output, captured (see tests/fixtures/benchmarks/telemetry/README.md) ---
+
+
+def test_a_pi4_log_parses_into_a_baseline_and_one_sample_per_interval():
+    samples = parse_samples(PI4_LOG)
+    assert len(samples) == PI4_LOG.count("\nend\n") + PI4_LOG.endswith("\nend")
+    baseline, rest = samples[0], samples[1:]
+    assert baseline.t == 0 and baseline.cpu_busy_pct is None and baseline.procs == {}
+    assert all(later.t > earlier.t for earlier, later in zip(samples, rest, strict=False))
+    assert all(sample.cpu_busy_pct is not None for sample in rest)
+    assert {sample.throttled for sample in samples} == {0}
+    assert all(sample.temp_c is not None and sample.swap_used_kb == 0 for sample in samples)
+
+
+def test_a_pi4_log_shows_the_burner_on_one_core_and_the_clock_up_under_load():
+    samples = parse_samples(PI4_LOG)
+    burning = [sample.procs["sha1sum"] for sample in samples if "sha1sum" in sample.procs]
+    assert burning and max(burning) == pytest.approx(ONE_CORE, abs=10)
+    summary = summarize(samples)
+    idle_clock = min(sample.arm_mhz for sample in samples)
+    assert summary["arm_mhz_under_load"]["min"] > idle_clock
+    assert summary["arm_mhz_under_load"]["max"] == max(sample.arm_mhz for sample in samples)
+
+
+def test_a_host_without_vcgencmd_or_sysfs_readings_has_none_rather_than_zero():
+    samples = parse_samples(HOST_LOG)
+    assert len(samples) > 2
+    for sample in samples:
+        assert (sample.arm_mhz, sample.temp_c, sample.throttled) == (None, None, None)
+    assert max(sample.procs.get("sha1sum", 0) for sample in samples) == pytest.approx(
+        ONE_CORE, abs=10
+    )
+    summary = summarize(samples)
+    assert summary["arm_mhz_under_load"] is None and summary["throttled_seen"] is None
+
+
+def test_a_half_written_log_gives_its_complete_samples_unchanged():
+    whole = parse_samples(PI4_LOG)
+    cut = PI4_LOG[: PI4_LOG.rindex("\nend")]
+    assert parse_samples(cut) == whole[:-1]
+
+
+def test_samples_go_to_compact_json_and_back():
+    for sample in parse_samples(PI4_LOG):
+        stored = json.loads(json.dumps(sample.to_dict(), separators=(",", ":")))
+        back = Sample.from_dict(stored)
+        assert back.procs.keys() == sample.procs.keys()
+        assert back.t == pytest.approx(sample.t, abs=0.01)
+        assert back.cpu_busy_pct == pytest.approx(sample.cpu_busy_pct, abs=0.01)
+        assert back.to_dict() == stored
+    assert "cpu_busy_pct" not in parse_samples(PI4_LOG)[0].to_dict()  # None is left out
+
+
+@pytest.mark.parametrize("names", [["a b"], ["$(reboot)"], ["x" * 16], [""]])
+def test_the_sampler_refuses_process_names_that_are_not_plain_words(names):
+    with pytest.raises(ValueError, match="process names"):
+        telemetry.sampler_argv(1, names)
+
+
+# --- the sampler running, on a simulated Pi and on the host ---
+
+
+@pytest.mark.pisim
+@pytest.mark.parametrize("shell", [("sh",), ("busybox", "sh")], ids=["dash", "busybox"])
+def test_the_sampler_on_a_board_gives_a_burner_the_cpu_the_kernel_gave_it(on_board, shell):
+    endpoint, workdir = on_board
+    pid = burn(endpoint, workdir, 8)
+    sampled, kernel = sampled_and_kernel_pct(endpoint, workdir, pid, "sha1sum", 3, shell)
+    assert 0 < sampled <= ONE_CORE * 1.05
+    assert sampled == pytest.approx(kernel, abs=15)
+
+
+@pytest.mark.pisim
+def test_the_sampler_on_a_board_reads_the_clock_it_runs_at_under_load(on_board):
+    endpoint, workdir = on_board
+    burn(endpoint, workdir, 6)
+    samples = run_sampler(endpoint, workdir, ["sha1sum"], 3)
+    assert summarize(samples)["arm_mhz_under_load"]["max"] == booted_arm_freq(endpoint)
+
+
+@pytest.mark.pisim
+def test_a_comm_with_spaces_and_a_parenthesis_is_read_after_its_last_parenthesis(on_board):
+    endpoint, workdir = on_board
+    comm = "ksoftirqd/) 7 7"
+    pid = burn(endpoint, workdir, 8, ("python3", "-c", RENAMED_BURNER, comm), comm)
+    sampled, kernel = sampled_and_kernel_pct(endpoint, workdir, pid, "ksoftirqd", 3)
+    assert sampled == pytest.approx(kernel, abs=15)
+
+
+def test_the_sampler_runs_on_the_controller_too(tmp_path):
+    endpoint = ControllerEndpoint()
+    comm = f"tlm-{secrets.token_hex(4)}"  # the host's own processes hold sha1sums of others
+    pid = burn(endpoint, str(tmp_path), 6, ("python3", "-c", RENAMED_BURNER, comm), comm)
+    sampled, kernel = sampled_and_kernel_pct(endpoint, str(tmp_path), pid, comm, 2)
+    stop_burners(endpoint, str(tmp_path))
+    assert sampled == pytest.approx(kernel, abs=15)
+
+
+@pytest.mark.pisim
+def test_a_throttled_board_held_at_its_lowest_clock_makes_the_trial_suspect(pisim_node_factory):
+    node = pisim_node_factory(faults=Faults(throttled_after_boot=0x50005))
+    governor = "/sys/devices/system/cpu/cpufreq/policy0/scaling_governor"
+    node.run_as_root(["sh", "-c", 'echo powersave > "$1"', "sh", governor], check=True)
+    with _board(node) as session:
+        endpoint, workdir = BoardEndpoint(node.name, session), "/dev/shm/pifarm-test"
+        endpoint.run(["mkdir", "--", workdir], 10)
+        burn(endpoint, workdir, 6)
+        samples = run_sampler(endpoint, workdir, ["sha1sum"], 3)
+        arm_freq = booted_arm_freq(endpoint)
+        stop_burners(endpoint, workdir)
+    reasons = suspect_reasons(samples, expected_arm_mhz=arm_freq, involved={"sha1sum"})
+    # Only the sticky bits were there before the trial; the "now" bits are what counts.
+    throttled = f"throttled bits appeared during the trial: 0x5 ({vcgencmd.throttle_summary(5)})"
+    assert throttled in reasons
+    clock = [reason for reason in reasons if reason.startswith("the Arm clock under load")]
+    assert clock and clock[0].endswith(f"below the preset's arm_freq {arm_freq} MHz")
+
+
+@pytest.mark.pisim
+def test_a_vcgencmd_that_floods_cannot_fill_the_sampler_log(pisim_node_factory):
+    node = pisim_node_factory(faults=Faults(hostile=("flood",)))
+    with _board(node) as session:
+        endpoint, workdir = BoardEndpoint(node.name, session), "/dev/shm/pifarm-test"
+        run_sampler(endpoint, workdir, ["sshd"], 2)
+        log = endpoint.read(f"{workdir}/sampler.out", 1 << 20).text
+    blocks = log.count("\nend\n") + log.endswith("\nend")
+    assert blocks >= 2
+    assert log.count("\nvc ") <= 3 * (blocks + 1)  # + the one a TERM may have cut short
+    samples = parse_samples(log)
+    assert len(samples) == blocks and all(sample.arm_mhz for sample in samples)
+
+
+# --- waiting for a quiet board ---
+
+
+@pytest.mark.pisim
+def test_a_board_within_the_limits_is_quiet_at_once(on_board):
+    endpoint, _ = on_board
+    # The limits are above anything: the simulated boards share the host's load and CPU
+    # with whatever else runs here.
+    quiet = telemetry.wait_until_quiet(
+        endpoint, load_below=1000, cpu_below_pct=101, cool_below_c=80, deadline_s=30
+    )
+    assert quiet.reached, quiet.words
+    assert quiet.words.startswith(f"quiet after {quiet.waited_s:.1f} s (load ")
+    assert quiet.temp_c is not None and f"{quiet.temp_c:.1f} °C" in quiet.words
+
+
+@pytest.mark.pisim
+def test_a_board_burning_every_core_is_not_quiet_within_the_deadline(on_board):
+    endpoint, workdir = on_board
+    cpus = parse_samples(endpoint.run(["sh", "-c", telemetry.QUIET_ROUND], 20).text)[0].cpus
+    for _ in range(cpus):
+        burn(endpoint, workdir, 6)
+    quiet = telemetry.wait_until_quiet(
+        endpoint, load_below=1000, cpu_below_pct=50, cool_below_c=None, deadline_s=2
+    )
+    assert not quiet.reached
+    assert quiet.waited_s >= 2
+    assert quiet.words.startswith("not quiet within 2 s: CPU ")
+    assert quiet.cpu_busy_pct >= 50
+
+
+@pytest.mark.pisim
+def test_a_board_warmer_than_asked_is_not_quiet(on_board):
+    endpoint, _ = on_board
+    quiet = telemetry.wait_until_quiet(
+        endpoint, load_below=1000, cpu_below_pct=101, cool_below_c=0, deadline_s=0
+    )
+    assert not quiet.reached
+    assert quiet.words == f"not quiet within 0 s: {quiet.temp_c:.1f} °C (needs below 0 °C)"
+
+
+def test_an_unknown_temperature_does_not_hold_the_wait():
+    quiet = telemetry.wait_until_quiet(
+        ControllerEndpoint(), load_below=1000, cpu_below_pct=101, cool_below_c=0, deadline_s=0
+    )
+    assert quiet.reached and quiet.temp_c is None
+    assert quiet.words.endswith(", temperature unknown)")
+
+
+# --- the reasons a trial is suspect ---
+
+
+READINGS = {"arm_mhz", "temp_c", "throttled", "swap_used_kb", "cpus", "load1"}
+
+
+def trial(*changes, **common):
+    """A baseline and one rated sample per dict in changes, each a loaded interval of the tool
+    on one core of two, at 1500 MHz, unthrottled, no swap in use, unless changed; common
+    changes every sample (the baseline only in its readings: it has no rates)."""
+    usual = {"arm_mhz": 1500, "throttled": 0, "swap_used_kb": 0, "cpus": 2, "load1": 1.0}
+    readings = {key: value for key, value in common.items() if key in READINGS}
+    samples = [Sample(t=0.0, **{**usual, **readings})]
+    for i, change in enumerate(changes, start=1):
+        loaded = {"cpu_busy_pct": 52.0, "cpu_user_pct": 50.0, "cpu_sys_pct": 2.0,
+                  "procs": {"tool": 100.0}, "sampler_pct": 2.0}  # fmt: skip
+        samples.append(Sample(t=float(i), **{**usual, **loaded, **common, **change}))
+    return samples
+
+
+CLEAN = ({}, {}, {}, {})
+SUSPECT_CASES = {
+    "a clean trial": (trial(*CLEAN), []),
+    "bits already set before the trial": (trial(*CLEAN, throttled=0x50000), []),
+    "under-voltage now": (
+        trial({}, {"throttled": 0x50005}, {}, {}),
+        [
+            "throttled bits appeared during the trial: 0x50005 "
+            f"({vcgencmd.throttle_summary(0x50005)})"
+        ],
+    ),
+    "a sticky bit that appeared": (
+        trial({}, {}, {"throttled": 0x40000}, {}),
+        ["throttled bits appeared during the trial: 0x40000 (throttling has occurred since boot)"],
+    ),
+    "the clock held low under load": (
+        trial(*CLEAN, arm_mhz=600),
+        ["the Arm clock under load stayed at 600 MHz, below the preset's arm_freq 1500 MHz"],
+    ),
+    "the clock low only while idle": (
+        trial({}, {}, {"arm_mhz": 600, "cpu_busy_pct": 3.0, "procs": {}}, {}),
+        [],
+    ),
+    "the clock mostly low": (
+        trial({"arm_mhz": 600}, {"arm_mhz": 600}, {"arm_mhz": 1200}, {}),
+        [
+            "the Arm clock under load was at a median of 600 MHz (600-1200 MHz over 3 samples), "
+            "below the preset's arm_freq 1500 MHz"
+        ],
+    ),  # fmt: skip
+    "a busy process not of the benchmark": (
+        trial(*CLEAN, procs={"tool": 100.0, "sshd": 90.0}, cpu_busy_pct=98.0, sampler_pct=0.0),
+        [
+            "background CPU averaged 48 % of the board (not the benchmark's processes; "
+            "the limit is 25 %)"
+        ],
+    ),  # fmt: skip
+    "swap grew": (
+        trial({}, {"swap_used_kb": 6000}, {"swap_used_kb": 12288}, {}),
+        ["swap in use grew by 12 MB"],
+    ),
+    "no vcgencmd": (trial(*CLEAN, arm_mhz=None, throttled=None), []),
+    "no telemetry": ([], ["telemetry is missing: the sampler recorded nothing during the trial"]),
+    "only the first reading": (
+        trial(),
+        [
+            "telemetry is missing: the sampler recorded no interval of the trial, only its first "
+            "reading"
+        ],
+    ),  # fmt: skip
+}
+
+
+@pytest.mark.parametrize("samples, expected", SUSPECT_CASES.values(), ids=SUSPECT_CASES.keys())
+def test_a_trial_is_suspect_for_the_reasons_its_telemetry_shows(samples, expected):
+    assert suspect_reasons(samples, expected_arm_mhz=1500, involved={"tool"}) == expected
+
+
+def test_the_summary_gives_the_clock_under_load_the_hottest_reading_and_the_bits_seen():
+    samples = trial({"temp_c": 50.0}, {"temp_c": 61.5, "throttled": 0x8}, {"arm_mhz": 1400}, {})
+    summary = summarize(samples)
+    assert summary["n"] == len(samples) and summary["duration_s"] == samples[-1].t
+    assert summary["arm_mhz_under_load"] == {"min": 1400, "median": 1500, "max": 1500}
+    assert summary["temp_max_c"] == 61.5 and summary["throttled_seen"] == 0x8
+    assert summary["procs_mean_pct"] == {"tool": 100.0}
+
+
+def test_the_summary_weighs_each_interval_by_its_length():
+    baseline, full, short = trial({"cpu_busy_pct": 60.0}, {"cpu_busy_pct": 20.0, "procs": {}})
+    short = dataclasses.replace(short, t=full.t + 0.25)  # cut short by the stop
+    summary = summarize([baseline, full, short])
+    seconds = short.t - baseline.t
+    assert summary["cpu_busy_mean_pct"] == pytest.approx((60 * 1 + 20 * 0.25) / seconds)
+    assert summary["procs_mean_pct"] == {"tool": pytest.approx(100 * 1 / seconds)}
+
+
+# --- fuzzing the parser with what a broken or hostile board could print ---
+
+KEYS = ["sample", "end", "vc", "uptime", "stat", "loadavg", "cur_freq_khz", "thermal_milli_c",
+        "swap_kb", "self", "proc", "clk_tck", "cpus", "pifarm-sampler"]  # fmt: skip
+VALUES = st.one_of(
+    st.text(max_size=40),
+    st.lists(st.integers(min_value=-5, max_value=10**30).map(str), max_size=11).map(" ".join),
+    st.sampled_from(["cpu  1 2 3 4", "frequency(48)=1500000000", "temp=nan'C", "1e309", "x)"]),
+)
+FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def check_samples(samples):
+    assert all(isinstance(sample, Sample) for sample in samples)
+    assert all(later.t > earlier.t for earlier, later in zip(samples, samples[1:], strict=False))
+    json.dumps([sample.to_dict() for sample in samples], allow_nan=False)
+    summarize(samples)
+    suspect_reasons(samples, expected_arm_mhz=1500, involved={"sha1sum"})
+
+
+@FUZZ
+@given(st.text(max_size=2000))
+def test_any_text_parses_without_crashing(text):
+    check_samples(parse_samples(text))
+
+
+@FUZZ
+@given(st.lists(st.tuples(st.sampled_from(KEYS), VALUES), max_size=60))
+def test_lines_in_the_sampler_vocabulary_with_junk_values_parse_without_crashing(lines):
+    check_samples(parse_samples("\n".join(f"{key} {value}" for key, value in lines)))
+
+
+@FUZZ
+@given(st.integers(min_value=0, max_value=len(PI4_LOG)))
+def test_a_log_cut_anywhere_gives_a_prefix_of_the_whole_log_samples(cut):
+    part = parse_samples(PI4_LOG[:cut])
+    assert part == parse_samples(PI4_LOG)[: len(part)]
+
+
+@FUZZ
+@given(st.data())
+def test_a_log_with_lines_replaced_by_junk_parses_without_crashing(data):
+    lines = PI4_LOG.splitlines()
+    for _ in range(data.draw(st.integers(min_value=1, max_value=8))):
+        index = data.draw(st.integers(min_value=0, max_value=len(lines) - 1))
+        lines[index] = data.draw(st.one_of(VALUES, st.sampled_from(KEYS)))
+    check_samples(parse_samples("\n".join(lines)))
