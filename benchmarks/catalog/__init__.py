@@ -1,10 +1,10 @@
 """The built-in benchmarks, each declared once (see spec.py), looked up by name."""
 
-from benchmarks.catalog import cpu
+from benchmarks.catalog import cpu, network
 from benchmarks.catalog.spec import Benchmark
 
 BUILT_IN: dict[str, Benchmark] = {
-    benchmark.name: benchmark for module in (cpu,) for benchmark in module.BENCHMARKS
+    benchmark.name: benchmark for module in (cpu, network) for benchmark in module.BENCHMARKS
 }
 
 

@@ -1,0 +1,107 @@
+"""iperf3 pieces shared by the network and tunnel benchmarks: the server, the client, the
+parsers of its JSON report (`-J`, iperf 3.12 as Debian 12 ships it), and NIC offloads.
+
+iperf3 figures come from its own end-of-test report: the receiver's side for throughput and
+packet counts (what arrived), the sender's for TCP retransmits.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from benchmarks.catalog.spec import Command, Param, ParseError, Where
+
+CONNECT_TIMEOUT_MS = "5000"  # a peer that does not answer fails the trial in 5 s, not 2 min
+SERVER_SLACK_S = 30  # the server outlives the client's duration by this much at most
+
+DURATION = Param("duration", "int", 10, "seconds of traffic", min=1, max=300)
+
+# $1 address, $2 seconds at most; the command follows. Runs it once the address is one of
+# this host's own, so a server can bind to a tunnel's inner address that its tunnel (started
+# at the same time) has not configured yet.
+_WHEN_LOCAL = r"""
+addr=$1 limit=$2
+shift 2
+i=0
+while [ -z "$(ip -o addr show to "$addr")" ]; do
+  [ $i -ge $((limit * 10)) ] && { echo "$addr never appeared on this host" >&2; exit 1; }
+  sleep 0.1; i=$((i + 1))
+done
+exec "$@"
+"""
+
+
+def server(on: Where, address: str, port: int, seconds: float, *, wait_for_address=False):
+    """A one-off iperf3 server bound to address (never to every interface)."""
+    argv: tuple[str, ...] = ("iperf3", "-s", "-1", "-p", str(port), "-B", address)
+    if wait_for_address:
+        argv = ("sh", "-c", _WHEN_LOCAL, "pifarm-when-local", address, "30", *argv)
+    return Command(on, argv, timeout_s=seconds + SERVER_SLACK_S)
+
+
+def client(address: str, port: int, seconds: int, *options: str) -> tuple[str, ...]:
+    return (
+        "iperf3", "-c", address, "-p", str(port), "-t", str(seconds), "-J",
+        "--connect-timeout", CONNECT_TIMEOUT_MS, *options,
+    )  # fmt: skip
+
+
+def report(text: str) -> dict[str, Any]:
+    """The JSON report, or ParseError saying what is wrong (iperf3's own error included)."""
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, TypeError, RecursionError):
+        raise ParseError("iperf3 printed no JSON report (was it run with -J?)") from None
+    if not isinstance(data, dict):
+        raise ParseError("iperf3's report is not a JSON object")
+    if data.get("error"):
+        raise ParseError(f"iperf3 reported an error: {str(data['error'])[:300]}")
+    return data
+
+
+def number(data: Any, *path: str) -> float:
+    """data[path...] as a finite number, or ParseError naming the missing field."""
+    value = data
+    for key in path:
+        if not isinstance(value, dict) or key not in value:
+            raise ParseError(f"iperf3's report has no {'.'.join(path)}")
+        value = value[key]
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ParseError(f"iperf3's {'.'.join(path)} is not a number: {str(value)[:50]!r}")
+    return float(value)
+
+
+def version_and_cpu(data: dict) -> dict[str, Any]:
+    """Details every iperf3 benchmark keeps: the version and iperf3's own CPU figures."""
+    version = data.get("start", {}).get("version") if isinstance(data.get("start"), dict) else None
+    cpu = data.get("end", {}).get("cpu_utilization_percent", {})
+    return {
+        "iperf3_version": str(version or "unknown")[:40],
+        "cpu_percent_host": _optional(cpu, "host_total"),
+        "cpu_percent_remote": _optional(cpu, "remote_total"),
+    }
+
+
+def _optional(data: Any, key: str) -> float | None:
+    value = data.get(key) if isinstance(data, dict) else None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def tcp_figures(text: str) -> tuple[dict[str, float], dict[str, Any]]:
+    """Throughput (Mbit/s, what the receiver got) and the sender's retransmits."""
+    data = report(text)
+    seconds = number(data, "end", "sum_received", "seconds")
+    if seconds <= 0:
+        raise ParseError(f"iperf3 measured for {seconds} s, which cannot be")
+    values = {
+        "throughput": number(data, "end", "sum_received", "bits_per_second") / 1e6,
+        "retransmits": number(data, "end", "sum_sent", "retransmits"),
+    }
+    details = version_and_cpu(data)
+    details["seconds"] = seconds
+    details["bytes_received"] = number(data, "end", "sum_received", "bytes")
+    return values, details
