@@ -17,9 +17,10 @@ from dataclasses import dataclass
 
 from devices import ssh
 
-# $1 dir, $2 name, $3 timeout (s); the command follows. The wrapper itself is the session
-# leader (setsid), so `kill -- -pgid` reaches the command and anything it started. The exit
-# status lands in <name>.exit by rename, so a reader never sees half of it.
+# $1 dir, $2 name, $3 timeout (s); the command follows. The wrapper runs in a session of its
+# own (setsid); `timeout` puts itself and the command into a process group of their own, whose
+# id (timeout's pid) is the pid file's, so `kill -TERM -pgid` reaches the command and all it
+# started. The exit status lands in <name>.exit by rename, so a reader never sees half of it.
 _START = r"""
 set -eu
 dir=$1 name=$2 limit=$3
@@ -27,9 +28,10 @@ shift 3
 mkdir -p -- "$dir"
 setsid sh -c '
   dir=$1 name=$2 limit=$3; shift 3
-  echo $$ > "$dir/$name.pid"
   set +e
-  timeout -k 5 "$limit" "$@" > "$dir/$name.out" 2> "$dir/$name.err" < /dev/null
+  timeout -k 5 "$limit" "$@" > "$dir/$name.out" 2> "$dir/$name.err" < /dev/null &
+  echo $! > "$dir/$name.pid"
+  wait $!
   echo $? > "$dir/$name.exit.tmp"
   mv -f -- "$dir/$name.exit.tmp" "$dir/$name.exit"
 ' pifarm-detached "$dir" "$name" "$limit" "$@" > /dev/null 2>&1 < /dev/null &
@@ -49,25 +51,26 @@ tail -c "$tail" -- "$dir/$name.out" 2>/dev/null
 """
 
 # $1 dir; the names follow. TERM to each process group, KILL to what is left 2 s later.
+# No `--` before a negative pid: dash's kill (Debian's sh) takes it for a pid and fails.
 _STOP = r"""
 dir=$1; shift
 for name in "$@"; do
   [ -s "$dir/$name.pid" ] || continue
   [ -e "$dir/$name.exit" ] && continue
-  kill -TERM -- "-$(cat -- "$dir/$name.pid")" 2>/dev/null || true
+  kill -TERM "-$(cat -- "$dir/$name.pid")" 2>/dev/null || true
 done
 i=0
 while [ $i -lt 40 ]; do
   alive=0
   for name in "$@"; do
     [ -s "$dir/$name.pid" ] || continue
-    kill -0 -- "-$(cat -- "$dir/$name.pid")" 2>/dev/null && alive=1
+    kill -0 "-$(cat -- "$dir/$name.pid")" 2>/dev/null && alive=1
   done
   [ $alive -eq 0 ] && exit 0
   sleep 0.05; i=$((i + 1))
 done
 for name in "$@"; do
-  [ -s "$dir/$name.pid" ] && kill -KILL -- "-$(cat -- "$dir/$name.pid")" 2>/dev/null
+  [ -s "$dir/$name.pid" ] && kill -KILL "-$(cat -- "$dir/$name.pid")" 2>/dev/null
 done
 exit 0
 """
