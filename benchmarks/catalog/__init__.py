@@ -1,10 +1,12 @@
 """The built-in benchmarks, each declared once (see spec.py), looked up by name."""
 
-from benchmarks.catalog import cpu, network
+from benchmarks.catalog import cpu, network, tunnels
 from benchmarks.catalog.spec import Benchmark
 
 BUILT_IN: dict[str, Benchmark] = {
-    benchmark.name: benchmark for module in (cpu, network) for benchmark in module.BENCHMARKS
+    benchmark.name: benchmark
+    for module in (cpu, network, tunnels)
+    for benchmark in module.BENCHMARKS
 }
 
 

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from typing import Any
 
 from benchmarks.catalog.spec import Command, Param, ParseError, Where
 
 CONNECT_TIMEOUT_MS = "5000"  # a peer that does not answer fails the trial in 5 s, not 2 min
 SERVER_SLACK_S = 30  # the server outlives the client's duration by this much at most
+ADDRESS_WAIT_S = 30  # how long a server waits for its tunnel's address
 
 DURATION = Param("duration", "int", 10, "seconds of traffic", min=1, max=300)
 
@@ -33,12 +35,17 @@ exec "$@"
 """
 
 
+def when_local(command: Command, address: str) -> Command:
+    """The same server, started once address is one of its host's own."""
+    wait = ("sh", "-c", _WHEN_LOCAL, "pifarm-when-local", address, str(ADDRESS_WAIT_S))
+    return replace(command, argv=(*wait, *command.argv))
+
+
 def server(on: Where, address: str, port: int, seconds: float, *, wait_for_address=False):
     """A one-off iperf3 server bound to address (never to every interface)."""
-    argv: tuple[str, ...] = ("iperf3", "-s", "-1", "-p", str(port), "-B", address)
-    if wait_for_address:
-        argv = ("sh", "-c", _WHEN_LOCAL, "pifarm-when-local", address, "30", *argv)
-    return Command(on, argv, timeout_s=seconds + SERVER_SLACK_S)
+    argv = ("iperf3", "-s", "-1", "-p", str(port), "-B", address)
+    command = Command(on, argv, timeout_s=seconds + SERVER_SLACK_S)
+    return when_local(command, address) if wait_for_address else command
 
 
 def client(address: str, port: int, seconds: int, *options: str) -> tuple[str, ...]:

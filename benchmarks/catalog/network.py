@@ -300,7 +300,7 @@ def write_private(on, path: str, content: bytes) -> Command:
     return Command(on, ("sh", "-c", _WRITE_PRIVATE, "pifarm-write", path), stdin=content)
 
 
-def scp_plan(params: dict, ctx: Context, peer_address: str, seconds: float) -> Plan:
+def scp_plan(size: str, cipher: str, ctx: Context, peer_address: str, seconds: float) -> Plan:
     """scp to a throwaway sshd on the peer, on the trial's port, bound to peer_address.
 
     The sshd runs as the peer's own user (no root), knows one per-trial client key, and its
@@ -309,9 +309,8 @@ def scp_plan(params: dict, ctx: Context, peer_address: str, seconds: float) -> P
         raise ParamError("scp needs the peer's user name (the engine gives it as peer_user)")
     board = ctx.workdir
     target = f"{ctx.peer_user}@{peer_address}:{ctx.peer_workdir}/received"
-    size = str(parse_size(params["size"]))
     timed = (
-        "sh", "-c", _TIMED_SCP, "pifarm-scp", f"{board}/sent", size, params["cipher"],
+        "sh", "-c", _TIMED_SCP, "pifarm-scp", f"{board}/sent", str(parse_size(size)), cipher,
         str(ctx.port), f"{board}/id_scp", f"{board}/known_hosts", target,
     )  # fmt: skip
     return Plan(
@@ -360,7 +359,7 @@ def scp_figures(text: str) -> tuple[dict[str, float], dict]:
 
 
 def _scp_plan(params: dict, ctx: Context) -> Plan:
-    return scp_plan(params, ctx, ctx.peer_address, SCP.timeout_s)
+    return scp_plan(params["size"], params["cipher"], ctx, ctx.peer_address, SCP.timeout_s)
 
 
 def _scp_parse(outputs, params) -> Parsed:
