@@ -59,7 +59,7 @@ def report(text: str) -> dict[str, Any]:
     """The JSON report, or ParseError saying what is wrong (iperf3's own error included)."""
     try:
         data = json.loads(text)
-    except (json.JSONDecodeError, TypeError, RecursionError):
+    except (ValueError, TypeError, RecursionError):  # ValueError: JSON, or a 5000-digit int
         raise ParseError("iperf3 printed no JSON report (was it run with -J?)") from None
     if not isinstance(data, dict):
         raise ParseError("iperf3's report is not a JSON object")
@@ -75,27 +75,36 @@ def number(data: Any, *path: str) -> float:
         if not isinstance(value, dict) or key not in value:
             raise ParseError(f"iperf3's report has no {'.'.join(path)}")
         value = value[key]
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    found = _finite(value)
+    if found is None:
         raise ParseError(f"iperf3's {'.'.join(path)} is not a number: {str(value)[:50]!r}")
-    return float(value)
+    return found
+
+
+def _finite(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        value = float(value)
+    except OverflowError:
+        return None
+    return value if math.isfinite(value) else None
 
 
 def version_and_cpu(data: dict) -> dict[str, Any]:
     """Details every iperf3 benchmark keeps: the version and iperf3's own CPU figures."""
-    version = data.get("start", {}).get("version") if isinstance(data.get("start"), dict) else None
-    cpu = data.get("end", {}).get("cpu_utilization_percent", {})
+    start, end = _part(data, "start"), _part(data, "end")
+    cpu = _part(end, "cpu_utilization_percent")
     return {
-        "iperf3_version": str(version or "unknown")[:40],
-        "cpu_percent_host": _optional(cpu, "host_total"),
-        "cpu_percent_remote": _optional(cpu, "remote_total"),
+        "iperf3_version": str(start.get("version") or "unknown")[:40],
+        "cpu_percent_host": _finite(cpu.get("host_total")),
+        "cpu_percent_remote": _finite(cpu.get("remote_total")),
     }
 
 
-def _optional(data: Any, key: str) -> float | None:
-    value = data.get(key) if isinstance(data, dict) else None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return None
-    return float(value)
+def _part(data: dict, key: str) -> dict:
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
 
 
 def tcp_figures(text: str) -> tuple[dict[str, float], dict[str, Any]]:

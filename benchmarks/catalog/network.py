@@ -223,7 +223,7 @@ def _dropped_packets(text: str) -> float:
             for expr in item["rule"]["expr"]
             if isinstance(expr, dict) and "counter" in expr
         ]
-    except (json.JSONDecodeError, TypeError, KeyError, RecursionError):
+    except (ValueError, TypeError, KeyError, RecursionError):
         raise ParseError("the board's nft table listing is not the JSON nft -j prints") from None
     if len(counters) != 1 or isinstance(counters[0], bool) or not isinstance(counters[0], int):
         raise ParseError(f"expected one packet counter in the board's table, found {counters!r}")
@@ -287,7 +287,7 @@ _TIMED_SCP = r"""
 set -eu
 head -c "$2" /dev/urandom > "$1"
 start=$(date +%s%N)
-scp -q -B -F /dev/null -c "$3" -P "$4" -i "$5" -o IdentitiesOnly=yes \
+scp -B -F /dev/null -c "$3" -P "$4" -i "$5" -o IdentitiesOnly=yes \
   -o UserKnownHostsFile="$6" -o GlobalKnownHostsFile=/dev/null -o StrictHostKeyChecking=yes \
   -o ConnectTimeout=5 -o Compression=no -- "$1" "$7"
 end=$(date +%s%N)

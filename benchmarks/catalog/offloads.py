@@ -29,8 +29,10 @@ shift 2
 ethtool -K "$dev" "$@"
 """
 
-# $1 the state file. Aggregates (a line followed by indented ones) are left out: their
-# members are restored one by one, in one ethtool call so dependencies settle together.
+# $1 the state file. What is restored is what was requested (`off [requested on]` is "on":
+# the kernel turns it on when it can), feature by feature. Aggregates (a line followed by
+# indented ones) are left out: their members are set, in one ethtool call so dependencies
+# settle together.
 _RESTORE = r"""
 set -u
 [ -s "$1" ] || exit 0
@@ -39,7 +41,9 @@ ip link show dev "$dev" > /dev/null 2>&1 || exit 0
 changeable() {
   awk 'NR > 1 { indented[NR] = /^\t/ }
        NR > 1 && !/\[fixed\]/ && /: (on|off)/ {
-         name = $1; sub(/:$/, "", name); state[NR] = name " " $2 }
+         name = $1; sub(/:$/, "", name); wanted = $2
+         if (/\[requested on\]/) wanted = "on"; if (/\[requested off\]/) wanted = "off"
+         state[NR] = name " " wanted }
        END { for (i = 2; i <= NR; i++)
                if ((i in state) && !(indented[i + 1] && !indented[i])) print state[i] }'
 }

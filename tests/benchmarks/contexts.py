@@ -11,6 +11,7 @@ import getpass
 import itertools
 import os
 import socket
+import subprocess
 import uuid
 
 from benchmarks.catalog.spec import Context
@@ -82,3 +83,33 @@ def to_node(board, peer) -> Context:
         tunnel=tunnel(port),
         port=port,
     )
+
+
+def left_on_node(node, ctx: Context) -> list[str]:
+    """What this trial left on a node: its processes, tunnel interface or nft table."""
+    return _left(node.run_as_root, ctx)
+
+
+def left_on_controller(ctx: Context) -> list[str]:
+    """The same on this host; processes are told apart by the trial's own port or interface."""
+    return _left(lambda argv: subprocess.run(argv, capture_output=True, check=False), ctx)
+
+
+def _left(run, ctx: Context) -> list[str]:
+    ifname, port = ctx.tunnel["ifname"], str(ctx.port)
+    patterns = (f"openvpn.*{ifname}", f"wireguard-go.*{ifname}", f"iperf3.* -p {port}",
+                f"sshd.* -p {port}")  # fmt: skip
+    left = []
+    for pattern in patterns:
+        found = run(["pgrep", "-a", "-f", pattern]).stdout
+        left += [line for line in _lines(found) if "pgrep" not in line]
+    if run(["ip", "link", "show", "dev", ifname]).returncode == 0:
+        left.append(f"interface {ifname}")
+    if run(["nft", "list", "table", "inet", f"pifarm_fw{port}"]).returncode == 0:
+        left.append(f"nft table pifarm_fw{port}")
+    return left
+
+
+def _lines(output) -> list[str]:
+    text = output.decode(errors="replace") if isinstance(output, bytes) else output
+    return [line for line in text.splitlines() if line.strip()]
