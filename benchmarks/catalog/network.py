@@ -29,6 +29,7 @@ DIRECTION = Param(
     "direction", "choice", "board-to-peer", "who sends",
     choices=("board-to-peer", "peer-to-board"),
 )  # fmt: skip
+# 64 bytes of payload make 110-byte Ethernet frames; 18 would make the 64-byte minimum frame.
 PAYLOAD = Param("payload", "int", 64, "UDP payload in bytes", min=16, max=1472)
 BITRATE = Param(
     "bitrate", "text", "0", "target bitrate, e.g. 50M (0: as fast as it can)",

@@ -14,6 +14,8 @@ works, else wireguard-go; which one ran is a detail of the result.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from benchmarks.catalog import iperf3, keys, network
 from benchmarks.catalog.spec import (
     Benchmark,
@@ -67,8 +69,8 @@ ip link delete dev "$1"
 def _through_tunnel(ctx: Context, argv: tuple[str, ...], seconds: float) -> Command:
     """Root: ping needs it where it has no capability of its own (and tunnels need root)."""
     wait = ("sh", "-c", _WHEN_TUNNEL_PASSES, "pifarm-when-tunnel", ctx.tunnel["peer_ip"])
-    return Command("board", (*wait, str(TUNNEL_UP_S), *argv), timeout_s=seconds + SLACK_S,
-                   sudo=True)  # fmt: skip
+    argv = (*wait, str(TUNNEL_UP_S), *argv)
+    return Command("board", argv, timeout_s=seconds + SLACK_S, sudo=True)
 
 
 def _delete_links(ctx: Context) -> tuple[Command, ...]:
@@ -125,8 +127,8 @@ def _openvpn(on: Where, params: dict, ctx: Context, workdir: str, other_fingerpr
     )  # fmt: skip
     if on == "board":
         return (*argv, "--tls-client", "--nobind", "--remote", ctx.peer_address, tunnel["port"])
-    return (*argv, "--tls-server", "--dh", "none", "--local", ctx.peer_address,
-            "--lport", tunnel["port"])  # fmt: skip
+    listen = ("--local", ctx.peer_address, "--lport", tunnel["port"])
+    return (*argv, "--tls-server", "--dh", "none", *listen)
 
 
 def _openvpn_ends(params: dict, ctx: Context, seconds: float):
@@ -150,8 +152,8 @@ def _openvpn_ends(params: dict, ctx: Context, seconds: float):
 def _openvpn_plan(params: dict, ctx: Context) -> Plan:
     setup, tunnels = _openvpn_ends(params, ctx, params["duration"])
     server, measure = _iperf3_through(ctx, params["duration"])
-    return Plan(setup=setup, servers=(*tunnels, server), measure=measure,
-                teardown=_delete_links(ctx))  # fmt: skip
+    servers = (*tunnels, server)
+    return Plan(setup=setup, servers=servers, measure=measure, teardown=_delete_links(ctx))
 
 
 def _openvpn_scp_plan(params: dict, ctx: Context) -> Plan:
@@ -204,7 +206,7 @@ OPENVPN_SCP = Benchmark(
     params=(
         *OPENVPN_PARAMS,
         network.FILE_SIZE,
-        Param("ssh_cipher", "choice", network.SSH_CIPHERS[0], choices=network.SSH_CIPHERS),
+        replace(network.SSH_CIPHER, name="ssh_cipher"),
     ),
     metrics=network.SCP_METRICS,
     plan=_openvpn_scp_plan,
