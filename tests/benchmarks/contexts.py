@@ -70,6 +70,19 @@ def to_controller(node) -> Context:
     )
 
 
+def on_paper() -> Context:
+    """A context for looking at plans only: nothing listens at these addresses."""
+    return Context(
+        workdir="/dev/shm/pifarm-board",
+        board_address="10.213.1.11",
+        peer_address="10.213.1.1",
+        peer_workdir="/dev/shm/pifarm-peer",
+        peer_user="pi",
+        tunnel=tunnel(40000),
+        port=40000,
+    )
+
+
 def to_node(board, peer) -> Context:
     """One node as the board, another node of the same farm as its peer."""
     port = free_port_pair("127.0.0.1")  # nodes have their own ports; any number will do

@@ -54,8 +54,8 @@ def kernel_has_wireguard() -> bool:
 # ---- keys and plans --------------------------------------------------------------------
 
 
-def test_each_end_gets_only_its_own_private_key(pisim_farm):
-    ctx = contexts.to_controller(pisim_farm["pi3"])
+def test_each_end_gets_only_its_own_private_key():
+    ctx = contexts.on_paper()
     for name in TUNNELS:
         plan, _ = plan_for(name, ctx)
         keys = {
@@ -67,9 +67,8 @@ def test_each_end_gets_only_its_own_private_key(pisim_farm):
             assert not any(b"PRIVATE KEY" in arg.encode() for arg in command.argv)
 
 
-def test_openvpn_pins_the_sha256_fingerprint_of_the_other_ends_certificate(tmp_path, pisim_farm):
-    ctx = contexts.to_controller(pisim_farm["pi3"])
-    plan, _ = plan_for("openvpn", ctx)
+def test_openvpn_pins_the_sha256_fingerprint_of_the_other_ends_certificate(tmp_path):
+    plan, _ = plan_for("openvpn", contexts.on_paper())
     board_server, peer_server = plan.servers[:2]
     peer_certificate = next(
         c.stdin for c in plan.setup if c.on == "peer" and c.argv[-1].endswith(".crt")
@@ -82,9 +81,8 @@ def test_openvpn_pins_the_sha256_fingerprint_of_the_other_ends_certificate(tmp_p
     assert peer_server.argv[peer_server.argv.index("--peer-fingerprint") + 1] != pinned
 
 
-def test_wireguard_keys_are_what_wg_derives_from_the_private_ones(pisim_farm):
-    ctx = contexts.to_controller(pisim_farm["pi3"])
-    plan, _ = plan_for("wireguard", ctx)
+def test_wireguard_keys_are_what_wg_derives_from_the_private_ones():
+    plan, _ = plan_for("wireguard", contexts.on_paper())
     board_key = next(c.stdin for c in plan.setup if c.on == "board")
     derived = subprocess.run(["wg", "pubkey"], input=board_key, capture_output=True, check=True)
     peer_server = plan.servers[1]
