@@ -114,11 +114,12 @@ def _providers(cipher: str) -> tuple[str, ...]:
 
 
 def _openvpn(on: Where, params: dict, ctx: Context, workdir: str, other_fingerprint: str):
-    tunnel, mine = ctx.tunnel, ("board_ip", "peer_ip") if on == "board" else ("peer_ip", "board_ip")
-    cipher = params["cipher"]
+    tunnel, cipher = ctx.tunnel, params["cipher"]
+    inner = (tunnel["board_ip"], tunnel["peer_ip"])
+    local, remote = inner if on == "board" else reversed(inner)
     argv = (
         "openvpn", "--dev", tunnel["ifname"], "--dev-type", "tun", "--proto", "udp",
-        "--ifconfig", tunnel[mine[0]], tunnel[mine[1]],
+        "--ifconfig", local, remote,
         "--cert", f"{workdir}/tls.crt", "--key", f"{workdir}/tls.key",
         "--peer-fingerprint", other_fingerprint,
         "--data-ciphers", cipher, "--data-ciphers-fallback", cipher, *_providers(cipher),
