@@ -26,6 +26,7 @@ set -eu
 dir=$1 name=$2 limit=$3
 shift 3
 mkdir -p -- "$dir"
+rm -f -- "$dir/$name.pid" "$dir/$name.exit"  # a name used before must not seem done at once
 setsid sh -c '
   dir=$1 name=$2 limit=$3; shift 3
   timeout -k 5 "$limit" "$@" > "$dir/$name.out" 2> "$dir/$name.err" < /dev/null &
