@@ -105,7 +105,7 @@ def check(spec) -> Checked:
     accepted = {
         "name": name,
         "boards": [board.name for board in boards],
-        "presets": [str(version) if version else AS_IS for version in versions],
+        "presets": [f"{v.preset.name}@{v.number}" if v else AS_IS for v in versions],
         "benchmarks": [{"name": i.benchmark.name, "params": i.params} for i in items],
         "repetitions": _repetitions_spec(repetitions),
         "peer": peer.name if isinstance(peer, Board) else peer,

@@ -7,6 +7,7 @@ out ends the run in a terminal state with its reason in words, and what a dead j
 board is cleaned up by the next run there.
 """
 
+import getpass
 import logging
 import time
 from collections.abc import Callable
@@ -34,11 +35,12 @@ SAMPLER = "sampler"
 SAMPLE_INTERVAL_S = 1
 LOG_TAIL_CHARS = 2000
 LOCK_TTL_S = 60  # the board lock's life between two renewals (every poll); longer to apply
-# Processes whose CPU the sampler records on both ends, besides the benchmark's own tools.
-WATCHED = ("iperf3", "openvpn", "wireguard-go", "sshd", "scp", "ksoftirqd")
-# Prints each tool that is missing; "a|b" is missing only when neither is there.
+# Prints each tool that is missing; "a|b" is missing only when neither is there. The sbin
+# directories count: a user's PATH over ssh lacks them, but sudo (which runs ethtool, nft,
+# openvpn) finds them there.
 TOOLS_CHECK = r"""
 set -f
+PATH=$PATH:/usr/local/sbin:/usr/sbin:/sbin
 for tool; do
   found=
   IFS='|'
@@ -337,8 +339,14 @@ class _Running:
             board_address=self.board.host,
             peer_address=peer_address,
             peer_is_controller=controller,
+            peer_user=self.peer_user(peer),
             userland_bits=snapshot.userland_bits if snapshot else None,
         )
+
+    def peer_user(self, peer: Endpoint | None) -> str:
+        if isinstance(peer, ControllerEndpoint):
+            return getpass.getuser()
+        return self.lane.peer_board.username if peer else ""
 
     def clean_leftovers(self, ends: dict[str, Endpoint]) -> None:
         """Stop and undo what runs on these ends left when their job died."""
@@ -388,7 +396,12 @@ class _Running:
                                      "words": found.words}  # fmt: skip
 
     def measure(self, benchmark: Benchmark, params: dict, ends, ctx: Context):
-        sampled = tuple(dict.fromkeys((*WATCHED, *benchmark.tools, *benchmark.peer_tools)))
+        # On both ends: the processes a network trial involves, and the benchmark's tools.
+        sampled = tuple(
+            telemetry.followable(
+                (*telemetry.NETWORK_PROCESSES, *benchmark.tools, *benchmark.peer_tools)
+            )
+        )
         samplers = _Samplers(ends, ctx, sampled, benchmark.timeout_s + 120)
         hooks = trial.Hooks(
             tick=self.tick,

@@ -17,7 +17,7 @@ Modules: scripts (the sh scripts, sampler_argv), samples (Sample, parse_samples)
 
 from .quiet import Quiet, wait_until_quiet
 from .samples import Sample, parse_samples
-from .scripts import NETWORK_PROCESSES, QUIET_ROUND, SAMPLER, sampler_argv
+from .scripts import NETWORK_PROCESSES, QUIET_ROUND, SAMPLER, followable, sampler_argv
 from .validity import UNDER_LOAD_CORES, summarize, suspect_reasons
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "UNDER_LOAD_CORES",
     "Quiet",
     "Sample",
+    "followable",
     "parse_samples",
     "sampler_argv",
     "summarize",

@@ -127,6 +127,13 @@ NETWORK_PROCESSES = ("iperf3", "openvpn", "wireguard-go", "sshd", "scp", "sftp-s
 _PROCESS_NAME = re.compile(r"[A-Za-z0-9._+-]{1,15}")  # comm keeps 15 characters
 
 
+def followable(names: Iterable[str]) -> list[str]:
+    """The names the sampler can follow (a command's comm: 1-15 plain characters), once each;
+    "a|b" (either tool) gives both."""
+    split = (one for name in names for one in name.split("|"))
+    return [name for name in dict.fromkeys(split) if _PROCESS_NAME.fullmatch(name)]
+
+
 def sampler_argv(interval_s: float, process_names: Iterable[str]) -> list[str]:
     """The sampler's argv for endpoint.start(dir, "sampler", argv, timeout)."""
     if not 0.1 <= float(interval_s) <= 60:

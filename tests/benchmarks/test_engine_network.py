@@ -1,0 +1,63 @@
+"""Network campaigns through the engine: the controller as the peer, on the farm's bridge."""
+
+import threading
+import time
+
+import pytest
+
+from benchmarks import campaigns
+from benchmarks.catalog.spec import Context
+from benchmarks.models import Run
+from benchmarks.runner import run_paths
+from tests.devices.simfarm import register_node
+from tests.workers import wait_until
+
+from .contexts import left_on_controller, left_on_node
+
+pytestmark = [pytest.mark.pisim, pytest.mark.django_db(transaction=True)]
+
+
+def test_iperf3_through_the_engine_on_the_100_mbit_board_reports_the_line_rate(
+    pisim_farm, run_jobs
+):
+    board = register_node(pisim_farm.nodes["pi3"])
+    campaign = campaigns.start(
+        {"name": "line rate", "boards": [board.name], "peer": "controller", "quiet": False,
+         "repetitions": 1,
+         "benchmarks": [{"name": "iperf3-tcp", "params": {"duration": 2}}]}  # fmt: skip
+    )
+    run_jobs()
+    run = campaign.runs.get()
+    assert run.state == Run.State.DONE, run.reason
+    throughput = run.measurements.get(metric="throughput")
+    assert throughput.unit == "Mbit/s"
+    assert 90 <= throughput.value <= 100
+    assert run.peer == "controller"
+    assert run.environment["peer_telemetry"]["n"] >= 1  # the peer was sampled too
+
+
+def test_a_cancelled_openvpn_run_leaves_nothing_on_the_board_or_the_peer(pisim_farm, run_jobs):
+    node = pisim_farm.nodes["pi3"]
+    board = register_node(node)
+    campaign = campaigns.start(
+        {"name": "cancel a tunnel", "boards": [board.name], "peer": "controller",
+         "quiet": False, "repetitions": 1,
+         "benchmarks": [{"name": "openvpn", "params": {"duration": 30}}]}  # fmt: skip
+    )
+    run = campaign.runs.get()
+
+    def cancel_while_measuring():
+        wait_until(lambda: Run.objects.get(pk=run.pk).step.startswith("measuring"), "measuring")
+        time.sleep(4)  # the tunnel is up and iperf3 runs through it
+        campaigns.cancel_run(run)
+
+    canceller = threading.Thread(target=cancel_while_measuring)
+    canceller.start()
+    run_jobs()
+    canceller.join()
+    run.refresh_from_db()
+    assert run.state == Run.State.CANCELLED, run.reason
+    assert run.reason.endswith("its processes on the board and the peer were stopped")
+    ctx = Context(**run_paths(run.pk))
+    assert left_on_node(node, ctx) == []
+    assert left_on_controller(ctx) == []
