@@ -108,9 +108,7 @@ class CampaignForm(forms.Form):
         help_text="Empty: the benchmarks' own default (the largest of them).",
     )  # fmt: skip
     # Adaptive: empty fields take campaigns.check()'s defaults.
-    repetitions_min = forms.IntegerField(
-        label="at least", required=False, initial=3, min_value=2
-    )
+    repetitions_min = forms.IntegerField(label="at least", required=False, initial=3, min_value=2)
     repetitions_max = forms.IntegerField(label="at most", required=False, initial=10, min_value=2)
     target_pct = forms.FloatField(
         label="until the 95 % CI is within ± this % of the mean",
@@ -228,8 +226,9 @@ class CampaignForm(forms.Form):
     def _repetitions(cleaned):
         if cleaned["repetition_mode"] == "fixed":
             return cleaned.get("repetitions")
-        given = {"min": cleaned.get("repetitions_min"), "max": cleaned.get("repetitions_max"),
-                 "target_pct": cleaned.get("target_pct"), "budget_s": cleaned.get("budget_s")}  # fmt: skip
+        fields = {"min": "repetitions_min", "max": "repetitions_max",
+                  "target_pct": "target_pct", "budget_s": "budget_s"}  # fmt: skip
+        given = {key: cleaned.get(field) for key, field in fields.items()}
         return {key: value for key, value in given.items() if value is not None}
 
     @staticmethod
