@@ -34,7 +34,8 @@ def allowed_values(param: Param) -> str:
     limits = [_limit(param, param.min, "from"), _limit(param, param.max, "to")]
     words = {"int": "a whole number", "float": "a number", "bool": "on or off",
              "size": "a size such as 64M", "text": "text"}  # fmt: skip
-    return " ".join([words.get(param.kind, param.kind), *filter(None, limits)])
+    range_words = " ".join(filter(None, limits))
+    return ", ".join(filter(None, [words.get(param.kind, param.kind), range_words]))
 
 
 def _limit(param: Param, value, word: str) -> str:

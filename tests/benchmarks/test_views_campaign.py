@@ -122,7 +122,7 @@ def test_retry_queues_a_new_run_for_each_failed_one(client, operator, board):
     campaign = make_campaign(board, states=["failed", "queued"])  # the lane is still queued
     client.force_login(operator)
     page = client.get(url("campaign", campaign)).content.decode()
-    assert "Retry 1 failed run" in page
+    assert "Retry failed runs (1)" in page
     client.post(url("retry", campaign))
     failed = campaign.runs.get(state=Run.State.FAILED)
     assert failed.retries.get().state == Run.State.QUEUED
