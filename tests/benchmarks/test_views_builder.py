@@ -12,6 +12,8 @@ from benchmarks import campaigns, catalog, progress
 from benchmarks.catalog.cpu import SHA1SUM
 from benchmarks.catalog.spec import Param
 from benchmarks.models import Campaign, CustomBenchmark, Run
+from devices import presets
+from devices.models import Preset
 from tests.devices.factories import make_board
 
 pytestmark = pytest.mark.django_db
@@ -174,3 +176,37 @@ def test_a_new_form_with_the_same_settings_is_a_new_campaign(client, operator, b
     client.post(NEW, previewed(client, form_data(boards)))
     client.post(NEW, previewed(client, form_data(boards, seed="54321")))  # drawn anew
     assert Campaign.objects.count() == 2
+
+
+def test_each_preset_version_chosen_runs_every_trial_once_more(client, operator, boards):
+    preset = Preset.objects.create(name="mild", families=["pi4"])
+    version = presets.new_version(preset, options={"arm_freq": "1700"})
+    client.force_login(operator)
+    body = client.get(NEW).content.decode()
+    assert 'value="mild@1"' in body and f"{version}" in body
+    response = client.post(NEW, form_data(boards, presets=["mild@1", "as-is"]))
+    assert f"{len(boards) * 3 * 2} trials" in response.content.decode()
+    assert response.context["form"].spec["presets"] == ["mild@1", "as-is"]
+
+
+def test_a_benchmark_that_needs_a_peer_is_refused_without_one(
+    client, operator, boards, monkeypatch
+):
+    network = replace(SHA1SUM, name="needs-peer", needs_peer=True)
+    monkeypatch.setitem(catalog.BUILT_IN, network.name, network)
+    client.force_login(operator)
+    data = form_data(boards, **{"use-needs-peer": "on", "p-needs-peer-size": "1M"})
+    response = client.post(NEW, data)
+    assert response.status_code == 400
+    assert "needs-peer needs a peer" in response.content.decode()
+    with_peer = client.post(NEW, {**data, "peer": "controller"})
+    assert with_peer.status_code == 200
+    assert with_peer.context["form"].spec["peer"] == "controller"
+
+
+def test_without_a_ready_board_the_builder_says_what_to_do_first(client, operator):
+    make_board("unconfirmed", host_key="")
+    client.force_login(operator)
+    body = client.get(NEW).content.decode()
+    assert "No board is ready yet" in body
+    assert 'value="unconfirmed"' not in body
