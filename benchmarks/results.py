@@ -32,10 +32,11 @@ def runs_of(campaign: Campaign):
 
 
 def params_text(params: dict) -> str:
-    return ", ".join(f"{key}={_value_text(value)}" for key, value in sorted(params.items()))
+    return ", ".join(f"{key}={value_text(value)}" for key, value in sorted(params.items()))
 
 
-def _value_text(value) -> str:
+def value_text(value) -> str:
+    """A parameter's value as the pages write it: lists joined with +, booleans on/off."""
     if isinstance(value, list):
         return "+".join(str(item) for item in value)
     if isinstance(value, bool):

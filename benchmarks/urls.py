@@ -1,3 +1,5 @@
+"""The benchmark catalog and campaign pages."""
+
 from django.urls import path
 
 from benchmarks.views import campaigns, catalog, results

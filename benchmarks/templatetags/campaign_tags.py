@@ -18,6 +18,11 @@ def params_text(params: dict) -> str:
 
 
 @register.filter
+def param_value(value) -> str:
+    return results.value_text(value)
+
+
+@register.filter
 def tool_version(run) -> str:
     return results.tool_version(run)
 

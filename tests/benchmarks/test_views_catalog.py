@@ -1,9 +1,13 @@
 """The catalog page: every benchmark, built in or custom, with what it measures and needs."""
 
+from dataclasses import replace
+
 import pytest
 from django.urls import reverse
 
-from benchmarks import catalog
+from benchmarks import catalog, results
+from benchmarks.catalog.cpu import SHA1SUM
+from benchmarks.catalog.spec import Param
 from benchmarks.models import CustomBenchmark
 
 pytestmark = pytest.mark.django_db
@@ -28,7 +32,7 @@ def test_each_built_in_benchmark_is_described(client, viewer):
             assert f"<strong>{metric.name}</strong> in {metric.unit}, {metric.direction}" in section
         for param in benchmark.params:
             assert f'<code>{param.name}</code> <span class="tag">{param.kind}</span>' in section
-            assert f"default <code>{param.default}</code>" in section
+            assert f"default <code>{results.value_text(param.default)}</code>" in section
         for tool in benchmark.tools:
             assert tool in section
         for package in benchmark.packages:
@@ -52,3 +56,22 @@ def test_a_custom_benchmark_is_listed_with_its_parameters(client, viewer):
 def test_the_catalog_is_read_only(client, viewer):
     client.force_login(viewer)
     assert client.post(CATALOG).status_code == 405
+
+
+def test_parameters_of_every_kind_read_as_words(client, viewer, monkeypatch):
+    listed = replace(
+        SHA1SUM,
+        name="kinds",
+        params=(
+            Param("modes", "multichoice", ["tx", "rx"], choices=("tx", "rx", "bidir")),
+            Param("pin", "bool", True),
+            Param("threads", "int", 2, min=1, max=8),
+        ),
+    )
+    monkeypatch.setitem(catalog.BUILT_IN, listed.name, listed)
+    client.force_login(viewer)
+    body = client.get(CATALOG).content.decode()
+    section = body[body.index('id="benchmark-kinds"') :]
+    assert "default <code>tx+rx</code>" in section and "any of tx, rx, bidir" in section
+    assert "default <code>on</code>" in section
+    assert "a whole number, from 1 to 8" in section
