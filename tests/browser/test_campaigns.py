@@ -78,8 +78,9 @@ def test_build_preview_start_follow_cancel_and_read_a_campaign(
     screenshot(page, "campaign-finished")
 
     page.set_viewport_size(PHONE)
+    page.emulate_media(color_scheme="dark")
     fits_a_phone(page)
-    screenshot(page, "campaign-finished-phone")
+    screenshot(page, "campaign-finished-phone-dark")
     page.goto(live_server.url + reverse("benchmarks:catalog"))
     fits_a_phone(page)
     screenshot(page, "benchmark-catalog-phone")
