@@ -39,11 +39,11 @@ def _get_campaign(code) -> Campaign:
 @permission_required("benchmarks.view_campaign")
 @require_GET
 def campaign_list(request):
-    counts = {state: Count("runs", filter=Q(runs__state=state)) for state in Run.State.values}
+    counts = {f"n_{state}": Count("runs", filter=Q(runs__state=state)) for state in Run.State}
     listed = Campaign.objects.select_related("created_by").annotate(**counts)
     rows = [
-        (campaign, [(state, getattr(campaign, state)) for state in Run.State.values
-                    if getattr(campaign, state)])
+        (campaign, [(state, getattr(campaign, f"n_{state}")) for state in Run.State.values
+                    if getattr(campaign, f"n_{state}")])
         for campaign in listed[:CAMPAIGNS_LISTED]
     ]  # fmt: skip
     return render(request, "benchmarks/campaigns.html", {"rows": rows})
@@ -53,7 +53,7 @@ def campaign_list(request):
 @require_http_methods(["GET", "POST"])
 def campaign_new(request):
     """Preview first: Start is offered with the figures, and starts only what they were for."""
-    form = CampaignForm(request.POST or None)
+    form = CampaignForm(request.POST if request.method == "POST" else None)
     if request.method == "GET":
         return render(request, "benchmarks/campaign_form.html", {"form": form})
     if not form.is_valid():
@@ -69,15 +69,20 @@ def campaign_new(request):
         if new:
             messages.success(request, f"Started {campaign.name}.")
         return redirect(campaign)
-    preview = {
+    preview = _preview(form, digest, changed=wants_start)
+    return render(request, "benchmarks/campaign_form.html", {"form": form, "preview": preview})
+
+
+def _preview(form: CampaignForm, digest: str, changed: bool) -> dict:
+    """The figures shown before a start; changed: Start was pressed on an edited form."""
+    return {
         "trials": form.trials,
         "boards": len(form.checked.boards),
         "estimate_s": campaigns.estimate_s(form.checked),
         "spec": json.dumps(form.spec, indent=2),
         "digest": digest,
-        "changed": wants_start,  # edited after the preview: these figures are new
+        "changed": changed,
     }
-    return render(request, "benchmarks/campaign_form.html", {"form": form, "preview": preview})
 
 
 def spec_digest(spec: dict) -> str:

@@ -210,3 +210,11 @@ def test_without_a_ready_board_the_builder_says_what_to_do_first(client, operato
     body = client.get(NEW).content.decode()
     assert "No board is ready yet" in body
     assert 'value="unconfirmed"' not in body
+
+
+def test_an_empty_post_says_what_is_missing(client, operator):
+    client.force_login(operator)
+    response = client.post(NEW, {})
+    field = response.content.decode().split('id="field-name"')[1].split("</div>")[0]
+    assert response.status_code == 400
+    assert "This field is required." in field
