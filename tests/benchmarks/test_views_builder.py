@@ -218,3 +218,10 @@ def test_an_empty_post_says_what_is_missing(client, operator):
     field = response.content.decode().split('id="field-name"')[1].split("</div>")[0]
     assert response.status_code == 400
     assert "This field is required." in field
+
+
+def test_a_seed_out_of_range_is_named(client, operator, boards):
+    client.force_login(operator)
+    response = client.post(NEW, form_data(boards, seed="-1"))
+    assert response.status_code == 400
+    assert "seed: Ensure this value is greater than or equal to 0." in response.content.decode()
