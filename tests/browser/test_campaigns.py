@@ -60,8 +60,11 @@ def test_build_preview_start_follow_cancel_and_read_a_campaign(
     page.get_by_role("button", name="Start the campaign").click()
     expect(page.get_by_role("heading", name="sha1 on two Pis")).to_be_visible()
     campaign = Campaign.objects.get()
-    # The page follows the campaign by itself: the count moves without a reload.
+    page.evaluate("window.stillThisPage = true")  # gone if the page were loaded again
+    # The page follows the campaign by itself: the count and the rows change in place.
     expect(page.locator(".campaign-runs")).not_to_have_text(f"0 of {total}", timeout=120_000)
+    expect(page.locator("table.runs .state-done").first).to_be_visible()
+    assert page.evaluate("window.stillThisPage === true")
     screenshot(page, "campaign-running")
 
     last = campaign.runs.filter(state=Run.State.QUEUED).order_by("-sequence").first()
