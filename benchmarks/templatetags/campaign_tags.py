@@ -44,3 +44,16 @@ def number(value) -> str:
     if abs(value) >= 10_000:
         return f"{value:,.0f}"
     return f"{value:.4g}"
+
+
+@register.filter
+def repetitions_text(repetitions) -> str:
+    """A spec's repetitions: '3', or 'adaptive: 3 to 10 until the CI is within ± 2 %'."""
+    if not isinstance(repetitions, dict):
+        return "each benchmark's default" if repetitions is None else str(repetitions)
+    words = (
+        f"adaptive: {repetitions.get('min')} to {repetitions.get('max')}, until the 95 % CI "
+        f"is within ± {repetitions.get('target_pct'):g} % of the mean"
+    )
+    budget = repetitions.get("budget_s")
+    return f"{words}, within {progress.duration_words(budget)}" if budget else words

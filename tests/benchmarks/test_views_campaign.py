@@ -205,3 +205,14 @@ def test_the_eta_comes_from_the_lane_s_measured_runs(board):
 def test_without_a_finished_run_the_eta_is_the_estimate_s_share(board):
     campaign = make_campaign(board, states=["queued"] * 4, estimated_s=100)
     assert progress.of(campaign).eta_s == pytest.approx(100)
+
+
+def test_the_settings_say_what_the_spec_asked(client, viewer, board):
+    spec = {"benchmarks": [{"name": "sha1sum", "params": {"size": "16M"}}],
+            "repetitions": {"min": 3, "max": 10, "target_pct": 2.0, "budget_s": 600}}  # fmt: skip
+    campaign = make_campaign(board)
+    Campaign.objects.filter(pk=campaign.pk).update(spec={**campaign.spec, **spec})
+    client.force_login(viewer)
+    body = client.get(url("campaign", campaign)).content.decode()
+    assert "adaptive: 3 to 10, until the 95 % CI is within ± 2 % of the mean, within 10 min" in body
+    assert 'sha1sum <span class="hint">size=16M</span>' in body
