@@ -9,7 +9,6 @@ refusal becomes the form's error: the page and `manage.py campaign start` refuse
 import random
 
 from django import forms
-from django.template.defaultfilters import filesizeformat
 
 from benchmarks import campaigns, catalog
 from benchmarks.catalog import custom
@@ -41,7 +40,15 @@ def allowed_values(param: Param) -> str:
 def _limit(param: Param, value, word: str) -> str:
     if value is None:
         return ""
-    return f"{word} {filesizeformat(value) if param.kind == 'size' else f'{value:g}'}"
+    return f"{word} {_size_text(int(value)) if param.kind == 'size' else f'{value:g}'}"
+
+
+def _size_text(size: int) -> str:
+    """A byte count the way the size fields take it: 64M, 4K, 512."""
+    for suffix, factor in (("G", 1024**3), ("M", 1024**2), ("K", 1024)):
+        if size % factor == 0:
+            return f"{size // factor}{suffix}"
+    return str(size)
 
 
 def param_field_name(benchmark: Benchmark, param: Param) -> str:
@@ -54,7 +61,9 @@ def use_field_name(benchmark: Benchmark) -> str:
 
 def param_field(param: Param) -> forms.Field:
     """A form field for one parameter; Param.clean() does the checking, in clean()."""
-    help_text = "; ".join(filter(None, [param.help, allowed_values(param)]))
+    # Choices show in their widget; numbers and sizes say their range.
+    shown = param.kind in ("int", "float", "size")
+    help_text = "; ".join(filter(None, [param.help, allowed_values(param) if shown else ""]))
     common = {"required": False, "label": param.name, "help_text": help_text,
               "initial": param.default}  # fmt: skip
     choices = [(choice, choice) for choice in param.choices]
