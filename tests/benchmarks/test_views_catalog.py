@@ -67,6 +67,7 @@ def test_parameters_of_every_kind_read_as_words(client, viewer, monkeypatch):
             Param("pin", "bool", True),
             Param("threads", "int", 2, min=1, max=8),
             Param("block", "size", "4K", min=512, max=64 * 1024**2),
+            Param("directory", "text", ""),
         ),
     )
     monkeypatch.setitem(catalog.BUILT_IN, listed.name, listed)
@@ -77,3 +78,4 @@ def test_parameters_of_every_kind_read_as_words(client, viewer, monkeypatch):
     assert "default <code>on</code>" in section
     assert "a whole number, from 1 to 8" in section
     assert "from 512 to 64M" in section  # in the units the field takes
+    assert "default <em>empty</em>" in section
