@@ -45,8 +45,12 @@ def value_text(value) -> str:
 
 
 def tool_version(run: Run) -> str:
-    """The version lines a parser kept (details "version", "iperf3_version"...)."""
-    found = [str(value) for key, value in sorted(run.details.items()) if key.endswith("version")]
+    """The version lines a parser kept (details "tool_version", "iperf3_version"...)."""
+    found = [
+        str(value)
+        for key, value in sorted(run.details.items())
+        if key.endswith("version") and value
+    ]
     return "; ".join(found)
 
 
