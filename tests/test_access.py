@@ -14,6 +14,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from devices import presets
 from devices.models import Application, BoardTask, FactSnapshot, Preset
 
+from .benchmarks.factories import make_campaign
 from .conftest import PASSWORD
 from .devices.factories import TEST_PUBLIC_KEY, make_board
 
@@ -59,6 +60,15 @@ ACCESS = {
     "devices:applications": Access("viewer"),
     "devices:application": Access("viewer"),
     "devices:application_status": Access("viewer", json=True),
+    "benchmarks:catalog": Access("viewer"),
+    "benchmarks:campaigns": Access("viewer"),
+    "benchmarks:campaign_new": Access("operator"),
+    "benchmarks:campaign": Access("viewer"),
+    "benchmarks:campaign_status": Access("viewer", json=True),
+    "benchmarks:cancel": Access("operator", **POST),
+    "benchmarks:retry": Access("operator", **POST),
+    "benchmarks:cancel_run": Access("operator", **POST),
+    "benchmarks:runs_csv": Access("viewer"),
     "login": Access(None),
     "logout": Access(None, **POST),
 }
@@ -95,6 +105,8 @@ def world():
     preset = Preset.objects.create(name="mild", families=["pi4"])
     version = presets.new_version(preset, options={"arm_freq": "1700"})
     application = Application.objects.create(board=board, version=version, state="verified")
+    # A lane still queued: a retry adds runs without queueing anything (no Redis here).
+    campaign = make_campaign(board, states=["queued", "failed"])
     return {
         "boards": board.code,
         "presets": preset.code,
@@ -103,6 +115,8 @@ def world():
         "kind": "probe",
         "pk": snapshot.pk,
         "number": version.number,
+        "campaigns": campaign.code,
+        "run": campaign.runs.get(state="queued").code,
     }
 
 
@@ -181,6 +195,9 @@ CONTROLS = {
     "devices:presets": ["devices:preset_new"],
     "devices:preset": ["devices:preset_edit", "devices:apply", "devices:preset_clone"],
     "devices:preset_version": ["devices:apply"],
+    "benchmarks:catalog": ["benchmarks:campaign_new"],
+    "benchmarks:campaigns": ["benchmarks:campaign_new"],
+    "benchmarks:campaign": ["benchmarks:cancel", "benchmarks:retry", "benchmarks:cancel_run"],
 }
 
 

@@ -1,0 +1,258 @@
+"""The campaign builder: a form that writes the spec benchmarks.campaigns.start() takes.
+
+Each benchmark's parameters are form fields made from its Param declarations, so a benchmark
+added to the catalog (or defined by an admin) appears here with no change to this file. The
+values are checked by the Param itself, and then the whole spec by campaigns.check(), whose
+refusal becomes the form's error: the page and `manage.py campaign start` refuse the same.
+"""
+
+import random
+
+from django import forms
+
+from benchmarks import campaigns, catalog
+from benchmarks.catalog import custom
+from benchmarks.catalog.spec import Benchmark, Param, ParamError
+from benchmarks.models import CONTROLLER, Campaign, CustomBenchmark
+from devices.models import Application, Board, PresetVersion
+
+SEED_LIMIT = 2**31 - 1
+
+
+def every_benchmark() -> list[Benchmark]:
+    """Built-in benchmarks, then the custom ones (a built-in name wins, as lookup() does)."""
+    rows = CustomBenchmark.objects.exclude(name__in=list(catalog.BUILT_IN))
+    return [*catalog.BUILT_IN.values(), *(custom.from_row(row) for row in rows)]
+
+
+def allowed_values(param: Param) -> str:
+    """What a parameter accepts, in words, for the catalog and the builder."""
+    if param.kind in ("choice", "multichoice"):
+        some = "one of" if param.kind == "choice" else "any of"
+        return f"{some} {', '.join(param.choices)}"
+    limits = [_limit(param, param.min, "from"), _limit(param, param.max, "to")]
+    words = {"int": "a whole number", "float": "a number", "bool": "on or off",
+             "size": "a size such as 64M", "text": "text"}  # fmt: skip
+    range_words = " ".join(filter(None, limits))
+    return ", ".join(filter(None, [words.get(param.kind, param.kind), range_words]))
+
+
+def _limit(param: Param, value, word: str) -> str:
+    if value is None:
+        return ""
+    return f"{word} {_size_text(int(value)) if param.kind == 'size' else f'{value:g}'}"
+
+
+def _size_text(size: int) -> str:
+    """A byte count the way the size fields take it: 64M, 4K, 512."""
+    for suffix, factor in (("G", 1024**3), ("M", 1024**2), ("K", 1024)):
+        if size % factor == 0:
+            return f"{size // factor}{suffix}"
+    return str(size)
+
+
+def param_field_name(benchmark: Benchmark, param: Param) -> str:
+    return f"p-{benchmark.name}-{param.name}"
+
+
+def use_field_name(benchmark: Benchmark) -> str:
+    return f"use-{benchmark.name}"
+
+
+def param_field(param: Param) -> forms.Field:
+    """A form field for one parameter; Param.clean() does the checking, in clean()."""
+    # Choices show in their widget; numbers and sizes say their range.
+    shown = param.kind in ("int", "float", "size")
+    help_text = "; ".join(filter(None, [param.help, allowed_values(param) if shown else ""]))
+    common = {"required": False, "label": param.name, "help_text": help_text,
+              "initial": param.default}  # fmt: skip
+    choices = [(choice, choice) for choice in param.choices]
+    if param.kind == "bool":
+        return forms.BooleanField(**common)
+    if param.kind == "choice":
+        return forms.ChoiceField(choices=choices, **common)
+    if param.kind == "multichoice":
+        return forms.MultipleChoiceField(
+            choices=choices, widget=forms.CheckboxSelectMultiple, **common
+        )
+    if param.kind in ("int", "float"):
+        attrs = {"step": "1" if param.kind == "int" else "any"}
+        attrs.update({key: f"{value:g}" for key, value in
+                      (("min", param.min), ("max", param.max)) if value is not None})  # fmt: skip
+        return forms.CharField(widget=forms.NumberInput(attrs=attrs), **common)
+    return forms.CharField(max_length=custom.MAX_PARAM_LENGTH, **common)
+
+
+def _preset_choices() -> list[tuple[str, str]]:
+    versions = PresetVersion.objects.select_related("preset").order_by("preset__name", "-number")
+    return [(campaigns.AS_IS, "as the board is (nothing applied)")] + [
+        (f"{version.preset.name}@{version.number}", str(version)) for version in versions
+    ]
+
+
+class CampaignForm(forms.Form):
+    name = forms.CharField(max_length=120)
+    boards = forms.ModelMultipleChoiceField(
+        queryset=Board.objects.none(), to_field_name="name", widget=forms.CheckboxSelectMultiple,
+        help_text="Boards in service whose host key is confirmed. Each one runs its part in "
+        "parallel with the others.",
+    )  # fmt: skip
+    peer = forms.ChoiceField(
+        required=False,
+        help_text="The other end of network benchmarks; benchmarks without one ignore it.",
+    )
+    presets = forms.MultipleChoiceField(
+        widget=forms.CheckboxSelectMultiple,
+        initial=[campaigns.AS_IS],
+        help_text="Each board runs every benchmark with each of these in turn; a preset is "
+        "applied once per board, before its runs.",
+    )
+    repetition_mode = forms.ChoiceField(
+        label="Repetitions",
+        choices=[("fixed", "a fixed count"), ("adaptive", "adaptive: until the CI is narrow")],
+        initial="fixed",
+        widget=forms.RadioSelect,
+    )
+    repetitions = forms.IntegerField(
+        label="Count", required=False, min_value=1, max_value=campaigns.MAX_REPETITIONS,
+        help_text="Empty: the benchmarks' own default (the largest of them).",
+    )  # fmt: skip
+    # Adaptive: empty fields take campaigns.check()'s defaults.
+    repetitions_min = forms.IntegerField(label="at least", required=False, initial=3, min_value=2)
+    repetitions_max = forms.IntegerField(label="at most", required=False, initial=10, min_value=2)
+    target_pct = forms.FloatField(
+        label="until the 95 % CI is within ± this % of the mean",
+        required=False, initial=2.0, min_value=0.1,
+    )  # fmt: skip
+    budget_s = forms.FloatField(
+        label="time budget (s)", required=False, min_value=1,
+        help_text="Stop adding repetitions after this long, narrow or not. Empty: no budget.",
+    )  # fmt: skip
+    order = forms.ChoiceField(
+        choices=Campaign.Order.choices, initial=Campaign.Order.GROUPED, widget=forms.RadioSelect
+    )
+    quiet = forms.BooleanField(
+        label="Wait for a quiet board before each trial", required=False, initial=True
+    )
+    # Empty quiet fields take the defaults of campaigns.DEFAULT_QUIET.
+    quiet_load_below = forms.FloatField(
+        label="load average below", required=False, min_value=0,
+        initial=campaigns.DEFAULT_QUIET["load_below"],
+    )  # fmt: skip
+    quiet_cpu_below_pct = forms.FloatField(
+        label="CPU use below (%)", required=False, min_value=0,
+        initial=campaigns.DEFAULT_QUIET["cpu_below_pct"],
+    )  # fmt: skip
+    quiet_cool_below_c = forms.FloatField(
+        label="SoC cooler than (°C)", required=False, min_value=0, help_text="Empty: any."
+    )
+    quiet_deadline_s = forms.FloatField(
+        label="wait at most (s)", required=False, min_value=0,
+        initial=campaigns.DEFAULT_QUIET["deadline_s"],
+        help_text="After this the trial starts anyway; the run records that it was not quiet.",
+    )  # fmt: skip
+    rerun_suspect = forms.BooleanField(label="Re-run a suspect trial once", required=False)
+    apply_mode = forms.ChoiceField(
+        choices=Application.Mode.choices, initial=Application.Mode.TRIAL, widget=forms.RadioSelect
+    )
+    # Drawn when the form is drawn: the same form posted twice is the same spec, which the
+    # view starts once (see views.campaigns.start_once).
+    seed = forms.IntegerField(
+        widget=forms.HiddenInput, required=False, min_value=0, max_value=SEED_LIMIT
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        boards = Board.objects.in_service().exclude(host_key="").order_by("name")
+        self.fields["boards"].queryset = boards
+        self.fields["peer"].choices = [("", "none"), (CONTROLLER, "the controller (this server)")]
+        self.fields["peer"].choices += [(board.name, board.name) for board in boards]
+        self.fields["presets"].choices = _preset_choices()
+        self.fields["seed"].initial = random.SystemRandom().randrange(1, SEED_LIMIT)
+        self.benchmarks = every_benchmark()
+        for benchmark in self.benchmarks:
+            self.fields[use_field_name(benchmark)] = forms.BooleanField(
+                label=benchmark.title, required=False
+            )
+            for param in benchmark.params:
+                self.fields[param_field_name(benchmark, param)] = param_field(param)
+        self.spec: dict | None = None  # what the builder hands to campaigns.start()
+        self.checked: campaigns.Checked | None = None
+
+    def benchmark_groups(self):
+        """(benchmark, its "include" box, its parameter fields), for the template."""
+        return [
+            (benchmark, self[use_field_name(benchmark)],
+             [self[param_field_name(benchmark, param)] for param in benchmark.params])
+            for benchmark in self.benchmarks
+        ]  # fmt: skip
+
+    def clean(self):
+        cleaned = super().clean()
+        items = self._items(cleaned)
+        if self.errors:
+            return cleaned
+        spec = {
+            "name": cleaned["name"],
+            "boards": [board.name for board in cleaned["boards"]],
+            "presets": cleaned["presets"],
+            "benchmarks": items,
+            "repetitions": self._repetitions(cleaned),
+            "peer": cleaned.get("peer") or None,
+            "order": cleaned["order"],
+            "quiet": self._quiet(cleaned),
+            "rerun_suspect": cleaned["rerun_suspect"],
+            "apply_mode": cleaned["apply_mode"],
+        }
+        if cleaned.get("seed") is not None:
+            spec["seed"] = cleaned["seed"]
+        self.spec = spec
+        try:
+            self.checked = campaigns.check(spec)
+        except campaigns.SpecError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        return cleaned
+
+    def _items(self, cleaned) -> list[dict]:
+        items = []
+        for benchmark in self.benchmarks:
+            if not cleaned.get(use_field_name(benchmark)):
+                continue
+            params = {}
+            for param in benchmark.params:
+                field = param_field_name(benchmark, param)
+                raw = cleaned.get(field)
+                try:
+                    params[param.name] = param.clean(None if raw == "" and param.kind != "text"
+                                                     else raw)  # fmt: skip
+                except ParamError as exc:
+                    self.add_error(field, str(exc))
+            items.append({"name": benchmark.name, "params": params})
+        if not items:
+            self.add_error(None, "Choose at least one benchmark.")
+        return items
+
+    @staticmethod
+    def _repetitions(cleaned):
+        if cleaned["repetition_mode"] == "fixed":
+            return cleaned.get("repetitions")
+        fields = {"min": "repetitions_min", "max": "repetitions_max",
+                  "target_pct": "target_pct", "budget_s": "budget_s"}  # fmt: skip
+        given = {key: cleaned.get(field) for key, field in fields.items()}
+        return {key: value for key, value in given.items() if value is not None}
+
+    @staticmethod
+    def _quiet(cleaned):
+        if not cleaned["quiet"]:
+            return False
+        given = {key: cleaned.get(f"quiet_{key}") for key in campaigns.DEFAULT_QUIET}
+        # An empty "cooler than" means no limit, which None says; others fall to the defaults.
+        return {k: v for k, v in given.items() if v is not None or k == "cool_below_c"}
+
+    @property
+    def trials(self) -> tuple[int, int]:
+        """The fewest and the most trials the checked spec can run (adaptive: a range)."""
+        checked = self.checked
+        per_repetition = len(checked.boards) * len(checked.versions) * len(checked.items)
+        repetitions = checked.repetitions
+        return per_repetition * repetitions.minimum, per_repetition * repetitions.maximum

@@ -1,0 +1,101 @@
+"""A campaign's runs as a results table: the page's rows and the CSV's, with the same columns.
+
+Board output (an OS name, a reason, a tool's version line) is untrusted text: the page escapes
+it, and the CSV defuses a cell that a spreadsheet would read as a formula. No column holds a
+secret: credentials live on Board, which only the board's name comes from.
+"""
+
+import csv
+import json
+
+from django.db.models import Prefetch
+from django.utils.text import slugify
+
+from benchmarks.models import Campaign, Measurement, Run
+
+CSV_COLUMNS = [
+    "run", "board", "preset", "benchmark", "definition_version", "params", "repetition",
+    "state", "reason", "suspect", "suspect_reasons", "kernel_bits", "userland_bits", "os",
+    "tool_version", "peer", "measure_s", "started", "finished",
+]  # fmt: skip
+# What a spreadsheet starts a formula with (OWASP's list for CSV injection).
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def runs_of(campaign: Campaign):
+    """Every run with what its row shows, in the order the lanes run them."""
+    return (
+        campaign.runs.select_related("board", "preset_version__preset", "snapshot")
+        .prefetch_related(Prefetch("measurements", queryset=Measurement.objects.order_by("metric")))
+        .order_by("board__name", "sequence")
+    )
+
+
+def params_text(params: dict) -> str:
+    return ", ".join(f"{key}={value_text(value)}" for key, value in sorted(params.items()))
+
+
+def value_text(value) -> str:
+    """A parameter's value as the pages write it: lists joined with +, booleans on/off."""
+    if isinstance(value, list):
+        return "+".join(str(item) for item in value)
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
+
+
+def tool_version(run: Run) -> str:
+    """The version lines a parser kept (details "tool_version", "iperf3_version"...)."""
+    found = [
+        str(value)
+        for key, value in sorted(run.details.items())
+        if key.endswith("version") and value
+    ]
+    return "; ".join(found)
+
+
+def bits(run: Run) -> tuple[int | None, int | None]:
+    snapshot = run.snapshot
+    return (snapshot.kernel_bits, snapshot.userland_bits) if snapshot else (None, None)
+
+
+def metric_columns(campaign: Campaign) -> list[tuple[str, str]]:
+    """(metric, unit) of every value measured in the campaign, by name."""
+    rows = Measurement.objects.filter(run__campaign=campaign).values_list("metric", "unit")
+    return sorted(set(rows))
+
+
+def csv_filename(campaign: Campaign) -> str:
+    """Letters, digits and dashes only: the name is the user's, the header must stay one."""
+    name = slugify(campaign.name)[:60] or "campaign"
+    return f"{name}-{str(campaign.code)[:8]}-runs.csv"
+
+
+def write_csv(campaign: Campaign, out) -> None:
+    metrics = metric_columns(campaign)
+    writer = csv.writer(out)
+    writer.writerow(CSV_COLUMNS + [f"{metric} [{unit}]" for metric, unit in metrics])
+    for run in runs_of(campaign):
+        values = {(m.metric, m.unit): m.value for m in run.measurements.all()}
+        row = _csv_cells(run) + [values.get(column, "") for column in metrics]
+        writer.writerow([_defused(cell) for cell in row])
+
+
+def _csv_cells(run: Run) -> list:
+    kernel_bits, userland_bits = bits(run)
+    return [
+        run.code, run.board.name, run.preset_label, run.benchmark, run.definition_version,
+        json.dumps(run.params, sort_keys=True), run.repetition, run.state, run.reason,
+        run.suspect, "; ".join(run.suspect_reasons), kernel_bits or "", userland_bits or "",
+        run.snapshot.os_name if run.snapshot else "", tool_version(run), run.peer,
+        "" if run.measure_s is None else run.measure_s,
+        run.started.isoformat() if run.started else "",
+        run.finished.isoformat() if run.finished else "",
+    ]  # fmt: skip
+
+
+def _defused(cell):
+    """Text that a spreadsheet would run as a formula gets a leading quote; numbers stay."""
+    if isinstance(cell, str) and cell.startswith(_FORMULA_STARTS):
+        return "'" + cell
+    return cell

@@ -1,0 +1,59 @@
+"""Filters for the campaign pages: durations, parameters and environments in words."""
+
+from django import template
+
+from benchmarks import progress, results
+
+register = template.Library()
+
+
+@register.filter
+def duration(seconds) -> str:
+    return progress.duration_words(seconds)
+
+
+@register.filter
+def params_text(params: dict) -> str:
+    return results.params_text(params)
+
+
+@register.filter
+def param_value(value) -> str:
+    return results.value_text(value)
+
+
+@register.filter
+def tool_version(run) -> str:
+    return results.tool_version(run)
+
+
+@register.filter
+def bits_text(run) -> str:
+    """'64-bit kernel, 32-bit userland', from the run's snapshot."""
+    kernel, userland = results.bits(run)
+    if kernel is None and userland is None:
+        return ""
+    return f"{kernel or '?'}-bit kernel, {userland or '?'}-bit userland"
+
+
+@register.filter
+def number(value) -> str:
+    """A measured value, readable: 4 significant digits, thousands grouped when large."""
+    if value is None:
+        return ""
+    if abs(value) >= 10_000:
+        return f"{value:,.0f}"
+    return f"{value:.4g}"
+
+
+@register.filter
+def repetitions_text(repetitions) -> str:
+    """A spec's repetitions: '3', or 'adaptive: 3 to 10 until the CI is within ± 2 %'."""
+    if not isinstance(repetitions, dict):
+        return "each benchmark's default" if repetitions is None else str(repetitions)
+    words = (
+        f"adaptive: {repetitions.get('min')} to {repetitions.get('max')}, until the 95 % CI "
+        f"is within ± {repetitions.get('target_pct'):g} % of the mean"
+    )
+    budget = repetitions.get("budget_s")
+    return f"{words}, within {progress.duration_words(budget)}" if budget else words

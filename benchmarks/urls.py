@@ -1,0 +1,19 @@
+"""The benchmark catalog and campaign pages."""
+
+from django.urls import path
+
+from benchmarks.views import campaigns, catalog, results
+
+app_name = "benchmarks"
+
+urlpatterns = [
+    path("benchmarks/", catalog.catalog, name="catalog"),
+    path("campaigns/", campaigns.campaign_list, name="campaigns"),
+    path("campaigns/new/", campaigns.campaign_new, name="campaign_new"),
+    path("campaigns/<uuid:code>/", campaigns.campaign_detail, name="campaign"),
+    path("campaigns/<uuid:code>/status/", campaigns.campaign_status, name="campaign_status"),
+    path("campaigns/<uuid:code>/cancel/", campaigns.campaign_cancel, name="cancel"),
+    path("campaigns/<uuid:code>/retry/", campaigns.campaign_retry, name="retry"),
+    path("campaigns/<uuid:code>/runs/<uuid:run>/cancel/", campaigns.run_cancel, name="cancel_run"),
+    path("campaigns/<uuid:code>/runs.csv", results.runs_csv, name="runs_csv"),
+]

@@ -1,0 +1,1 @@
+"""Pages of the benchmarks app: the catalog, campaigns and their results."""

@@ -1,0 +1,216 @@
+"""Campaigns: the list, the builder, a campaign's page and its live status, cancel and retry.
+
+Views only write rows and queue lanes through benchmarks.campaigns; the work runs in the
+workers, and the page follows it by polling campaign_status.
+"""
+
+import hashlib
+import json
+from datetime import timedelta
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import Count, Q
+from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from benchmarks import campaigns, progress, results
+from benchmarks.forms import CampaignForm
+from benchmarks.models import Campaign, Run
+from devices.views.access import permission_required
+from devices.views.responses import json_response
+
+CAMPAIGNS_LISTED = 100
+# The same spec from the same user within this long is the same form posted twice.
+DOUBLE_SUBMIT = timedelta(minutes=10)
+# Rows the status sends again, before its last answer: a run that finished while that answer
+# was being made may have committed a moment later.
+STATUS_OVERLAP = timedelta(seconds=10)
+
+
+def _get_campaign(code) -> Campaign:
+    return get_object_or_404(Campaign.objects.select_related("created_by"), code=code)
+
+
+@permission_required("benchmarks.view_campaign")
+@require_GET
+def campaign_list(request):
+    counts = {f"n_{state}": Count("runs", filter=Q(runs__state=state)) for state in Run.State}
+    listed = Campaign.objects.select_related("created_by").annotate(**counts)
+    rows = [
+        (campaign, [(state, getattr(campaign, f"n_{state}")) for state in Run.State.values
+                    if getattr(campaign, f"n_{state}")])
+        for campaign in listed[:CAMPAIGNS_LISTED]
+    ]  # fmt: skip
+    return render(request, "benchmarks/campaigns.html", {"rows": rows})
+
+
+@permission_required("benchmarks.run_campaign")
+@require_http_methods(["GET", "POST"])
+def campaign_new(request):
+    """Preview first: Start is offered with the figures, and starts only what they were for."""
+    form = CampaignForm(request.POST if request.method == "POST" else None)
+    if request.method == "GET":
+        return render(request, "benchmarks/campaign_form.html", {"form": form})
+    if not form.is_valid():
+        return render(request, "benchmarks/campaign_form.html", {"form": form}, status=400)
+    digest = spec_digest(form.spec)
+    wants_start = request.POST.get("action") == "start"
+    if wants_start and request.POST.get("previewed") == digest:
+        try:
+            campaign, new = start_once(form.spec, request.user)
+        except campaigns.SpecError as exc:  # a board retired since the preview, say
+            form.add_error(None, str(exc))
+            return render(request, "benchmarks/campaign_form.html", {"form": form}, status=400)
+        if new:
+            messages.success(request, f"Started {campaign.name}.")
+        return redirect(campaign)
+    preview = _preview(form, digest, changed=wants_start)
+    return render(request, "benchmarks/campaign_form.html", {"form": form, "preview": preview})
+
+
+def _preview(form: CampaignForm, digest: str, changed: bool) -> dict:
+    """The figures shown before a start; changed: Start was pressed on an edited form."""
+    return {
+        "trials": form.trials,
+        "boards": len(form.checked.boards),
+        "estimate_s": campaigns.estimate_s(form.checked),
+        "spec": json.dumps(form.spec, indent=2),
+        "digest": digest,
+        "changed": changed,
+    }
+
+
+def spec_digest(spec: dict) -> str:
+    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()
+
+
+def start_once(spec: dict, user) -> tuple[Campaign, bool]:
+    """start(spec), unless this user started this very spec (its seed, drawn with the form,
+    included) a moment ago: then that campaign, and False."""
+    with transaction.atomic():
+        # One start at a time per user, so two posts of one form cannot both find nothing.
+        list(get_user_model().objects.select_for_update().filter(pk=user.pk))
+        accepted = campaigns.check(spec).spec
+        recent = Campaign.objects.filter(
+            created_by=user, created__gte=timezone.now() - DOUBLE_SUBMIT
+        )
+        for campaign in recent:
+            if campaign.spec == accepted:
+                return campaign, False
+        return campaigns.start(spec, user), True
+
+
+@permission_required("benchmarks.view_campaign")
+@require_GET
+def campaign_detail(request, code):
+    campaign = _get_campaign(code)
+    retryable = campaign.runs.filter(
+        state__in=[Run.State.FAILED, Run.State.CANCELLED, Run.State.SKIPPED],
+        retries__isnull=True,
+    ).count()
+    context = {
+        "campaign": campaign,
+        "progress": progress.of(campaign),
+        "runs": results.runs_of(campaign),
+        "retryable": retryable,
+        "running": campaign.finished is None,
+        "since": (timezone.now() - STATUS_OVERLAP).isoformat(),  # the first poll's
+    }
+    return render(request, "benchmarks/campaign.html", context)
+
+
+@permission_required("benchmarks.view_campaign", json=True)
+@require_GET
+def campaign_status(request, code):
+    """Progress, lanes, and the rows of runs that changed since the page's last poll."""
+    campaign = _get_campaign(code)
+    now = timezone.now()
+    state = progress.of(campaign)
+    return json_response(
+        {
+            "state": campaign.state,
+            "label": campaign.get_state_display(),
+            "finished": campaign.finished is not None,
+            "total": state.total,
+            "ended": state.ended,
+            "percent": state.percent,
+            "counts": state.counts,
+            "eta": progress.duration_words(state.eta_s),
+            "lanes": [_lane_status(lane) for lane in state.lanes],
+            "runs": _changed_rows(request, campaign, request.GET.get("since")),
+            "since": (now - STATUS_OVERLAP).isoformat(),
+        }
+    )
+
+
+def _lane_status(item: progress.LaneProgress) -> dict:
+    lane = item.lane
+    return {
+        "board": lane.board.name,
+        "state": lane.state,
+        "label": lane.get_state_display(),
+        "step": lane.step,
+        "log_tail": lane.log_tail,
+        "error": lane.error,
+        "runs": f"{item.ended}/{item.total}",
+        "eta": progress.duration_words(item.eta_s),
+    }
+
+
+def _changed_rows(request, campaign: Campaign, since_text: str | None) -> list[dict]:
+    try:
+        since = parse_datetime(since_text or "")
+    except ValueError:
+        since = None
+    if since is None:
+        return []  # the page was rendered with every row
+    changed = results.runs_of(campaign).filter(
+        Q(state=Run.State.RUNNING) | Q(started__gte=since) | Q(finished__gte=since)
+    )
+    return [
+        {"code": str(run.code), "state": run.state, "html": _run_row(request, campaign, run)}
+        for run in changed
+    ]
+
+
+def _run_row(request, campaign: Campaign, run: Run) -> str:
+    context = {"campaign": campaign, "run": run, "running": campaign.finished is None}
+    return render_to_string("benchmarks/_run_row.html", context, request=request)
+
+
+@permission_required("benchmarks.run_campaign")
+@require_POST
+def campaign_cancel(request, code):
+    campaign = _get_campaign(code)
+    stopped = campaigns.cancel(campaign, request.user)
+    messages.success(request, f"Cancelled {campaign.name}: {stopped} run(s) stopped or dropped.")
+    return redirect(campaign)
+
+
+@permission_required("benchmarks.run_campaign")
+@require_POST
+def campaign_retry(request, code):
+    campaign = _get_campaign(code)
+    again = campaigns.retry_failed(campaign)
+    if again:
+        messages.success(request, f"Queued {again} run(s) again.")
+    else:
+        messages.info(request, "No failed, cancelled or skipped run is left to retry.")
+    return redirect(campaign)
+
+
+@permission_required("benchmarks.run_campaign")
+@require_POST
+def run_cancel(request, code, run):
+    run = get_object_or_404(Run.objects.select_related("campaign"), code=run, campaign__code=code)
+    was_running = run.state == Run.State.RUNNING
+    if campaigns.cancel_run(run, request.user):
+        messages.success(request, f"Stopping {run}." if was_running else f"Cancelled {run}.")
+    else:
+        messages.info(request, f"{run} had ended already.")
+    return redirect(f"{run.campaign.get_absolute_url()}#run-{run.code}")

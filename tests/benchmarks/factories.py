@@ -1,0 +1,27 @@
+"""Campaign rows made directly, for pages that show them (the engine is not needed)."""
+
+from benchmarks.models import Campaign, Lane, Measurement, Run
+
+
+def make_campaign(board, name="bench campaign", states=("queued",), **fields) -> Campaign:
+    """A campaign on board with one sha1sum run per state given, in that order."""
+    spec = {"name": name, "boards": [board.name], "presets": ["as-is"], "repetitions": 1}
+    campaign = Campaign.objects.create(name=name, spec=spec, **fields)
+    lane = Lane.objects.create(campaign=campaign, board=board)
+    for position, state in enumerate(states):
+        add_run(lane, state=state, sequence=position * 10, repetition=position + 1)
+    return campaign
+
+
+def add_run(lane: Lane, **fields) -> Run:
+    fields = {"benchmark": "sha1sum", "definition_version": 1, "params": {"size": "16M"},
+              "sequence": lane.runs.count() * 10, "repetition": 1, **fields}  # fmt: skip
+    return Run.objects.create(campaign=lane.campaign, lane=lane, board=lane.board, **fields)
+
+
+def measure(run: Run, **values: tuple[float, str]) -> None:
+    """values: metric=(value, unit)."""
+    for metric, (value, unit) in values.items():
+        Measurement.objects.create(
+            run=run, metric=metric, value=value, unit=unit, higher_is_better=True
+        )

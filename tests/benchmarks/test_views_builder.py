@@ -1,0 +1,227 @@
+"""The campaign builder: forms made from the catalog's parameters, a preview with the figures
+before anything starts, refusals as form errors, and one campaign per form however often it
+is posted."""
+
+import re
+from dataclasses import replace
+
+import pytest
+from django.urls import reverse
+
+from benchmarks import campaigns, catalog, progress
+from benchmarks.catalog.cpu import SHA1SUM
+from benchmarks.catalog.spec import Param
+from benchmarks.models import Campaign, CustomBenchmark, Run
+from devices import presets
+from devices.models import Preset
+from tests.devices.factories import make_board
+
+pytestmark = pytest.mark.django_db
+NEW = reverse("benchmarks:campaign_new")
+
+
+@pytest.fixture
+def boards():
+    return [make_board("bench-a", host="10.213.9.11"), make_board("bench-b", host="10.213.9.12")]
+
+
+def form_data(boards, **changes) -> dict:
+    data = {
+        "name": "sha1 on two boards",
+        "boards": [board.name for board in boards],
+        "peer": "",
+        "presets": ["as-is"],
+        "use-sha1sum": "on",
+        "p-sha1sum-size": "16M",
+        "repetition_mode": "fixed",
+        "repetitions": "3",
+        "order": "grouped",
+        "quiet": "on",
+        "quiet_deadline_s": "5",
+        "apply_mode": "trial",
+        "seed": "12345",
+        "action": "preview",
+    }
+    data.update(changes)
+    return {key: value for key, value in data.items() if value is not None}
+
+
+def previewed(client, data) -> dict:
+    """The form as posted again from the preview page, with its Start button."""
+    body = client.post(NEW, data).content.decode()
+    digest = re.search(r'name="previewed" value="([0-9a-f]{64})"', body).group(1)
+    return {**data, "previewed": digest, "action": "start"}
+
+
+def test_the_builder_needs_the_operator_role(client, viewer, boards):
+    assert client.get(NEW).status_code == 302  # to the login page
+    client.force_login(viewer)
+    assert client.get(NEW).status_code == 403
+    assert client.post(NEW, form_data(boards)).status_code == 403
+
+
+def test_the_builder_takes_only_get_and_post(client, operator):
+    client.force_login(operator)
+    assert client.put(NEW).status_code == 405
+
+
+def test_each_parameter_is_a_field_made_from_its_declaration(client, operator, monkeypatch):
+    every_kind = replace(
+        SHA1SUM,
+        name="every-kind",
+        params=(
+            Param("threads", "int", 2, "worker threads", min=1, max=8),
+            Param("ratio", "float", 0.5),
+            Param("pin", "bool", True),
+            Param("block", "size", "4K"),
+            Param("cipher", "choice", "aes", choices=("aes", "chacha")),
+            Param("modes", "multichoice", ["tx"], choices=("tx", "rx")),
+            Param("label", "text", "run"),
+        ),
+    )
+    monkeypatch.setitem(catalog.BUILT_IN, every_kind.name, every_kind)
+    CustomBenchmark.objects.create(
+        name="my-dd", title="dd to RAM", command="true", params={"count": "8"}, pattern="x",
+        unit="MB/s",
+    )  # fmt: skip
+    client.force_login(operator)
+    body = client.get(NEW).content.decode()
+    assert re.search(r'<input type="number" name="p-every-kind-threads"[^>]*max="8"', body)
+    assert 'step="any"' in body  # the float
+    assert re.search(r'type="checkbox" name="p-every-kind-pin"[^>]*checked', body)
+    assert '<select name="p-every-kind-cipher"' in body
+    assert body.count('name="p-every-kind-modes"') == 2  # one box per choice
+    assert 'name="p-every-kind-block" value="4K"' in body
+    assert 'name="p-my-dd-count" value="8"' in body  # a custom benchmark's own parameter
+    assert "from 1 to 8" in body  # the allowed values, in words
+
+
+def test_a_preview_shows_the_trials_and_the_duration_and_writes_nothing(client, operator, boards):
+    client.force_login(operator)
+    response = client.post(NEW, form_data(boards))
+    body = response.content.decode()
+    assert response.status_code == 200
+    expected = len(boards) * 3  # one benchmark, "as is" only
+    assert f"{expected} trials" in body
+    estimate = campaigns.estimate_s(campaigns.check(response.context["form"].spec))
+    assert f"about {progress.duration_words(estimate)}" in body
+    assert "Start the campaign" in body
+    assert Campaign.objects.count() == 0
+
+
+def test_a_refused_spec_is_a_form_error_and_a_400(client, operator, boards):
+    client.force_login(operator)
+    data = form_data(boards, repetition_mode="adaptive", repetitions_min="6", repetitions_max="4")
+    response = client.post(NEW, data)
+    assert response.status_code == 400
+    assert "adaptive repetitions need 2 &lt;= min &lt;= max" in response.content.decode()
+    assert Campaign.objects.count() == 0
+
+
+def test_a_bad_parameter_is_shown_at_its_field(client, operator, boards):
+    client.force_login(operator)
+    response = client.post(NEW, previewed(client, form_data(boards)) | {"p-sha1sum-size": "lots"})
+    body = response.content.decode()
+    assert response.status_code == 400
+    field = body[body.index('id="field-p-sha1sum-size"') :]
+    assert "size: &#x27;LOTS&#x27; is not a size" in field[: field.index("</div>")]
+    assert Campaign.objects.count() == 0
+
+
+def test_no_benchmark_chosen_is_refused(client, operator, boards):
+    client.force_login(operator)
+    response = client.post(NEW, form_data(boards, **{"use-sha1sum": None}))
+    assert response.status_code == 400
+    assert "Choose at least one benchmark." in response.content.decode()
+
+
+def test_start_without_a_preview_of_these_settings_previews_them(client, operator, boards):
+    client.force_login(operator)
+    data = previewed(client, form_data(boards))
+    response = client.post(NEW, {**data, "repetitions": "5"})  # edited after the preview
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert "The settings changed after the last preview" in body
+    assert f"{len(boards) * 5} trials" in body
+    assert Campaign.objects.count() == 0
+
+
+def test_start_makes_the_campaign_of_the_form_and_opens_its_page(
+    client, operator, boards, redis_queue
+):
+    client.force_login(operator)
+    response = client.post(NEW, previewed(client, form_data(boards)))
+    campaign = Campaign.objects.get()
+    assert response.status_code == 302
+    assert response["Location"] == campaign.get_absolute_url()
+    assert campaign.created_by == operator
+    assert campaign.spec["benchmarks"] == [{"name": "sha1sum", "params": {"size": "16M"}}]
+    assert campaign.spec["quiet"]["deadline_s"] == 5
+    assert campaign.seed == 12345
+    assert campaign.runs.filter(state=Run.State.QUEUED).count() == len(boards) * 3
+
+
+def test_a_form_posted_twice_starts_one_campaign(client, operator, boards, redis_queue):
+    client.force_login(operator)
+    data = previewed(client, form_data(boards))
+    first = client.post(NEW, data)
+    second = client.post(NEW, data)
+    assert Campaign.objects.count() == 1
+    assert second.status_code == 302
+    assert second["Location"] == first["Location"]
+
+
+def test_a_new_form_with_the_same_settings_is_a_new_campaign(client, operator, boards, redis_queue):
+    client.force_login(operator)
+    client.post(NEW, previewed(client, form_data(boards)))
+    client.post(NEW, previewed(client, form_data(boards, seed="54321")))  # drawn anew
+    assert Campaign.objects.count() == 2
+
+
+def test_each_preset_version_chosen_runs_every_trial_once_more(client, operator, boards):
+    preset = Preset.objects.create(name="mild", families=["pi4"])
+    version = presets.new_version(preset, options={"arm_freq": "1700"})
+    client.force_login(operator)
+    body = client.get(NEW).content.decode()
+    assert 'value="mild@1"' in body and f"{version}" in body
+    response = client.post(NEW, form_data(boards, presets=["mild@1", "as-is"]))
+    assert f"{len(boards) * 3 * 2} trials" in response.content.decode()
+    assert response.context["form"].spec["presets"] == ["mild@1", "as-is"]
+
+
+def test_a_benchmark_that_needs_a_peer_is_refused_without_one(
+    client, operator, boards, monkeypatch
+):
+    network = replace(SHA1SUM, name="needs-peer", needs_peer=True)
+    monkeypatch.setitem(catalog.BUILT_IN, network.name, network)
+    client.force_login(operator)
+    data = form_data(boards, **{"use-needs-peer": "on", "p-needs-peer-size": "1M"})
+    response = client.post(NEW, data)
+    assert response.status_code == 400
+    assert "needs-peer needs a peer" in response.content.decode()
+    with_peer = client.post(NEW, {**data, "peer": "controller"})
+    assert with_peer.status_code == 200
+    assert with_peer.context["form"].spec["peer"] == "controller"
+
+
+def test_without_a_ready_board_the_builder_says_what_to_do_first(client, operator):
+    make_board("unconfirmed", host_key="")
+    client.force_login(operator)
+    body = client.get(NEW).content.decode()
+    assert "No board is ready yet" in body
+    assert 'value="unconfirmed"' not in body
+
+
+def test_an_empty_post_says_what_is_missing(client, operator):
+    client.force_login(operator)
+    response = client.post(NEW, {})
+    field = response.content.decode().split('id="field-name"')[1].split("</div>")[0]
+    assert response.status_code == 400
+    assert "This field is required." in field
+
+
+def test_a_seed_out_of_range_is_named(client, operator, boards):
+    client.force_login(operator)
+    response = client.post(NEW, form_data(boards, seed="-1"))
+    assert response.status_code == 400
+    assert "seed: Ensure this value is greater than or equal to 0." in response.content.decode()
