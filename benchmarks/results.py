@@ -81,6 +81,21 @@ def write_csv(campaign: Campaign, out) -> None:
         writer.writerow([_defused(cell) for cell in row])
 
 
+def as_json(campaign: Campaign) -> list[dict]:
+    """The same table for scripts: the CSV's columns, and "values" {metric: {value, unit}}."""
+    table = []
+    for run in runs_of(campaign):
+        row = dict(zip(CSV_COLUMNS, _csv_cells(run), strict=True))
+        row["run"] = str(row["run"])
+        row["params"] = run.params
+        row["suspect_reasons"] = run.suspect_reasons
+        row["values"] = {
+            m.metric: {"value": m.value, "unit": m.unit} for m in run.measurements.all()
+        }
+        table.append(row)
+    return table
+
+
 def _csv_cells(run: Run) -> list:
     kernel_bits, userland_bits = bits(run)
     return [

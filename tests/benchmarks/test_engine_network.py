@@ -22,9 +22,14 @@ def test_iperf3_through_the_engine_on_the_100_mbit_board_reports_the_line_rate(
 ):
     board = register_node(pisim_farm.nodes["pi3"])
     campaign = campaigns.start(
-        {"name": "line rate", "boards": [board.name], "peer": "controller", "quiet": False,
-         "repetitions": 1,
-         "benchmarks": [{"name": "iperf3-tcp", "params": {"duration": 2}}]}  # fmt: skip
+        {
+            "name": "line rate",
+            "boards": [board.name],
+            "peer": "controller",
+            "quiet": False,
+            "repetitions": 1,
+            "benchmarks": [{"name": "iperf3-tcp", "params": {"duration": 2}}],
+        }  # fmt: skip
     )
     run_jobs()
     run = campaign.runs.get()
@@ -40,9 +45,14 @@ def test_a_cancelled_openvpn_run_leaves_nothing_on_the_board_or_the_peer(pisim_f
     node = pisim_farm.nodes["pi3"]
     board = register_node(node)
     campaign = campaigns.start(
-        {"name": "cancel a tunnel", "boards": [board.name], "peer": "controller",
-         "quiet": False, "repetitions": 1,
-         "benchmarks": [{"name": "openvpn", "params": {"duration": 30}}]}  # fmt: skip
+        {
+            "name": "cancel a tunnel",
+            "boards": [board.name],
+            "peer": "controller",
+            "quiet": False,
+            "repetitions": 1,
+            "benchmarks": [{"name": "openvpn", "params": {"duration": 30}}],
+        }  # fmt: skip
     )
     run = campaign.runs.get()
 

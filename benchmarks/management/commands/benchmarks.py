@@ -1,0 +1,63 @@
+import json
+
+from django.core.management.base import BaseCommand
+
+from benchmarks.catalog import BUILT_IN, custom
+from benchmarks.catalog.spec import Benchmark
+from benchmarks.models import CustomBenchmark
+
+
+class Command(BaseCommand):
+    help = "List the benchmark catalog: metrics, parameters with defaults, tools, peer."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--json", action="store_true", help="print the catalog as JSON")
+
+    def handle(self, *args, json: bool = False, **options):
+        benchmarks = [*BUILT_IN.values(), *map(custom.from_row, CustomBenchmark.objects.all())]
+        if json:
+            self.stdout.write(_json([describe(benchmark) for benchmark in benchmarks]))
+            return
+        for benchmark in benchmarks:
+            self.stdout.write(text(benchmark))
+
+
+def describe(benchmark: Benchmark) -> dict:
+    return {
+        "name": benchmark.name,
+        "title": benchmark.title,
+        "version": benchmark.version,
+        "metrics": [
+            {"name": m.name, "unit": m.unit, "higher_is_better": m.higher_is_better}
+            for m in benchmark.metrics
+        ],
+        "params": [
+            {"name": p.name, "kind": p.kind, "default": p.default, "choices": list(p.choices)}
+            for p in benchmark.params
+        ],
+        "tools": list(benchmark.tools),
+        "peer_tools": list(benchmark.peer_tools),
+        "packages": list(benchmark.packages),
+        "needs_peer": benchmark.needs_peer,
+        "repetitions": benchmark.repetitions,
+        "timeout_s": benchmark.timeout_s,
+    }
+
+
+def text(benchmark: Benchmark) -> str:
+    metrics = ", ".join(f"{m.name} [{m.unit}, {m.direction}]" for m in benchmark.metrics)
+    params = ", ".join(f"{p.name}={_default(p.default)}" for p in benchmark.params) or "none"
+    tools = " ".join(benchmark.tools) or "none"
+    peer = "needs a peer" if benchmark.needs_peer else "no peer"
+    return (
+        f"{benchmark.name} (v{benchmark.version}): {benchmark.title}\n"
+        f"  metrics: {metrics}\n  params: {params}\n  tools: {tools}; {peer}\n"
+    )
+
+
+def _default(value) -> str:
+    return "+".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
+
+
+def _json(value) -> str:
+    return json.dumps(value, indent=2)

@@ -1,0 +1,91 @@
+"""`manage.py campaign` and `manage.py benchmarks`: the terminal's way in."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.db import connection
+
+from benchmarks.models import Campaign, CustomBenchmark, Run
+from tests.devices.simfarm import register_node
+from tests.workers import ROOT
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def manage(*argv, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """The command as a person runs it, on the test database and Redis."""
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{connection.settings_dict['NAME']}",
+           "REDIS_URL": settings.REDIS_URL}  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "manage.py", *argv], cwd=ROOT, env=env, input=stdin,
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+
+
+def test_the_catalog_lists_metrics_parameters_tools_and_peers():
+    listed = manage("benchmarks")
+    assert listed.returncode == 0, listed.stderr
+    assert "sha1sum (v1): sha1sum of a sparse file" in listed.stdout
+    assert "throughput [MB/s, higher is better], seconds [s, lower is better]" in listed.stdout
+    assert "params: size=2G" in listed.stdout
+    as_json = {b["name"]: b for b in json.loads(manage("benchmarks", "--json").stdout)}
+    assert as_json["iperf3-tcp"]["needs_peer"] is True
+    assert as_json["sha1sum"]["tools"] == ["sha1sum", "truncate"]
+
+
+@pytest.mark.pisim
+def test_a_spec_file_starts_a_campaign_that_is_followed_to_its_end(
+    pisim_farm, start_worker, tmp_path
+):
+    board = register_node(pisim_farm.nodes["pi4"])
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        f"name: from a terminal\nboards: [{board.name}]\npresets: [as-is]\n"
+        "benchmarks:\n  - name: sha1sum\n    params: {size: 16M}\nrepetitions: 2\nquiet: false\n"
+    )
+    start_worker()
+    done = manage("campaign", "start", str(spec), "--follow", "--json")
+    assert done.returncode == 0, done.stderr
+    table = json.loads(done.stdout)
+    assert [row["state"] for row in table] == ["done", "done"]
+    assert table[0]["values"]["throughput"]["unit"] == "MB/s"
+    assert "] 2/2 runs" in done.stderr  # the progress bar, a line per change off a terminal
+    assert "from a terminal: 2 done" in done.stderr
+
+
+def test_a_refused_spec_exits_2_with_the_reason_and_starts_nothing(tmp_path):
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"name": "x", "boards": ["nowhere"], "benchmarks": ["sha1sum"]}))
+    refused = manage("campaign", "start", str(spec))
+    assert refused.returncode == 2
+    assert "the spec was refused: no board in service is named nowhere" in refused.stderr
+    garbage = manage("campaign", "start", "-", stdin="{not: [json")
+    assert garbage.returncode == 2
+    assert "is neither JSON nor YAML" in garbage.stderr
+    assert not Campaign.objects.exists()
+
+
+@pytest.mark.pisim
+def test_a_campaign_with_a_skipped_run_exits_1(pisim_farm, run_jobs, tmp_path):
+    board = register_node(pisim_farm.nodes["pi4"])
+    CustomBenchmark.objects.create(
+        name="needs-frobnicate", title="needs a tool", command="frobnicate", tools="frobnicate",
+        pattern=r"(?P<value>\d+)", unit="x",
+    )  # fmt: skip
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"name": "skips", "boards": [board.name], "repetitions": 1,
+                                "benchmarks": ["needs-frobnicate"], "quiet": False}))  # fmt: skip
+    call_command("campaign", "start", str(spec))  # started, nothing ended yet: no error
+    run_jobs()
+    campaign = Campaign.objects.get()
+    assert campaign.runs.get().state == Run.State.SKIPPED
+    with pytest.raises(CommandError) as status:
+        call_command("campaign", "status", str(campaign.code))
+    assert status.value.returncode == 1
+    assert "skips: 1 skipped" in str(status.value)
