@@ -2,6 +2,9 @@ from django.apps import AppConfig
 
 
 class BenchmarksConfig(AppConfig):
-    """Benchmark catalog, campaigns and results (built in later issues)."""
+    """Benchmark catalog, campaigns, runs and their results."""
 
     name = "benchmarks"
+
+    def ready(self):
+        from benchmarks import kinds  # noqa: F401 - campaign lanes as a kind of board work

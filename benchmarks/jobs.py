@@ -9,8 +9,6 @@ and applications do (devices.enqueue).
 """
 
 import logging
-from contextlib import ExitStack
-from datetime import timedelta
 from functools import partial
 
 from django.conf import settings
@@ -20,15 +18,10 @@ from django.utils import timezone
 from benchmarks import campaigns, runner
 from benchmarks.models import Lane, Run
 from benchmarks.runner import LOCK_TTL_S
-from devices import apply, enqueue, retire
-from devices.locks import BoardBusy, board_lock
+from devices import apply, enqueue, retire, work
+from devices.locks import BoardBusy
 
 log = logging.getLogger(__name__)
-
-# A lane whose job has not written its heartbeat for this long, and whose RQ job is gone,
-# lost its worker: its run ends failed and the lane goes on.
-HEARTBEAT_STALE = timedelta(seconds=60)
-JOB_GRACE = timedelta(seconds=30)  # for a new lane's job to be queued and its id stored
 
 
 def job_timeout() -> float:
@@ -60,14 +53,12 @@ def drive_lane(lane_id: int) -> None:
     lane = _claim(lane_id)
     if lane is None:
         return
+    boards = [lane.board_id, *([lane.peer_board_id] if lane.peer_board_id else [])]
     try:
-        with ExitStack() as locks:
-            lock = locks.enter_context(board_lock(lane.board_id, ttl=LOCK_TTL_S))
-            if lane.peer_board_id:
-                locks.enter_context(board_lock(lane.peer_board_id, ttl=LOCK_TTL_S))
+        with work.hold(*boards, ttl=LOCK_TTL_S, label=f"lane {lane.pk}") as hold:
             run = _claim_next_run(lane)
             if run is not None:
-                runner.execute(run, lane, lock)
+                runner.execute(run, lane, hold)
     except BoardBusy:
         _wait(lane)
         return
@@ -158,29 +149,3 @@ def restart(lane: Lane) -> None:
         ):
             return
     _continue(lane)
-
-
-def sweep(now) -> int:
-    """Lanes whose job died (worker killed, Redis emptied) go on; their run, if one was
-    running, ends failed with the reason. A lane's heartbeat keeps it alone while fresh."""
-    count = 0
-    stale = now - HEARTBEAT_STALE
-    lanes = Lane.objects.filter(
-        state__in=Lane.UNFINISHED, campaign__created__lt=now - JOB_GRACE
-    ).select_related("board")
-    for lane in lanes:
-        if lane.state == Lane.State.RUNNING and lane.heartbeat and lane.heartbeat > stale:
-            continue
-        why = enqueue.why_dead(lane.board.queue, lane.job_id, lane.board_id) if lane.job_id else (
-            "it was never queued (Redis was down?)"
-        )  # fmt: skip
-        if not why:
-            continue
-        log.warning("lane %s: %s; going on with its next run", lane.pk, why)
-        if lane.state == Lane.State.RUNNING:
-            runner.end_interrupted(lane, why)
-            restart(lane)
-        else:  # queued or waiting: its job (or next try) vanished; nothing ran
-            queue_lane(lane)
-        count += 1
-    return count

@@ -15,13 +15,12 @@ from contextlib import ExitStack
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
-from redis.exceptions import LockError
 
 from benchmarks import catalog, telemetry, trial
 from benchmarks.catalog.spec import Benchmark, Context, ParamError, ParseError
 from benchmarks.endpoints import BoardEndpoint, ControllerEndpoint, Endpoint
 from benchmarks.models import Lane, Measurement, Run
-from devices import apply, remote, ssh
+from devices import apply, remote, ssh, work
 from devices.credentials import CredentialError
 from devices.jobs import clean_for_db, mark_board, read_facts, save_snapshot, status_for
 from devices.locks import BoardBusy
@@ -68,8 +67,8 @@ class Stop(Exception):
         self.state, self.reason, self.skip = state, reason, skip
 
 
-def execute(run: Run, lane: Lane, lock) -> None:
-    running = _Running(run, lane, lock)
+def execute(run: Run, lane: Lane, hold: work.Hold) -> None:
+    running = _Running(run, lane, hold)
     try:
         running.go()
     except Stop as stop:
@@ -118,8 +117,8 @@ def _while(run: Run) -> str:
 
 
 class _Running:
-    def __init__(self, run: Run, lane: Lane, lock):
-        self.run, self.lane, self.lock = run, lane, lock
+    def __init__(self, run: Run, lane: Lane, hold: work.Hold):
+        self.run, self.lane, self.hold = run, lane, hold
         self.board: Board = lane.board
         self.campaign = lane.campaign
         self.sessions = ExitStack()
@@ -129,15 +128,9 @@ class _Running:
     # ---- record keeping -----------------------------------------------------------------
     def step(self, words: str) -> None:
         log.info("run %s: %s", self.run.pk, words)
-        self.keep_lock()
+        self.hold.renew()
         Run.objects.filter(pk=self.run.pk, state=Run.State.RUNNING).update(step=words)
         Lane.objects.filter(pk=self.lane.pk).update(step=words, heartbeat=timezone.now())
-
-    def keep_lock(self) -> None:
-        try:
-            self.lock.reacquire()
-        except LockError:
-            log.warning("run %s: the board lock expired", self.run.pk)
 
     def end(self, stop: Stop) -> None:
         log.info("run %s ended %s: %s", self.run.pk, stop.state, stop.reason)
@@ -230,13 +223,8 @@ class _Running:
             # Someone's own application of this board waits for it: let it go first.
             Run.objects.filter(pk=self.run.pk).update(state=Run.State.QUEUED, started=None)
             raise BoardBusy("an application of this board is queued") from None
-        self.lock.timeout = apply.lock_ttl()  # a reboot goes long between two renewals
-        try:
-            self.keep_lock()
-            application = apply.apply_holding(application.pk, self.lock)
-        finally:
-            self.lock.timeout = LOCK_TTL_S
-            self.keep_lock()
+        with self.hold.longer(apply.lock_ttl()):  # a reboot goes long between two renewals
+            application = apply.apply_holding(application.pk, self.hold)
         self.application = application
         if application is None or application.state != Application.State.VERIFIED:
             outcome = application.outcome if application else "it was not started"
@@ -255,7 +243,7 @@ class _Running:
                 error = exc
                 if attempt + 1 < CONNECT_TRIES:
                     time.sleep(2**attempt)
-                    self.keep_lock()
+                    self.hold.renew()
             except (ssh.SSHError, CredentialError) as exc:
                 error = exc
                 break
@@ -428,7 +416,7 @@ class _Running:
         return outcome, samplers
 
     def tick(self, tail: str) -> None:
-        self.keep_lock()
+        self.hold.renew()
         Lane.objects.filter(pk=self.lane.pk).update(
             log_tail=tail[-LOG_TAIL_CHARS:], heartbeat=timezone.now()
         )

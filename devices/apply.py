@@ -12,14 +12,13 @@ from functools import partial
 
 from django.conf import settings
 from django.utils import timezone
-from redis.exceptions import LockError
 
 from devices import apply_steps as steps
-from devices import configtxt, enqueue, presets, remote, retire, ssh, tasks
+from devices import configtxt, enqueue, presets, remote, retire, ssh, tasks, work
 from devices.configtxt.validation import MAX_BYTES as MAX_CONFIG_BYTES
 from devices.credentials import CredentialError
 from devices.jobs import PROBE_OUTPUT_CAP, PROBE_TIMEOUT_S, mark_board, status_for
-from devices.locks import BoardBusy, board_lock
+from devices.locks import BoardBusy
 from devices.models import Application, Board, BoardTask, PresetVersion
 from devices.probe import PROBE_SCRIPT, ProbeError, parse_probe_output
 from devices.vcgencmd import throttle_summary
@@ -83,8 +82,9 @@ def apply_preset(application_id: int) -> None:
     if application is None:
         return
     try:
-        with board_lock(application.board_id, ttl=lock_ttl()) as lock:
-            ended = _run(application, lock)
+        label = f"application {application.pk}"
+        with work.hold(application.board_id, ttl=lock_ttl(), label=label) as hold:
+            ended = _run(application, hold)
     except BoardBusy:
         _wait_for_board(application)
         return
@@ -94,21 +94,21 @@ def apply_preset(application_id: int) -> None:
         tasks.start(application.board, BoardTask.Kind.PROBE)
 
 
-def apply_holding(application_id: int, lock) -> Application | None:
+def apply_holding(application_id: int, hold: work.Hold) -> Application | None:
     """Apply from a job that holds the board's lock already (a campaign's run): the same
     steps, record and outcomes as apply_preset. None if it was no longer queued."""
     application = _claim(application_id)
     if application is None:
         return None
-    _run(application, lock)
+    _run(application, hold)
     application.refresh_from_db()
     return application
 
 
-def _run(application: Application, lock) -> str:
+def _run(application: Application, hold: work.Hold) -> str:
     """Apply with the board's lock held; the state it ended in."""
     try:
-        _Applying(application, lock).run()
+        _Applying(application, hold).run()
     except _Stop as stop:
         return _end(application, stop)
     raise AssertionError("every way out of _Applying.run raises _Stop")
@@ -155,11 +155,11 @@ def _end(application: Application, stop: _Stop) -> str:
 class _Applying:
     """One run of one application. Every way out raises _Stop."""
 
-    def __init__(self, application: Application, lock):
+    def __init__(self, application: Application, hold: work.Hold):
         self.application = application
         self.board = application.board
         self.version = application.version
-        self.lock = lock
+        self.hold = hold
         self.governor = self.version.governor
         self.trial = application.mode == Application.Mode.TRIAL
         self.target: ssh.Target | None = None
@@ -176,14 +176,8 @@ class _Applying:
     # ---- record keeping -----------------------------------------------------------------
     def step(self, words: str) -> None:
         log.info("application %s: %s", self.application.pk, words)
-        self.keep_lock()
+        self.hold.renew()
         self.record(step=words)
-
-    def keep_lock(self) -> None:
-        try:
-            self.lock.reacquire()
-        except LockError:  # expired while a step overran: log it and finish the job
-            log.warning("application %s: the board lock expired", self.application.pk)
 
     def record(self, **fields) -> None:
         # Only while it runs: a record the sweep ended (its worker seemed gone) keeps its end.
@@ -205,7 +199,7 @@ class _Applying:
             deadline_s=deadline_s,
             poll_s=_seconds("PIFARM_REBOOT_POLL", REBOOT_POLL_S),
             old_boot_id=old_boot_id,
-            tick=self.keep_lock,
+            tick=self.hold.renew,
         )
 
     def ensure_connected(self) -> None:
@@ -499,15 +493,15 @@ class _Applying:
     def restore_files(self) -> None:
         """Put back what this run changed, by content; each write is atomic on its own."""
         self.ensure_connected()
-        self.keep_lock()  # each command below may take its whole deadline
+        self.hold.renew()  # each command below may take its whole deadline
         if self.config_touched or self.tryboot_written:
             steps.remove_temp_files(self.session, self.config_path)
         if self.config_touched:
-            self.keep_lock()
+            self.hold.renew()
             if steps.file_sha256(self.session, self.config_path) != steps.sha256(self.original):
                 self.session.write_file_atomic(self.config_path, self.original, sudo=True)
         if self.governor_touched:
-            self.keep_lock()
+            self.hold.renew()
             steps.remove_temp_files(self.session, steps.GOVERNOR_FILE)
             if self.old_governor_file is None:
                 steps.remove(self.session, steps.GOVERNOR_FILE)
@@ -518,7 +512,7 @@ class _Applying:
             if self.before.governor:  # it was also set live, and no reboot may follow
                 steps.set_governor_live(self.session, self.before.governor)
         if self.tryboot_written:
-            self.keep_lock()
+            self.hold.renew()
             steps.remove(self.session, steps.tryboot_path(self.config_path))
 
     def undo_before_reboot(self, error: Exception) -> None:

@@ -5,6 +5,7 @@ from django.conf import settings
 
 # Management commands that never touch the job queue: they must not leave a Redis running.
 COMMANDS_WITHOUT_QUEUE = {
+    "benchmarks",
     "check",
     "collectstatic",
     "configtxt",
@@ -24,7 +25,7 @@ class DevicesConfig(AppConfig):
     verbose_name = "Boards"
 
     def ready(self):
-        from devices import checks  # noqa: F401 - registers the deploy checks
+        from devices import checks, kinds  # noqa: F401 - registers deploy checks, work kinds
 
         if settings.EMBEDDED_REDIS and not _queue_free_command(sys.argv):
             from pifarm import embedded_redis

@@ -8,9 +8,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from devices import enqueue, remote, retire, ssh, tasks
+from devices import enqueue, remote, retire, ssh, tasks, work
 from devices.credentials import CredentialError
-from devices.locks import BoardBusy, board_lock
+from devices.locks import BoardBusy
 from devices.models import Board, BoardTask, FactSnapshot
 from devices.probe import PROBE_SCRIPT, ProbeError, parse_probe_output
 
@@ -101,7 +101,7 @@ def probe_board(task_id: int) -> None:
         return
     board = task.board
     try:
-        with board_lock(board.pk, ttl=lock_ttl()):
+        with work.hold(board.pk, ttl=lock_ttl(), label=f"task {task.pk}"):
             with remote.session(board) as session:
                 facts = read_facts(session)
     except (ssh.SSHError, CredentialError) as exc:
@@ -180,7 +180,7 @@ def check_health(task_id: int) -> None:
         return
     board = task.board
     try:
-        with board_lock(board.pk, ttl=lock_ttl()):
+        with work.hold(board.pk, ttl=lock_ttl(), label=f"task {task.pk}"):
             with remote.session(board) as session:
                 session.run(["true"], settings.SSH_CONNECT_TIMEOUT)
     except BoardBusy:

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmarks import trial
-from benchmarks.catalog import get, network, offloads
+from benchmarks.catalog import lookup, network, offloads
 from benchmarks.catalog.spec import Context, ParamError, ParseError
 from benchmarks.endpoints import ControllerEndpoint
 from tests.benchmarks import contexts
@@ -30,12 +30,12 @@ def report(path: str) -> dict:
 
 
 def parse(name: str, outputs: dict, **params):
-    benchmark = get(name)
+    benchmark = lookup(name)
     return benchmark.parse(outputs, benchmark.clean_params(params))
 
 
 def run_trial(name: str, node, ctx, params=None, peer_node=None, hooks=None):
-    benchmark = get(name)
+    benchmark = lookup(name)
     cleaned = benchmark.clean_params(params)
     with board_end(node) as board:
         if peer_node is None:
@@ -214,29 +214,29 @@ def test_huge_numbers_and_deep_nesting_are_parse_errors():
 )
 def test_bad_parameters_are_refused_with_the_parameters_name(name, params):
     with pytest.raises(ParamError, match="|".join(params)):
-        get(name).clean_params(params)
+        lookup(name).clean_params(params)
 
 
 def test_defaults_are_safe_and_every_network_benchmark_needs_a_peer():
     for name in NETWORK:
-        benchmark = get(name)
+        benchmark = lookup(name)
         assert benchmark.needs_peer and benchmark.version == 1
         assert benchmark.clean_params({})
-    assert get("iperf3-tcp").clean_params({})["offloads"] == "unchanged"
-    assert get("iperf3-udp-small").clean_params({})["payload"] == 64
+    assert lookup("iperf3-tcp").clean_params({})["offloads"] == "unchanged"
+    assert lookup("iperf3-udp-small").clean_params({})["payload"] == 64
 
 
 def test_servers_bind_to_the_address_the_other_end_uses():
     ctx = contexts.on_paper()
     for name in ("iperf3-tcp", "iperf3-udp-small"):
-        benchmark = get(name)
+        benchmark = lookup(name)
         (server,) = benchmark.plan(benchmark.clean_params({}), ctx).servers
         assert server.on == "peer"
         assert server.argv[server.argv.index("-B") + 1] == ctx.peer_address
 
 
 def test_scp_without_the_peers_user_name_is_refused():
-    benchmark = get("scp")
+    benchmark = lookup("scp")
     with pytest.raises(ParamError, match="peer_user"):
         benchmark.plan(benchmark.clean_params({}), Context("/dev/shm/x"))
 
@@ -261,7 +261,7 @@ def test_iperf3_tcp_from_the_pi3_to_the_controller_runs_at_its_100_mbit_line_rat
     node = pisim_farm["pi3"]
     ctx = contexts.to_controller(node)
     outcome, params = run_trial("iperf3-tcp", node, ctx, {"duration": 3})
-    parsed = get("iperf3-tcp").parse(outcome.outputs, params)
+    parsed = lookup("iperf3-tcp").parse(outcome.outputs, params)
     assert 90 <= parsed.values["throughput"] <= 100
     assert contexts.left_on_node(node, ctx) == contexts.left_on_controller(ctx) == []
 
@@ -272,7 +272,7 @@ def test_offloads_are_off_during_the_run_and_restored_exactly_on_both_ends(pisim
     before = offload_states(node)
     params = {"duration": 1, "offloads": "off", "direction": "peer-to-board", "streams": 2}
     outcome, cleaned = run_trial("iperf3-tcp", node, ctx, params)
-    parsed = get("iperf3-tcp").parse(outcome.outputs, cleaned)
+    parsed = lookup("iperf3-tcp").parse(outcome.outputs, cleaned)
     assert offload_states(node) == before
     saved = parsed.details["offloads_before_board"]
     assert saved["device"] == "eth0"
@@ -284,7 +284,7 @@ def test_small_udp_packets_arrive_at_no_more_than_the_line_rate_allows(pisim_far
     node = pisim_farm["pi3"]
     ctx = contexts.to_controller(node)
     outcome, params = run_trial("iperf3-udp-small", node, ctx, {"duration": 2})
-    parsed = get("iperf3-udp-small").parse(outcome.outputs, params)
+    parsed = lookup("iperf3-udp-small").parse(outcome.outputs, params)
     line_rate_payloads = node.profile.eth_mbit * 1e6 / (params["payload"] * 8)
     assert 0 < parsed.values["packet_rate"] < line_rate_payloads
     assert 0 <= parsed.values["loss"] < 100
@@ -294,7 +294,7 @@ def test_the_boards_firewall_counts_and_drops_the_flood_and_its_table_goes_away(
     node = pisim_farm["pi3"]
     ctx = contexts.to_controller(node)
     outcome, params = run_trial("firewall-drop", node, ctx, {"duration": 2})
-    parsed = get("firewall-drop").parse(outcome.outputs, params)
+    parsed = lookup("firewall-drop").parse(outcome.outputs, params)
     assert 0 < parsed.values["drop_rate"] <= parsed.values["send_rate"]
     assert parsed.details["packets_dropped"] <= parsed.details["packets_sent"]
     assert contexts.left_on_node(node, ctx) == contexts.left_on_controller(ctx) == []
@@ -304,7 +304,7 @@ def test_scp_copies_the_file_to_a_throwaway_sshd_on_the_peer(pisim_farm):
     board, peer = pisim_farm["pi3"], pisim_farm["pi4"]
     ctx = contexts.to_node(board, peer)
     outcome, params = run_trial("scp", board, ctx, {"size": "4M"}, peer_node=peer)
-    parsed = get("scp").parse(outcome.outputs, params)
+    parsed = lookup("scp").parse(outcome.outputs, params)
     assert parsed.details["bytes"] == 4 * 1024**2
     assert 0 < parsed.values["throughput"] < board.profile.eth_mbit / 8
     assert contexts.left_on_node(board, ctx) == contexts.left_on_node(peer, ctx) == []
@@ -313,7 +313,7 @@ def test_scp_copies_the_file_to_a_throwaway_sshd_on_the_peer(pisim_farm):
 def test_scp_refuses_a_peer_whose_host_key_is_not_the_pinned_one(pisim_farm):
     board, peer = pisim_farm["pi3"], pisim_farm["pi4"]
     ctx = contexts.to_node(board, peer)
-    benchmark = get("scp")
+    benchmark = lookup("scp")
     plan = benchmark.plan(benchmark.clean_params({"size": "1M"}), ctx)
     other_key = network.keys.ssh_ed25519().public
     pinned = f"[{ctx.peer_address}]:{ctx.port} {other_key}\n".encode()
@@ -330,6 +330,6 @@ def test_a_workdir_with_shell_metacharacters_arrives_literally(pisim_farm):
     node = pisim_farm["pi3"]
     ctx = replace(contexts.to_controller(node), workdir="/dev/shm/pifarm-$(touch${IFS}pwned);`id`")
     outcome, params = run_trial("iperf3-tcp", node, ctx, {"duration": 1, "offloads": "off"})
-    parsed = get("iperf3-tcp").parse(outcome.outputs, params)
+    parsed = lookup("iperf3-tcp").parse(outcome.outputs, params)
     assert parsed.details["offloads_before_board"]["device"] == "eth0"
     assert node.run_as_root(["sh", "-c", "ls / /home/pi /dev/shm | grep -c pwned"]).stdout == b"0\n"

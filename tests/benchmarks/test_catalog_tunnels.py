@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmarks import trial
-from benchmarks.catalog import get
+from benchmarks.catalog import lookup
 from benchmarks.catalog.spec import ParamError, ParseError
 from benchmarks.endpoints import ControllerEndpoint
 from tests.benchmarks import contexts
@@ -27,7 +27,7 @@ def wireguard_outputs(mode: str = "userspace") -> dict:
 
 
 def plan_for(name: str, ctx, **params):
-    benchmark = get(name)
+    benchmark = lookup(name)
     cleaned = benchmark.clean_params(params)
     return benchmark.plan(cleaned, ctx), cleaned
 
@@ -93,7 +93,7 @@ def test_wireguard_keys_are_what_wg_derives_from_the_private_ones():
 
 
 def test_wireguard_records_which_wireguard_each_end_ran():
-    benchmark = get("wireguard")
+    benchmark = lookup("wireguard")
     parsed = benchmark.parse(wireguard_outputs("kernel"), benchmark.clean_params({}))
     assert parsed.details["wireguard_board"] == parsed.details["wireguard_peer"] == "kernel"
     assert parsed.values["throughput"] > 0
@@ -102,7 +102,7 @@ def test_wireguard_records_which_wireguard_each_end_ran():
 def test_wireguard_without_the_mode_of_an_end_is_a_parse_error():
     outputs = {**wireguard_outputs(), "wireguard_peer": ""}
     with pytest.raises(ParseError, match="peer"):
-        get("wireguard").parse(outputs, {})
+        lookup("wireguard").parse(outputs, {})
 
 
 @settings(max_examples=80, deadline=None)
@@ -110,7 +110,7 @@ def test_wireguard_without_the_mode_of_an_end_is_a_parse_error():
 def test_garbage_from_a_tunnel_run_is_a_parse_error_never_a_crash(name, text, mode):
     outputs = {"measure": text, "wireguard_board": mode, "wireguard_peer": mode}
     try:
-        get(name).parse(outputs, {})
+        lookup(name).parse(outputs, {})
     except ParseError:
         pass
 
@@ -122,7 +122,7 @@ def test_garbage_from_a_tunnel_run_is_a_parse_error_never_a_crash(name, text, mo
 )  # fmt: skip
 def test_bad_openvpn_parameters_are_refused(params):
     with pytest.raises(ParamError, match="|".join(params)):
-        get("openvpn").clean_params(params)
+        lookup("openvpn").clean_params(params)
 
 
 # ---- on the pisim farm -----------------------------------------------------------------
@@ -135,7 +135,7 @@ def test_tunnels_carry_less_than_the_bare_link_and_leave_nothing_behind(pisim_fa
         ctx = contexts.to_controller(node)
         plan, params = plan_for(name, ctx, duration=2)
         outcome = run_on_controller(node, ctx, plan)
-        parsed = get(name).parse(outcome.outputs, params)
+        parsed = lookup(name).parse(outcome.outputs, params)
         figures[name] = parsed.values["throughput"]
         assert nothing_left(node, ctx)
     assert figures["openvpn"] < figures["iperf3-tcp"]
@@ -151,7 +151,7 @@ def test_openvpn_with_blowfish_runs_where_the_build_still_allows_it(pisim_farm):
         "openvpn", ctx, duration=1, cipher="BF-CBC", compression="lzo", mtu=1400
     )
     outcome = run_on_controller(node, ctx, plan)
-    assert get("openvpn").parse(outcome.outputs, params).values["throughput"] > 0
+    assert lookup("openvpn").parse(outcome.outputs, params).values["throughput"] > 0
     assert nothing_left(node, ctx)
 
 
@@ -194,7 +194,7 @@ def test_scp_through_openvpn_between_two_boards(pisim_farm):
     plan, params = plan_for("openvpn-scp", ctx, size="4M")
     with board_end(board) as board_, board_end(peer) as peer_:
         outcome = trial.run(plan, {"board": board_, "peer": peer_}, ctx)
-    parsed = get("openvpn-scp").parse(outcome.outputs, params)
+    parsed = lookup("openvpn-scp").parse(outcome.outputs, params)
     assert parsed.details["bytes"] == 4 * 1024**2
     assert 0 < parsed.values["throughput"] < board.profile.eth_mbit / 8
     assert nothing_left(board, ctx, peer)

@@ -3,6 +3,7 @@ measurement, Redis emptied under a campaign, two campaigns on one board. Real `m
 rqworker` processes, real Redis, real sshd on simulated Pis."""
 
 import time
+from datetime import timedelta
 
 import django_rq
 import pytest
@@ -11,10 +12,11 @@ from django.utils import timezone
 from rq.job import Job
 
 from benchmarks import campaigns
-from benchmarks.jobs import HEARTBEAT_STALE, JOB_GRACE
+from benchmarks.kinds import HEARTBEAT_STALE_S
 from benchmarks.models import Campaign, CustomBenchmark, Lane, Run
 from devices.locks import is_locked
 from devices.management.commands.healthcheck import fail_stale_tasks
+from devices.work import JOB_GRACE
 from tests.devices.simfarm import register_node
 from tests.workers import board_lock_expired, wait_until, worker_key_expired
 
@@ -57,7 +59,9 @@ def processes(node) -> str:
 def as_if_long_dead(lane: Lane) -> None:
     """What time does for a dead lane job: its heartbeat goes stale, the campaign is past
     the grace the sweep gives new work."""
-    Lane.objects.filter(pk=lane.pk).update(heartbeat=timezone.now() - 2 * HEARTBEAT_STALE)
+    Lane.objects.filter(pk=lane.pk).update(
+        heartbeat=timezone.now() - timedelta(seconds=2 * HEARTBEAT_STALE_S)
+    )
     Campaign.objects.filter(pk=lane.campaign_id).update(created=F("created") - 2 * JOB_GRACE)
 
 
