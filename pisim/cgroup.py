@@ -24,10 +24,11 @@ from pathlib import Path
 from .util import PisimError
 
 PARENT = "pisim"
-# The weight of the pisim parent group against the host's other work: ten times the default, so
-# that a busy host does not squeeze a node below its emulated clock. The quota still caps
-# each node, so this never gives a node more than its clock allows.
-PARENT_WEIGHT = {"v1": ("cpu.shares", "10240"), "v2": ("cpu.weight", "1000")}
+# The weight of the pisim parent group against the host's other work: a hundred times the
+# default (v2's maximum), so that a busy host does not squeeze a node below its emulated clock
+# (at ten times, 5 busy host tasks per CPU already did). The quota still caps each node: a
+# node never gets more than its clock allows, and the host keeps what the quotas leave.
+PARENT_WEIGHT = {"v1": ("cpu.shares", "102400"), "v2": ("cpu.weight", "10000")}
 REMOVE_WAIT_S = 3.0  # killed processes leave their group as they exit
 
 
