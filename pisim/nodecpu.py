@@ -68,7 +68,8 @@ class CpuShare:
 
     def describe(self) -> str:
         if not self.throttled:
-            return f"no CPU quota ({self.info.get('note')}): unthrottled, the clock is cosmetic"
+            note = self.info.get("note")
+            return f"no CPU quota ({note}): unthrottled, the simulated clock changes no speed"
         return (
             f"CPU quota ({self.info['mode']}, {self.group}): simulated, a core at X MHz "
             f"gets X/{REFERENCE_MHZ} of a host CPU"

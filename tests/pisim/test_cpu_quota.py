@@ -1,6 +1,10 @@
 """Each simulated Pi runs in a cgroup whose CPU quota follows its emulated Arm clock."""
 
+import json
 import shlex
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -16,6 +20,21 @@ GOVERNOR = "/sys/devices/system/cpu/cpufreq/policy0/scaling_governor"
 SHA1SUM_LOOP = """truncate -s "$1"M /tmp/sparse && start=$(date +%s%N) && i=0
 while [ "$i" -lt "$2" ]; do sha1sum /tmp/sparse >/dev/null & i=$((i + 1)); done
 wait && echo $(( $(date +%s%N) - start ))"""
+PKG_PARENT = Path(__file__).resolve().parents[2]
+# A farm whose mount namespace has no cgroup hierarchy with the cpu controller.
+UNTHROTTLED_FARM = textwrap.dedent("""
+    import json, subprocess, sys
+    from pisim.pytest_plugin import FACTORY_SUBNETS, start_free_farm
+    farm = start_free_farm("u", FACTORY_SUBNETS, [("n1", "pi3b-legacy", None)], 0.5)
+    try:
+        node = farm.nodes["n1"]
+        status = subprocess.run([sys.executable, "-m", "pisim", "status", "--name", farm.name],
+                                capture_output=True, text=True, timeout=30).stdout
+        log = (node.dir / "log" / "node.log").read_text()
+        print(json.dumps({"quota": node.cpu_quota, "status": status, "log": log}))
+    finally:
+        farm.stop()
+""")
 
 
 @pytest.fixture(autouse=True)
@@ -154,3 +173,19 @@ def test_sha1sum_at_arm_freq_1500_is_1_5x_as_fast_as_at_1000(pisim_node_factory)
         # are charged to whatever task they interrupt, and so to the node's quota).
         rates[mhz] = max(sha1sum_mb_per_s(node) for _ in range(5))
     assert rates[1500] / rates[1000] == pytest.approx(1500 / 1000, rel=0.10), rates
+
+
+def test_without_a_cpu_controller_a_node_runs_unthrottled_and_says_so():
+    hierarchy = str(cgroup.detect().root)  # unmounted in a mount namespace of the test's own
+    done = subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+         'umount -l "$1" && shift && exec "$@"', "sh", hierarchy,
+         sys.executable, "-c", UNTHROTTLED_FARM],
+        capture_output=True, text=True, timeout=90, cwd=PKG_PARENT, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.splitlines()[-1])
+    assert report["quota"]["mode"] == "none"
+    assert "cpu controller" in report["quota"]["note"]
+    assert "cpu quota none, unthrottled" in report["status"]
+    assert "no CPU quota" in report["log"] and "unthrottled" in report["log"]
