@@ -42,6 +42,9 @@ GOVERNORS = "conservative ondemand userspace powersave performance schedutil"  #
 # How often the emulated clock (and with it the CPU quota) follows the load: often enough that
 # a job is not held at arm_freq_min for long, like ondemand's own sampling.
 CLOCK_SAMPLE_S = 0.2
+# ondemand's up_threshold: busier than this, the cores run at arm_freq. Half of what the quota
+# allows tells a busy core (measured ~1.0) from logins and probes (up to ~0.4 of a sample).
+ONDEMAND_BUSY_LOAD = 0.5
 POLICY = "/sys/devices/system/cpu/cpufreq/policy0"  # one cpufreq policy for all cores
 _libc = ctypes.CDLL(None, use_errno=True)
 _log_fd = 2
@@ -172,18 +175,29 @@ def setup_mounts(node: Path, booted: dict) -> int:
 
 
 def node_cpu_ticks() -> int:
-    """utime+stime of every process of this node except PID 1 (our /proc is the node's)."""
+    """utime+stime of the node's processes (our /proc is the node's), but PID 1 and pisim's
+    emulators: a Python vcgencmd costs far more than the small C program it stands for, and
+    asking for the clock must not raise it (their CPU time still counts against the quota)."""
     total = 0
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or entry == "1":
             continue
         try:
+            if _is_emulator(entry):
+                continue
             with open(f"/proc/{entry}/stat", "rb") as f:
                 fields = f.read().rsplit(b")", 1)[1].split()
             total += int(fields[11]) + int(fields[12])
         except (OSError, IndexError, ValueError):
             continue
     return total
+
+
+def _is_emulator(pid: str) -> bool:
+    """pisim.nodefs installs the emulators as `#!python3 -IS` scripts in /usr/local/{bin,sbin}."""
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        argv = f.read().split(b"\0")
+    return argv[1:2] == [b"-IS"] and argv[2].startswith((b"/usr/local/bin/", b"/usr/local/sbin/"))
 
 
 class SshGate:
@@ -378,7 +392,7 @@ class Init:
             return self.fmax
         if governor in ("powersave", "userspace"):
             return self.fmin
-        return self.fmax if load > 0.1 else self.fmin
+        return self.fmax if load > ONDEMAND_BUSY_LOAD else self.fmin
 
     def refresh_uptime(self) -> None:
         """/proc/uptime counts from this simulated boot (rewritten in place: bind-mounted)."""

@@ -134,6 +134,8 @@ class Supervisor:
         return fd
 
     def remove_cgroup(self, node: NodeRuntime) -> None:
+        """The group goes with the node's processes; so does the quota it reported."""
+        (node.dir / "run" / "cpu.json").unlink(missing_ok=True)
         if node.cgroup is not None:
             try:
                 cgroup.remove_group(node.cgroup)
@@ -282,7 +284,11 @@ class Supervisor:
         if op == "status":
             return {
                 "nodes": {
-                    n: dict(node.state, unreachable=node.unreachable)
+                    n: dict(
+                        node.state,
+                        unreachable=node.unreachable,
+                        cpu_quota=read_json(node.dir / "run" / "cpu.json", {}).get("mode"),
+                    )
                     for n, node in self.nodes.items()
                 }
             }

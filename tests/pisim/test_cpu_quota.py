@@ -110,7 +110,8 @@ def test_quota_follows_the_booted_arm_freq(pisim_node_factory):
     config = node.read_file(node.profile.config_path)
     boot_with(node, config, "arm_freq=1000\nforce_turbo=1\n")  # force_turbo: the maximum at once
     wait_for_quota(node, 1000, "arm_freq 1000")
-    assert node.cpu_quota["mode"] in ("v1", "v2") and node.cpu_quota["mhz"] == 1000
+    assert node.cpu_quota["mode"] == cgroup.detect().mode and node.cpu_quota["mhz"] == 1000
+    assert pisim_node_factory.farm.status()[node.name]["cpu_quota"] == cgroup.detect().mode
 
 
 def sleep_pid(init_pid: int) -> int | None:
