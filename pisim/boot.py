@@ -25,7 +25,7 @@ import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # python -I leaves our directory out
+sys.path.append(str(Path(__file__).resolve().parent))  # python -I leaves our directory out
 import nodecpu  # noqa: E402 - standard library only, from this directory
 
 MS_BIND = 0x1000
