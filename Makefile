@@ -48,6 +48,7 @@ bench: setup
 	$(PY) bench/probe_fanout.py
 	$(PY) bench/busy_board_wait.py
 	$(PY) bench/input_costs.py
+	$(PY) bench/sim_clock_scaling.py
 
 lint: venv
 	$(VENV)/bin/ruff check .

@@ -2,12 +2,14 @@
 
 Started by the supervisor as
     ip netns exec pisim-<farm>-<node> unshare --pid --fork --kill-child --mount --uts
-        --propagation private --mount-proc <python> -m pisim.boot <nodedir>
+        --propagation private --mount-proc <python> -I pisim/boot.py <nodedir> [<cgroup fd>]
 Killing that unshare process powers the node off: every process of the node dies with us.
 
 Signals from the supervisor: SIGUSR1 = kill sshd and every session now, keep sshd down;
 SIGUSR2 = start sshd again; SIGHUP = restart the sshd listener (new host key).
 With a banner fault (pisim.faults) port 22 is SshGate, a relay in front of sshd on loopback.
+PID 1 joins the node's cgroup first (pisim/nodecpu.py) and sets its CPU quota from the
+emulated Arm clock, which it re-evaluates every CLOCK_SAMPLE_S from the governor and the load.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ import threading
 import time
 from pathlib import Path
 
+sys.path.append(str(Path(__file__).resolve().parent))  # python -I leaves our directory out
+import nodecpu  # noqa: E402 - standard library only, from this directory
+
 MS_BIND = 0x1000
 MS_REC = 0x4000
 MS_RDONLY = 0x1
@@ -34,6 +39,13 @@ GATED_SSHD_CONFIG = "/run/sshd_config.gated"  # this boot's sshd config behind S
 LOOPBACK_SSHD = ("127.0.0.1", 22)
 SSHD_START_WAIT_S = 3.0  # how long the banner gate waits for sshd to listen after a boot
 GOVERNORS = "conservative ondemand userspace powersave performance schedutil"  # yaml: governor
+# How often the emulated clock (and with it the CPU quota) follows the load: often enough that
+# a job is not held at arm_freq_min for long, like ondemand's own sampling.
+CLOCK_SAMPLE_S = 0.2
+# ondemand's up_threshold: busier than this, the cores run at arm_freq. Half of what the quota
+# allows tells a busy core (measured ~1.0) from logins and probes (up to ~0.4 of a sample).
+ONDEMAND_BUSY_LOAD = 0.5
+POLICY = "/sys/devices/system/cpu/cpufreq/policy0"  # one cpufreq policy for all cores
 _libc = ctypes.CDLL(None, use_errno=True)
 _log_fd = 2
 
@@ -163,18 +175,29 @@ def setup_mounts(node: Path, booted: dict) -> int:
 
 
 def node_cpu_ticks() -> int:
-    """utime+stime of every process of this node except PID 1 (our /proc is the node's)."""
+    """utime+stime of the node's processes (our /proc is the node's), but PID 1 and pisim's
+    emulators: a Python vcgencmd costs far more than the small C program it stands for, and
+    asking for the clock must not raise it (their CPU time still counts against the quota)."""
     total = 0
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or entry == "1":
             continue
         try:
+            if _is_emulator(entry):
+                continue
             with open(f"/proc/{entry}/stat", "rb") as f:
                 fields = f.read().rsplit(b")", 1)[1].split()
             total += int(fields[11]) + int(fields[12])
         except (OSError, IndexError, ValueError):
             continue
     return total
+
+
+def _is_emulator(pid: str) -> bool:
+    """pisim.nodefs installs the emulators as `#!python3 -IS` scripts in /usr/local/{bin,sbin}."""
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        argv = f.read().split(b"\0")
+    return argv[1:2] == [b"-IS"] and argv[2].startswith((b"/usr/local/bin/", b"/usr/local/sbin/"))
 
 
 class SshGate:
@@ -265,8 +288,9 @@ def _hang_up(conn: socket.socket) -> None:
 
 
 class Init:
-    def __init__(self, booted: dict):
+    def __init__(self, booted: dict, cpu: nodecpu.CpuShare):
         self.booted = booted
+        self.cpu = cpu
         self.sshd_pid: int | None = None
         self.sshd_config = SSHD_CONFIG
         self.sshd_down_since = 0.0
@@ -340,29 +364,35 @@ class Init:
         self.status()
 
     def refresh_sysfs(self) -> None:
-        """Simulated scaling_cur_freq and SoC temperature from governor and node load."""
+        """Simulated clock, CPU quota and SoC temperature from governor and node load."""
         now = time.monotonic()
         ticks = node_cpu_ticks()
         elapsed = max(now - self.last_sample, 0.01)
-        load = max(0, ticks - self.last_ticks) / (elapsed * 100 * self.booted["ncpu"])
+        # Load as the Pi sees it: of the CPU time its cores could have had at their clock.
+        used = max(0, ticks - self.last_ticks) / (elapsed * 100)
+        load = used / self.cpu.host_cpus()
         self.last_ticks, self.last_sample = ticks, now
-        pol = "/sys/devices/system/cpu/cpufreq/policy0"
+        mhz = self.arm_mhz(load)
+        self.cpu.set_mhz(mhz)  # the quota first: whoever reads the clock sees its effect
+        write(f"{POLICY}/scaling_cur_freq", f"{mhz * 1000}\n")
+        ints = self.booted["config"]["ints"]
+        target = 38 + 6 * mhz / 1000 + 14 * min(load, 1.0) + 0.5 * ints.get("over_voltage", 0)
+        smoothing = 1 - 0.8**elapsed  # the SoC warms and cools over seconds
+        self.temp = target if not self.temp else self.temp + (target - self.temp) * smoothing
+        write("/sys/class/thermal/thermal_zone0/temp", f"{int(self.temp * 1000)}\n")
+
+    def arm_mhz(self, load: float) -> int:
+        """yaml: overclocking.general: busy cores at arm_freq, idle ones at arm_freq_min."""
         try:
-            with open(f"{pol}/scaling_governor") as f:
+            with open(f"{POLICY}/scaling_governor") as f:
                 governor = f.read().strip()
         except OSError:
             governor = "ondemand"
-        ints = self.booted["config"]["ints"]
-        if governor == "performance" or ints.get("force_turbo"):
-            mhz = self.fmax
-        elif governor in ("powersave", "userspace"):
-            mhz = self.fmin
-        else:
-            mhz = self.fmax if load > 0.1 else self.fmin
-        write(f"{pol}/scaling_cur_freq", f"{mhz * 1000}\n")
-        target = 38 + 6 * mhz / 1000 + 14 * min(load, 1.0) + 0.5 * ints.get("over_voltage", 0)
-        self.temp = target if not self.temp else self.temp + (target - self.temp) * 0.2
-        write("/sys/class/thermal/thermal_zone0/temp", f"{int(self.temp * 1000)}\n")
+        if governor == "performance" or self.booted["config"]["ints"].get("force_turbo"):
+            return self.fmax
+        if governor in ("powersave", "userspace"):
+            return self.fmin
+        return self.fmax if load > ONDEMAND_BUSY_LOAD else self.fmin
 
     def refresh_uptime(self) -> None:
         """/proc/uptime counts from this simulated boot (rewritten in place: bind-mounted)."""
@@ -388,8 +418,16 @@ class Init:
             self.refresh_uptime()
             if now >= next_refresh:
                 self.refresh_sysfs()
-                next_refresh = now + 1.0
+                next_refresh = now + CLOCK_SAMPLE_S
             time.sleep(0.05)
+
+
+def read_cpu_info(node: Path) -> dict:
+    """What the supervisor made of this boot's cgroup (pisim.cgroup)."""
+    try:
+        return json.loads((node / "run" / "cpu.json").read_text())
+    except (OSError, ValueError) as exc:
+        return {"mode": "none", "note": f"no cgroup from the supervisor ({exc})"}
 
 
 def main(argv: list[str]) -> int:
@@ -397,6 +435,8 @@ def main(argv: list[str]) -> int:
     node = Path(argv[0])
     _log_fd = os.open(node / "log" / "node.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     booted = json.loads((node / "run" / "booted.json").read_text())
+    cgroup_fd = int(argv[1]) if len(argv) > 1 else None
+    cpu = nodecpu.CpuShare(read_cpu_info(node), booted["ncpu"], log, cgroup_fd)
     try:
         hostname = (node / "proc" / "hostname").read_bytes()  # before /run is covered
         setup_mounts(node, booted)
@@ -405,7 +445,7 @@ def main(argv: list[str]) -> int:
         log(f"boot failed: {exc!r}")
         return 1
     os.chdir("/")
-    init = Init(booted)
+    init = Init(booted, cpu)
     if booted.get("banner_delay") or booted.get("close_after_banner"):
         gate = SshGate(init.booted_at, booted["banner_delay"], booted["close_after_banner"])
         gate.start()

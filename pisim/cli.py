@@ -56,9 +56,19 @@ def cmd_status(args) -> int:
             reach = "ssh ok" if node.accepts_tcp(0.3) else "no ssh"
             print(
                 f"  {node.name:<8} {node.info['profile']:<14} {node.host:<14} "
-                f"{node.state:<8} boot_count={node.boot_count} {reach}"
+                f"{node.state:<8} boot_count={node.boot_count} {reach} {cpu_quota(node)}"
             )
     return 0
+
+
+def cpu_quota(node) -> str:
+    """The node's simulated CPU share in words (pisim.nodecpu)."""
+    quota = node.cpu_quota
+    if quota.get("mode") in ("v1", "v2"):
+        return f"cpu quota {quota['mode']} (simulated, {quota.get('mhz', '?')} MHz)"
+    if quota.get("mode") == "none":
+        return f"cpu quota none, unthrottled: {quota.get('note')}"
+    return "cpu quota -"  # not booted (yet)
 
 
 def cmd_down(args) -> int:

@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import netns, procs
+from . import cgroup, netns, procs
 from .faults import Faults
 from .node import Node
 from .nodefs import pick_uid, prepare_node
@@ -200,6 +200,7 @@ class Farm:
                     "private_key_path": n.private_key_path,
                     "host_key_public": n.host_key_public,
                     "host_key_fingerprint": n.host_key_fingerprint,
+                    "cpu_quota": n.cpu_quota.get("mode"),  # v1, v2 or none (simulated)
                 }
                 for n in self.nodes.values()
             ],
@@ -299,6 +300,7 @@ def teardown_farm(name: str) -> None:
     links = netns.farm_links(name)
     for link in sorted(links, key=lambda n: n.startswith("psbr")):  # veths first
         netns.delete_link(link)
+    cgroup.remove_farm(name)
     shutil.rmtree(RUN_ROOT / name, ignore_errors=True)
 
 
@@ -308,6 +310,10 @@ def list_farms() -> list[str]:
     return sorted(
         d.name for d in RUN_ROOT.iterdir() if d.is_dir() and FARM_NAME_RE.fullmatch(d.name)
     )
+
+
+def _cgroup_farms() -> set[str]:
+    return {name for name in cgroup.farm_groups() if FARM_NAME_RE.fullmatch(name)}
 
 
 def cleanup_stale() -> list[str]:
@@ -326,6 +332,7 @@ def cleanup_stale() -> list[str]:
         alias = link.get("ifalias", "")
         if alias.startswith("pisim:"):
             orphans.add(alias.split(":")[1])
+    orphans.update(_cgroup_farms())
     for name in sorted(orphans - live):
         teardown_farm(name)
         removed.append(name)
@@ -333,8 +340,8 @@ def cleanup_stale() -> list[str]:
 
 
 def cleanup_all() -> list[str]:
-    """Remove every pisim farm, namespace, veth, bridge and process (crash recovery)."""
-    names = set(list_farms())
+    """Remove every pisim farm, namespace, veth, bridge, cgroup and process (crash recovery)."""
+    names = set(list_farms()) | _cgroup_farms()
     for name in names:
         stop_supervisor(RUN_ROOT / name)
         teardown_farm(name)

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from .farm import Farm
 
 NODE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+JOIN_THEN_EXEC = 'echo "$$" > "$1" && shift && exec "$@"'
 # Node directories that are host directories bind-mounted into the node (see pisim.boot).
 _BIND_DIRS = {
     "/boot": "boot",
@@ -126,6 +127,12 @@ class Node:
     def faults(self) -> Faults:
         return Faults.from_dict(read_json(self.dir / "faults.json", {}))
 
+    @property
+    def cpu_quota(self) -> dict:
+        """This boot's simulated CPU share (pisim.nodecpu): mode (v1, v2 or none), cgroup,
+        mhz and quota_us per period_us, or a note saying why there is none."""
+        return read_json(self.dir / "run" / "cpu.json", {})
+
     # ---- waiting ------------------------------------------------------------------------
     def accepts_tcp(self, timeout: float = 0.5) -> bool:
         try:
@@ -212,8 +219,11 @@ class Node:
         timeout: float = 30,
         check: bool = False,
     ) -> subprocess.CompletedProcess:
-        """Run cmd as root inside the node's namespaces (not through SSH)."""
+        """Run cmd as root inside the node's namespaces and cgroup (not through SSH)."""
         argv = ["nsenter", "-t", str(self._init_pid()), "-m", "-u", "-n", "-p", "--", *cmd]
+        quota = self.cpu_quota
+        if quota.get("mode") in ("v1", "v2"):  # the shell joins the node's group, then is nsenter
+            argv = ["sh", "-c", JOIN_THEN_EXEC, "sh", f"{quota['cgroup']}/cgroup.procs", *argv]
         return subprocess.run(
             argv,
             input=input,

@@ -4,6 +4,8 @@ Runs in the host namespaces as `python -m pisim supervise <rundir>`, single-thre
 processes get PR_SET_PDEATHSIG, so they must be spawned by a thread that lives as long as the
 supervisor). Talks JSON lines on <rundir>/control.sock to pisim.Farm, and plain text lines on
 each node's /run/pisim/ctl.sock to the reboot/shutdown emulators inside the node.
+Each running node has a cgroup of its own (pisim.cgroup), made at power-on and removed at
+power-off; the node's PID 1 joins it and sets its CPU quota.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import time
 import traceback
 from pathlib import Path
 
-from . import netns, procs
+from . import cgroup, netns, procs
 from .bootloader import firmware_boot
 from .faults import Faults
 from .profiles import PROFILES
@@ -56,6 +58,7 @@ class NodeRuntime:
         self.link_up = True
         self.state = read_json(nodedir / "state.json")
         self.ctl: socket.socket | None = None
+        self.cgroup: Path | None = None  # this boot's, while the node runs
 
     @property
     def faults(self) -> Faults:
@@ -82,6 +85,7 @@ class Supervisor:
         self.seq = itertools.count()
         self.running = True
         self.bridge_created = False
+        self.cpu = cgroup.detect()
 
     # ---- timers -------------------------------------------------------------------------
     def later(self, delay: float, node: NodeRuntime, fn, *args) -> None:
@@ -109,7 +113,35 @@ class Supervisor:
         node.proc = None
         node.init_pid = None
         netns.kill_netns_processes(node.info["netns"])
+        self.remove_cgroup(node)
         node.save(init_pid=None)
+
+    def create_cgroup(self, node: NodeRuntime) -> int | None:
+        """This boot's group, described in run/cpu.json for the node's PID 1 (and status);
+        returns an O_PATH descriptor of it for PID 1, which cannot see /sys/fs/cgroup."""
+        info = {"mode": self.cpu.mode, "note": self.cpu.note}
+        fd = None
+        if self.cpu.root is not None:
+            try:
+                node.cgroup = cgroup.create_node_group(self.cpu, self.farm["name"], node.name)
+                fd = os.open(node.cgroup, os.O_PATH | os.O_DIRECTORY)
+                info["cgroup"] = str(node.cgroup)
+            except OSError as exc:
+                info = {"mode": "none", "note": f"cannot create the node's cgroup: {exc}"}
+        if info["mode"] == "none":
+            log(f"{node.name}: no CPU quota ({info['note']}): runs unthrottled")
+        write_json(node.dir / "run" / "cpu.json", info)
+        return fd
+
+    def remove_cgroup(self, node: NodeRuntime) -> None:
+        """The group goes with the node's processes; so does the quota it reported."""
+        (node.dir / "run" / "cpu.json").unlink(missing_ok=True)
+        if node.cgroup is not None:
+            try:
+                cgroup.remove_group(node.cgroup)
+            except PisimError as exc:  # the farm's clean-up tries again
+                log(f"{node.name}: {exc}")
+            node.cgroup = None
 
     def boot(self, node: NodeRuntime) -> None:
         """Firmware: read config.txt (or tryboot.txt once), then hang or start Linux."""
@@ -136,6 +168,7 @@ class Supervisor:
         log(f"{node.name}: booted #{boot_count} from {cfg_file} (arm_freq {arm})")
 
     def spawn(self, node: NodeRuntime) -> None:
+        cgroup_fd = self.create_cgroup(node)
         logf = open(node.dir / "log" / "node.log", "ab")  # noqa: SIM115 - handed to the child
         cmd = [
             "ip",
@@ -155,6 +188,7 @@ class Supervisor:
             "-I",
             str(BOOT_PY),
             str(node.dir),
+            *([str(cgroup_fd)] if cgroup_fd is not None else []),
         ]
         env = {
             "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
@@ -168,8 +202,11 @@ class Supervisor:
             env=env,
             preexec_fn=_die_with_parent,
             close_fds=True,
+            pass_fds=() if cgroup_fd is None else (cgroup_fd,),
         )
         logf.close()
+        if cgroup_fd is not None:
+            os.close(cgroup_fd)
         node.init_pid = procs.wait_child(node.proc.pid)
 
     def watchdog_reset(self, node: NodeRuntime) -> None:
@@ -247,7 +284,11 @@ class Supervisor:
         if op == "status":
             return {
                 "nodes": {
-                    n: dict(node.state, unreachable=node.unreachable)
+                    n: dict(
+                        node.state,
+                        unreachable=node.unreachable,
+                        cpu_quota=read_json(node.dir / "run" / "cpu.json", {}).get("mode"),
+                    )
                     for n, node in self.nodes.items()
                 }
             }
@@ -336,7 +377,7 @@ class Supervisor:
             self.teardown()
             return 1
         write_atomic(self.rundir / "supervisor.pid", f"{os.getpid()}\n")
-        log(f"farm {self.farm['name']} up, {len(self.nodes)} node(s)")
+        log(f"farm {self.farm['name']} up, {len(self.nodes)} node(s), CPU quota: {self.cpu.mode}")
         next_owner_check = 0.0
         while self.running:
             now = time.monotonic()
@@ -357,6 +398,7 @@ class Supervisor:
                     log(f"{node.name}: node process exited ({node.proc.returncode})")
                     node.proc = None
                     node.init_pid = None
+                    self.remove_cgroup(node)
                     node.save(state="crashed", init_pid=None)
             procs.reap_orphans({n.proc.pid for n in self.nodes.values() if n.proc})
             if owner_pid and now >= next_owner_check:
@@ -377,6 +419,10 @@ class Supervisor:
             node.save(state="off")
         if self.bridge_created:
             netns.delete_link(netns.bridge_name(int(self.farm["subnet_index"])))
+        try:
+            cgroup.remove_farm(self.farm["name"])
+        except PisimError as exc:  # teardown_farm() tries again
+            log(str(exc))
         (self.rundir / "control.sock").unlink(missing_ok=True)
         (self.rundir / "supervisor.pid").unlink(missing_ok=True)
         if self.farm.get("owner_pid") and not procs.exists(self.farm["owner_pid"]):

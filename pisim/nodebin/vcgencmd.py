@@ -4,7 +4,8 @@
 Installed as /usr/local/bin/vcgencmd inside each simulated Raspberry Pi. Output formats follow a
 real Pi (see shared/reference/raspberry-pi.yaml: vcgencmd); the values follow the
 configuration read at the node's last simulated boot (/run/pisim/booted.json), the governor in
-the simulated cpufreq sysfs and the CPU load of this node's own processes.
+the simulated cpufreq sysfs and the CPU load of this node's own processes. Under ondemand the
+Arm clock is the one the node's PID 1 chose (scaling_cur_freq), which its CPU quota follows.
 Standalone on purpose: only the standard library, no pisim import.
 """
 
@@ -92,10 +93,19 @@ def arm_mhz(booted: dict) -> int:
     elif gov in ("powersave", "userspace"):
         mhz = ints["arm_freq_min"]
     else:
-        mhz = ints["arm_freq"] if busy() else ints["arm_freq_min"]
+        mhz = ondemand_mhz(ints)
     if booted["profile"]["family"] == "pi5":
         mhz = min(mhz, 3000)  # yaml: arm_freq.reported_limits.pi5
     return mhz
+
+
+def ondemand_mhz(ints: dict) -> int:
+    """The clock PID 1 chose from the node's load, which the node's CPU quota follows."""
+    try:
+        with open(f"{POLICY}/scaling_cur_freq") as f:
+            return int(f.read()) // 1000
+    except (OSError, ValueError):
+        return ints["arm_freq_min"]
 
 
 def hz(mhz: int) -> int:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from pisim import cgroup
 from pisim.pytest_plugin import FACTORY_SUBNETS
 
 from .sshutil import out
@@ -59,6 +60,9 @@ def test_up_status_down():
         status = pisim("status", "--name", name)
         assert status.returncode == 0
         assert status.stdout.count("ssh ok") == 3 and "boot_count=1" in status.stdout
+        mode = cgroup.detect().mode  # each node's simulated CPU share, in both outputs
+        assert [n["cpu_quota"] for n in doc["nodes"]] == [mode] * 3
+        assert status.stdout.count(f"cpu quota {mode}") == 3
     finally:
         down = pisim("down", "--name", name)
     assert down.returncode == 0, down.stderr

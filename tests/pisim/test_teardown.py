@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pisim import Farm, cleanup_stale
+from pisim import Farm, cgroup, cleanup_stale
 from pisim.pytest_plugin import FACTORY_SUBNETS, start_free_farm
 
 from .sshutil import client_for, out, wait_for
@@ -68,6 +68,8 @@ def leftovers(farm_name: str, subnet_index: int, pids=()) -> list[str]:
         found.append("host mount")
     if Path(rundir).exists():
         found.append(f"dir {rundir}")
+    if farm_name in cgroup.farm_groups():
+        found.append(f"cgroup of {farm_name}")
     return found
 
 
@@ -130,6 +132,8 @@ def test_cleanup_stale_removes_what_a_crashed_supervisor_left():
         os.kill(pids[0], signal.SIGKILL)  # the supervisor; its nodes die with it
         wait_for(lambda: not alive(pids[1]), timeout=5, what="nodes")
         assert leftovers(farm.name, farm.subnet_index) != []  # netns, links, dir
+        if cgroup.detect().mode != "none":
+            assert farm.name in cgroup.farm_groups()  # nobody removed the node's cgroup
         time.sleep(0.1)
         assert farm.name in cleanup_stale()
         assert leftovers(farm.name, farm.subnet_index, pids) == []
