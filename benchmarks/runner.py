@@ -9,6 +9,7 @@ board is cleaned up by the next run there.
 
 import getpass
 import logging
+import socket
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -166,6 +167,12 @@ class _Running:
         if peer is not None:
             self.check_tools(peer, benchmark.peer_tools, "peer")
         ctx = self.context(board_end, peer, snapshot)
+        if peer is not None:
+            # Who the other end was: a host name and the address the board reached it at.
+            host = socket.gethostname() if ctx.peer_is_controller else self.lane.peer_board.host
+            self.environment["peer_identity"] = {
+                "name": self.lane.peer_name, "host": host, "address": ctx.peer_address,
+            }  # fmt: skip
         self.wait_quiet(board_end)
         outcome, samples = self.measure(benchmark, params, ends, ctx)
         self.record(benchmark, params, outcome, samples, snapshot)

@@ -39,6 +39,10 @@ def test_iperf3_through_the_engine_on_the_100_mbit_board_reports_the_line_rate(
     assert 90 <= throughput.value <= 100
     assert run.peer == "controller"
     assert run.environment["peer_telemetry"]["n"] >= 1  # the peer was sampled too
+    assert run.environment["peer_identity"]["name"] == "controller"
+    assert (
+        run.environment["peer_identity"]["address"] == "10.213." + board.host.split(".")[2] + ".1"
+    )
 
 
 def test_a_cancelled_openvpn_run_leaves_nothing_on_the_board_or_the_peer(pisim_farm, run_jobs):

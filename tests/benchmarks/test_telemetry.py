@@ -213,8 +213,14 @@ def test_the_sampler_runs_on_the_controller_too(tmp_path):
 
 
 @pytest.mark.pisim
-def test_a_throttled_board_held_at_its_lowest_clock_makes_the_trial_suspect(pisim_node_factory):
+def test_a_throttled_board_held_at_its_lowest_clock_makes_the_trial_suspect(
+    pisim_node_factory, tmp_path
+):
     node = pisim_node_factory(faults=Faults(throttled_after_boot=0x50005))
+    # A node shows the host's /proc/stat, and at its lowest clock its CPU quota holds its own
+    # burner under one core: a burner on the host makes the sampled CPU "under load".
+    host = ControllerEndpoint()
+    burn(host, str(tmp_path), 8)
     governor = "/sys/devices/system/cpu/cpufreq/policy0/scaling_governor"
     node.run_as_root(["sh", "-c", 'echo powersave > "$1"', "sh", governor], check=True)
     with _board(node) as session:
@@ -224,6 +230,7 @@ def test_a_throttled_board_held_at_its_lowest_clock_makes_the_trial_suspect(pisi
         samples = run_sampler(endpoint, workdir, ["sha1sum"], 3)
         arm_freq = booted_arm_freq(endpoint)
         stop_burners(endpoint, workdir)
+    stop_burners(host, str(tmp_path))
     reasons = suspect_reasons(samples, expected_arm_mhz=arm_freq, involved={"sha1sum"})
     # Only the sticky bits were there before the trial; the "now" bits are what counts.
     throttled = f"throttled bits appeared during the trial: 0x5 ({vcgencmd.throttle_summary(5)})"

@@ -441,7 +441,7 @@ def test_an_application_runs_once(redis_queue, monkeypatch):
     application = Application.objects.create(
         board=board, version=make_version({"arm_freq": "1700"}), state=State.VERIFIED
     )
-    monkeypatch.setattr(apply, "board_lock", pytest.fail)
+    monkeypatch.setattr(apply.work, "hold", pytest.fail)
 
     apply.apply_preset(application.pk)  # a second delivery of a finished job does nothing
 
