@@ -50,7 +50,7 @@ def test_a_late_result_does_not_overwrite_a_failed_task():
 
     board = make_board()
     task = BoardTask.objects.create(board=board, kind="probe", state="failed", error="stale")
-    jobs._finish(task)
+    jobs.finish_task(task)
     task.refresh_from_db()
     assert task.state == "failed"
 
