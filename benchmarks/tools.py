@@ -27,3 +27,18 @@ def missing_tools(end: Endpoint, tools: Sequence[str]) -> list[str]:
         return []
     result = end.run(["sh", "-c", TOOLS_CHECK, "pifarm-tools", *tools], CHECK_TIMEOUT_S)
     return result.text.split()
+
+
+def missing_by_probe(tools: Sequence[str], probed: dict[str, bool]) -> tuple[list[str], list[str]]:
+    """(missing, unknown): the tools a probe's `tools` fact says are missing, and those it
+    does not tell about (the probe looks for a fixed list). "a|b" is there if either is."""
+    missing, unknown = [], []
+    for tool in tools:
+        alternatives = tool.split("|")
+        if any(probed.get(one) for one in alternatives):
+            continue
+        if all(one in probed for one in alternatives):
+            missing.append(tool)
+        else:
+            unknown.append(tool)
+    return missing, unknown

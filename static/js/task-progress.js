@@ -1,5 +1,6 @@
-// Polls a background task until it finishes, updating its state in place; then swaps in
-// the refreshed block (data-refresh-url) or reloads the page (data-reload).
+// Polls a background task until it finishes, updating its state in place (and a prepare
+// task's step, outcome and apt output); then swaps in the refreshed block (data-refresh-url)
+// or reloads the page (data-reload).
 (function () {
   "use strict";
   const POLL_MS = 1000;
@@ -8,6 +9,9 @@
     const stateEl = box.querySelector(".task-state");
     const errorEl = box.querySelector(".task-error");
     const waitingEl = box.querySelector(".task-waiting");
+    const stepEl = box.querySelector(".task-step");
+    const outcomeEl = box.querySelector(".task-outcome");
+    const logEl = box.querySelector(".task-log");
     async function poll() {
       let data;
       try {
@@ -23,6 +27,12 @@
       stateEl.className = "task-state state-" + data.state;
       errorEl.textContent = data.error;
       waitingEl.textContent = data.waiting;
+      if (stepEl) stepEl.textContent = data.step;
+      if (outcomeEl) outcomeEl.textContent = data.outcome;
+      if (logEl) {
+        logEl.textContent = data.log_tail;
+        logEl.hidden = !data.log_tail;
+      }
       if (!data.finished) {
         setTimeout(poll, POLL_MS);
       } else if (box.dataset.reload) {
