@@ -1,6 +1,6 @@
 """Start background work on a board: write the task row, enqueue its id after commit."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from django.db import transaction
@@ -30,16 +30,23 @@ def start(board: Board, kind: str, *, benchmarks: Sequence[str] = ()) -> BoardTa
     return task
 
 
-def queue_task(task: BoardTask, at: datetime | None = None) -> None:
+def job_for(kind: str) -> tuple[Callable[[int], None], float]:
+    """The job function of a task kind, and its RQ job timeout (s)."""
     from benchmarks import prepare  # both need the SSH stack: load them only when work starts
     from devices import jobs
 
-    job_function, job_timeout = {
+    return {
         BoardTask.Kind.FETCH_HOST_KEY: (jobs.fetch_host_key, JOB_TIMEOUT_S),
         BoardTask.Kind.PROBE: (jobs.probe_board, JOB_TIMEOUT_S),
         BoardTask.Kind.HEALTH: (jobs.check_health, JOB_TIMEOUT_S),
         BoardTask.Kind.PREPARE: (prepare.prepare_board, prepare.job_timeout_s()),
-    }[task.kind]
+    }[kind]
+
+
+def queue_task(task: BoardTask, at: datetime | None = None) -> None:
+    from devices import jobs
+
+    job_function, job_timeout = job_for(task.kind)
     enqueue.on_board_queue(
         task,
         job_function,

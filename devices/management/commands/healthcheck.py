@@ -10,14 +10,14 @@ from redis.exceptions import RedisError
 
 from devices import apply, enqueue, presets, tasks
 from devices.models import Application, Board, BoardTask
-from devices.tasks import JOB_TIMEOUT_S
 
 log = logging.getLogger(__name__)
 
-# A running task past its job timeout lost its worker (killed, machine gone); a queued one
-# this old has no worker listening on its queue. A waiting one is judged by its next try
-# (it may rightly wait a long time for a busy board): an hour past it, nothing delivered it.
-RUNNING_STALE_AFTER = timedelta(seconds=JOB_TIMEOUT_S + 60)
+# A running task a minute past its job timeout (tasks.job_for: a prepare task's is long) lost
+# its worker (killed, machine gone); a queued one this old has no worker listening on its
+# queue. A waiting one is judged by its next try (it may rightly wait a long time for a busy
+# board): an hour past it, nothing delivered it.
+RUNNING_GRACE = timedelta(seconds=60)
 QUEUED_STALE_AFTER = timedelta(hours=1)
 NO_SCHEDULER = (
     "its next try was due an hour ago and never came: do the workers run with --with-scheduler?"
@@ -36,12 +36,17 @@ def fail_stale_tasks() -> int:
     work whose job cannot be asked about."""
     now = timezone.now()
     dead = _end_dead_jobs(now)
-    running = BoardTask.objects.filter(
-        state=BoardTask.State.RUNNING, started__lt=now - RUNNING_STALE_AFTER
-    ).update(
-        state=BoardTask.State.FAILED,
-        error="the worker running this task stopped before it finished (killed?)",
-        finished=now,
+    running = sum(
+        BoardTask.objects.filter(
+            state=BoardTask.State.RUNNING,
+            kind=kind,
+            started__lt=now - timedelta(seconds=tasks.job_for(kind)[1]) - RUNNING_GRACE,
+        ).update(
+            state=BoardTask.State.FAILED,
+            error="the worker running this task stopped before it finished (killed?)",
+            finished=now,
+        )
+        for kind in BoardTask.Kind.values
     )
     queued = BoardTask.objects.filter(
         state=BoardTask.State.QUEUED, created__lt=now - QUEUED_STALE_AFTER
