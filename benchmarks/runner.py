@@ -311,7 +311,8 @@ class _Running:
             raise Stop(
                 Run.State.SKIPPED,
                 f"tool missing on the {where} ({end.name}): {', '.join(missing)}. Install it "
-                f"(Debian packages: {packages}), e.g. with “prepare board”, and retry.",
+                f"(Debian packages: {packages}), e.g. with “Prepare for benchmarks” on the "
+                "board's page, and retry.",
             )
 
     def context(self, board_end: BoardEndpoint, peer: Endpoint | None, snapshot) -> Context:
