@@ -4,8 +4,9 @@ It finds each benchmark's missing tools with the check a run makes (benchmarks.t
 some lack one, it runs `apt-get update`, then `apt-get install` of those benchmarks' packages
 (from our own catalog), detached on the board under a deadline, so that a lost connection
 cannot leave apt running for ever; it polls apt's output into the task for the board page,
-then checks the tools again. apt needs root: `sudo -n`, so a sudo that wants a password fails
-at once with sudo's words instead of hanging.
+then checks the tools again and probes the board (its page then shows the tools there now).
+apt needs root: `sudo -n`, so a sudo that wants a password fails at once with sudo's words
+instead of hanging.
 """
 
 import logging
@@ -21,9 +22,19 @@ from benchmarks.runner import RAM_DISK
 from benchmarks.tools import missing_tools
 from devices import enqueue, remote, ssh, tasks
 from devices.credentials import CredentialError
-from devices.jobs import claim_task, clean_for_db, fail_task, finish_task, lock_ttl
+from devices.jobs import (
+    claim_task,
+    clean_for_db,
+    fail_task,
+    finish_task,
+    lock_ttl,
+    mark_board,
+    read_facts,
+    save_snapshot,
+)
 from devices.locks import BoardBusy, board_lock
-from devices.models import BoardTask
+from devices.models import Board, BoardTask, FactSnapshot
+from devices.probe import ProbeError
 
 log = logging.getLogger(__name__)
 
@@ -100,8 +111,20 @@ class _Preparing:
             )
         finish_task(
             self.task,
+            snapshot=self.probe(),
             outcome=f"installed {', '.join(packages)}; every tool of {names} is there now",
         )
+
+    def probe(self) -> FactSnapshot | None:
+        """A fresh snapshot, so that the board's page (its tools) shows what is there now."""
+        self.set_step("probing the board")
+        try:
+            snapshot = save_snapshot(self.task.board, read_facts(self.end.session))
+        except ProbeError as exc:  # the install stands; the page keeps the older facts
+            log.warning("prepare task %s: the probe after apt failed: %s", self.task.pk, exc)
+            return None
+        mark_board(self.task.board_id, Board.Status.ONLINE)
+        return snapshot
 
     def lacking(self, benchmarks: list[Benchmark]) -> list[Benchmark]:
         """The benchmarks that lack a tool on the board; self.missing says which tools."""

@@ -73,13 +73,20 @@ def board_statuses(request):
     )
 
 
-def _board_context(board: Board) -> dict:
-    return {
+def _board_context(board: Board, prepare_form: PrepareForm | None = None) -> dict:
+    """The live block: status, facts, history, and the prepare form (its missing tools
+    follow the latest probe)."""
+    context = {
         "board": board,
         "host_key_fingerprint": ssh.fingerprint(board.host_key) if board.host_key else "",
         "history": board.snapshots.all()[:HISTORY_LENGTH],
         **_facts_context(board.latest_snapshot),
     }
+    prepare_form = prepare_form or PrepareForm()
+    chosen = set(prepare_form["benchmarks"].value() or ()) if prepare_form.is_bound else set()
+    context["prepare_form"] = prepare_form
+    context["prepare_rows"] = _prepare_rows(context["facts"], chosen)
+    return context
 
 
 @permission_required("devices.view_board")
@@ -88,15 +95,8 @@ def board_detail(request, code):
     board = get_board(code)
     if not board.host_key and not board.retired:
         return redirect("devices:confirm", code=board.code)
-    return render(request, "devices/board.html", _board_page_context(board, PrepareForm()))
-
-
-def _board_page_context(board: Board, prepare_form: PrepareForm) -> dict:
     context = {**_board_context(board), "task": board.tasks.first()}
-    chosen = set(prepare_form["benchmarks"].value() or ()) if prepare_form.is_bound else set()
-    context["prepare_form"] = prepare_form
-    context["prepare_rows"] = _prepare_rows(context["facts"], chosen)
-    return context
+    return render(request, "devices/board.html", context)
 
 
 def _prepare_rows(facts: dict | None, chosen: set[str]) -> list[dict]:
@@ -121,7 +121,8 @@ def _prepare_rows(facts: dict | None, chosen: set[str]) -> list[dict]:
 @permission_required("devices.view_board")
 @require_GET
 def board_live(request, code):
-    """Status, facts and history alone, swapped into the board page when a task finishes."""
+    """Status, facts, history and the prepare form, swapped into the board page when a task
+    finishes."""
     return render(request, "devices/_board_live.html", _board_context(get_board(code)))
 
 
@@ -173,7 +174,7 @@ def prepare(request, code):
         return refuse_retired(request, board)
     form = PrepareForm(request.POST)
     if not form.is_valid():
-        context = _board_page_context(board, form)
+        context = {**_board_context(board, form), "task": board.tasks.first()}
         return render(request, "devices/board.html", context, status=400)
     started_before = timezone.now()
     with transaction.atomic():

@@ -5,6 +5,11 @@
   "use strict";
   const POLL_MS = 1000;
 
+  // apt's output is a tail: its last lines are the news.
+  function showLatest(logEl) {
+    logEl.scrollTop = logEl.scrollHeight;
+  }
+
   function watch(box) {
     const stateEl = box.querySelector(".task-state");
     const errorEl = box.querySelector(".task-error");
@@ -28,10 +33,14 @@
       errorEl.textContent = data.error;
       waitingEl.textContent = data.waiting;
       if (stepEl) stepEl.textContent = data.step;
-      if (outcomeEl) outcomeEl.textContent = data.outcome;
+      if (outcomeEl) {
+        outcomeEl.textContent = data.outcome;
+        outcomeEl.hidden = !data.outcome;
+      }
       if (logEl) {
         logEl.textContent = data.log_tail;
         logEl.hidden = !data.log_tail;
+        showLatest(logEl);
       }
       if (!data.finished) {
         setTimeout(poll, POLL_MS);
@@ -42,6 +51,7 @@
         document.getElementById(box.dataset.refreshTarget).innerHTML = html;
       }
     }
+    if (logEl) showLatest(logEl);
     const state = stateEl.className.match(/state-(\w+)/)[1];
     if (state === "queued" || state === "running" || state === "waiting") poll();
   }

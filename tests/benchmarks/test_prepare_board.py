@@ -43,6 +43,7 @@ def test_prepare_installs_what_a_benchmark_lacks_and_its_run_then_works(
     assert task.outcome == "installed sysbench; every tool of sysbench-cpu, sha1sum is there now"
     assert "Setting up sysbench" in task.log_tail
     assert found(node, "sysbench")
+    assert task.snapshot.facts["tools"]["sysbench"] is True  # the board's page shows it now
     campaign = campaigns.start(
         {
             "name": "after prepare",
