@@ -10,6 +10,7 @@ instead of hanging.
 """
 
 import logging
+import re
 import time
 from functools import partial
 
@@ -52,6 +53,9 @@ echo "==> apt-get install $*"
 exec sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$@"
 """
 INSTALL_MARK = "==> apt-get install"
+# Debian policy 5.6.1. The names come from our own catalog; this keeps any other word (an
+# option, say) from ever reaching apt's command line as a package.
+DEBIAN_PACKAGE = re.compile(r"[a-z0-9][a-z0-9+.-]+")
 
 
 def job_timeout_s() -> float:
@@ -140,6 +144,9 @@ class _Preparing:
         return lacking
 
     def install(self, packages: list[str]) -> None:
+        refused = [p for p in packages if not DEBIAN_PACKAGE.fullmatch(p)]
+        if refused:
+            raise PrepareFailed(f"not a Debian package name: {', '.join(map(repr, refused))}")
         self.set_step(f"updating the package lists, to install {', '.join(packages)}")
         argv = ["sh", "-c", APT_SCRIPT, "pifarm-prepare", *packages]
         self.end.start(self.workdir, "apt", argv, APT_DEADLINE_S)

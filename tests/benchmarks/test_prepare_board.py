@@ -78,6 +78,18 @@ def test_a_package_apt_cannot_find_fails_with_apts_words(pisim_node_factory, run
     assert not found(node, "sysbench")
 
 
+def test_a_catalog_package_that_is_no_package_name_never_reaches_apt(
+    pisim_node_factory, run_jobs, monkeypatch
+):
+    node = pisim_node_factory(faults=Faults(missing_tools=("sysbench",)))
+    option = dataclasses.replace(catalog.BUILT_IN["sysbench-cpu"], packages=("--reinstall",))
+    monkeypatch.setitem(catalog.BUILT_IN, "sysbench-cpu", option)
+    task = prepare(register_node(node), run_jobs, "sysbench-cpu")
+    assert task.state == BoardTask.State.FAILED
+    assert task.error == "not a Debian package name: '--reinstall'"
+    assert task.log_tail == ""
+
+
 def test_a_sudo_that_wants_a_password_fails_with_its_words(pisim_node_factory, run_jobs):
     node = pisim_node_factory(faults=Faults(missing_tools=("sysbench",)))
     sudo_wants_a_password(node)

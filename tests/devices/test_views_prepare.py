@@ -27,6 +27,15 @@ def test_an_operator_prepares_a_board_for_the_chosen_benchmarks(client, operator
     assert task.benchmarks == ["sysbench-cpu", "fio"]
 
 
+def test_a_second_post_while_one_is_unfinished_starts_nothing_and_says_so(client, operator):
+    board = make_board()
+    client.force_login(operator)
+    client.post(prepare_url(board), {"benchmarks": ["fio"]})
+    response = client.post(prepare_url(board), {"benchmarks": ["lame"]}, follow=True)
+    assert board.tasks.count() == 1
+    assert "bench-1 is already being prepared for fio (queued)" in response.content.decode()
+
+
 def test_a_viewer_may_not_prepare_a_board(client, viewer):
     board = make_board()
     client.force_login(viewer)
