@@ -21,6 +21,7 @@ from benchmarks import catalog, telemetry, trial
 from benchmarks.catalog.spec import Benchmark, Context, ParamError, ParseError
 from benchmarks.endpoints import BoardEndpoint, ControllerEndpoint, Endpoint
 from benchmarks.models import Lane, Measurement, Run
+from benchmarks.tools import missing_tools
 from devices import apply, remote, ssh, work
 from devices.credentials import CredentialError
 from devices.jobs import clean_for_db, mark_board, read_facts, save_snapshot, status_for
@@ -35,20 +36,6 @@ SAMPLER = "sampler"
 SAMPLE_INTERVAL_S = 1
 LOG_TAIL_CHARS = 2000
 LOCK_TTL_S = 60  # the board lock's life between two renewals (every poll); longer to apply
-# Prints each tool that is missing; "a|b" is missing only when neither is there. The sbin
-# directories count: a user's PATH over ssh lacks them, but sudo (which runs ethtool, nft,
-# openvpn) finds them there.
-TOOLS_CHECK = r"""
-set -f
-PATH=$PATH:/usr/local/sbin:/usr/sbin:/sbin
-for tool; do
-  found=
-  IFS='|'
-  for one in $tool; do command -v "$one" > /dev/null 2>&1 && found=1; done
-  unset IFS
-  [ -n "$found" ] || echo "$tool"
-done
-"""
 CONNECT_TRIES = 3  # a board whose sshd restarts (after a dropped connection) gets a moment
 LANE_GIVES_UP_AFTER = 3  # runs in a row that could not reach the board: skip the rest
 
@@ -310,17 +297,17 @@ class _Running:
             return
         self.step(f"checking the tools on the {where}")
         try:
-            result = end.run(["sh", "-c", TOOLS_CHECK, "pifarm-tools", *tools], 15)
+            missing = missing_tools(end, tools)
         except ssh.SSHError as exc:
             raise self.lost(exc) from None
-        missing = result.text.split()
         if missing:
             benchmark = catalog.lookup(self.run.benchmark)
             packages = ", ".join(benchmark.packages) or "see the benchmark's description"
             raise Stop(
                 Run.State.SKIPPED,
                 f"tool missing on the {where} ({end.name}): {', '.join(missing)}. Install it "
-                f"(Debian packages: {packages}), e.g. with “prepare board”, and retry.",
+                f"(Debian packages: {packages}), e.g. with “Prepare for benchmarks” on the "
+                "board's page, and retry.",
             )
 
     def context(self, board_end: BoardEndpoint, peer: Endpoint | None, snapshot) -> Context:

@@ -26,7 +26,7 @@ def lock_ttl() -> float:
     return 3 * settings.SSH_CONNECT_TIMEOUT + PROBE_TIMEOUT_S + ssh.KILL_GRACE_S + 30
 
 
-def _claim(task_id: int) -> BoardTask | None:
+def claim_task(task_id: int) -> BoardTask | None:
     """Move the task from queued (or waiting) to running; None if someone else already did,
     or if its board was retired (the task then ends saying so)."""
     running = {"state": BoardTask.State.RUNNING, "started": timezone.now(), "next_try": None}
@@ -36,12 +36,16 @@ def _claim(task_id: int) -> BoardTask | None:
     return BoardTask.objects.select_related("board").get(pk=task_id)
 
 
-def _finish(task: BoardTask, error: str = "", snapshot: FactSnapshot | None = None) -> None:
+def finish_task(
+    task: BoardTask, error: str = "", snapshot: FactSnapshot | None = None, outcome: str = ""
+) -> None:
     # Only a running task ends here: one already failed as stale stays failed.
     BoardTask.objects.filter(pk=task.pk, state=BoardTask.State.RUNNING).update(
         state=BoardTask.State.FAILED if error else BoardTask.State.DONE,
         error=error,
         snapshot=snapshot,
+        outcome=outcome,
+        step="",
         finished=timezone.now(),
     )
 
@@ -76,27 +80,27 @@ def status_for(error: Exception) -> str | None:
     return None  # it answered but a command misbehaved: the task's error tells what
 
 
-def _fail(task: BoardTask, error: Exception) -> None:
+def fail_task(task: BoardTask, error: Exception) -> None:
     mark_board(task.board_id, status_for(error), str(error))
-    _finish(task, str(error))
+    finish_task(task, str(error))
 
 
 def fetch_host_key(task_id: int) -> None:
-    task = _claim(task_id)
+    task = claim_task(task_id)
     if task is None:
         return
     board = task.board
     try:
         offered = ssh.fetch_host_key(board.host, board.port, remote.timeouts())
     except ssh.SSHError as exc:
-        _fail(task, exc)
+        fail_task(task, exc)
         return
     Board.objects.filter(pk=board.pk).update(offered_host_key=offered, status_reason="")
-    _finish(task)
+    finish_task(task)
 
 
 def probe_board(task_id: int) -> None:
-    task = _claim(task_id)
+    task = claim_task(task_id)
     if task is None:
         return
     board = task.board
@@ -105,18 +109,18 @@ def probe_board(task_id: int) -> None:
             with remote.session(board) as session:
                 facts = read_facts(session)
     except (ssh.SSHError, CredentialError) as exc:
-        _fail(task, exc)
+        fail_task(task, exc)
         return
     except BoardBusy:
         _wait_for_board(task)
         return
     except ProbeError as exc:
-        _finish(task, str(exc))
+        finish_task(task, str(exc))
         return
     with transaction.atomic():
         snapshot = save_snapshot(board, facts)
         mark_board(board.pk, Board.Status.ONLINE, clears_attention=True)
-        _finish(task, snapshot=snapshot)
+        finish_task(task, snapshot=snapshot)
 
 
 def read_facts(session: ssh.Session):
@@ -131,7 +135,7 @@ def read_facts(session: ssh.Session):
 def _wait_for_board(task: BoardTask) -> None:
     """Give the worker back and try again later, or end once it has waited long enough."""
     if not enqueue.wait_for_board(task, partial(tasks.queue_task, task)):
-        _finish(
+        finish_task(
             task,
             f"{task.board.name} was busy with other work for more than "
             f"{enqueue.busy_wait_s():.0f} s, so it was not probed. Try again later.",
@@ -175,7 +179,7 @@ def save_snapshot(board: Board, facts) -> FactSnapshot:
 
 def check_health(task_id: int) -> None:
     """Is the board reachable and does it let us in? One short command, no lock wait."""
-    task = _claim(task_id)
+    task = claim_task(task_id)
     if task is None:
         return
     board = task.board
@@ -184,13 +188,13 @@ def check_health(task_id: int) -> None:
             with remote.session(board) as session:
                 session.run(["true"], settings.SSH_CONNECT_TIMEOUT)
     except BoardBusy:
-        _finish(task)  # a job is driving the board right now: it is evidently reachable
+        finish_task(task)  # a job is driving the board right now: it is evidently reachable
         return
     except (ssh.SSHError, CredentialError) as exc:
-        _fail(task, exc)
+        fail_task(task, exc)
         return
     mark_board(board.pk, Board.Status.ONLINE)
-    _finish(task)
+    finish_task(task)
 
 
 def task_crashed(job, connection, exc_type, exc_value, traceback) -> None:

@@ -6,12 +6,12 @@ from django.utils import timezone
 
 from devices import work
 from devices.models import Application, BoardTask
-from devices.tasks import JOB_TIMEOUT_S
 
-# A running task past its job timeout lost its worker (killed, machine gone); a queued one
-# this old has no worker listening on its queue. A waiting one is judged by its next try
+# A running task a minute past its kind's job timeout (tasks.job_for: a prepare task's is long)
+# lost its worker (killed, machine gone); a queued one this old has no worker listening on its
+# queue. A waiting one is judged by its next try
 # (it may rightly wait a long time for a busy board): an hour past it, nothing delivered it.
-RUNNING_STALE_AFTER = timedelta(seconds=JOB_TIMEOUT_S + 60)
+RUNNING_GRACE = timedelta(seconds=60)
 QUEUED_STALE_AFTER = timedelta(hours=1)
 NO_SCHEDULER = (
     "its next try was due an hour ago and never came: do the workers run with --with-scheduler?"
@@ -40,12 +40,19 @@ def _queue_task(task: BoardTask) -> None:
 
 
 def _stale_tasks(now) -> int:
-    running = BoardTask.objects.filter(
-        state=BoardTask.State.RUNNING, started__lt=now - RUNNING_STALE_AFTER
-    ).update(
-        state=BoardTask.State.FAILED,
-        error="the worker running this task stopped before it finished (killed?)",
-        finished=now,
+    from devices import tasks
+
+    running = sum(
+        BoardTask.objects.filter(
+            state=BoardTask.State.RUNNING,
+            kind=kind,
+            started__lt=now - timedelta(seconds=tasks.job_for(kind)[1]) - RUNNING_GRACE,
+        ).update(
+            state=BoardTask.State.FAILED,
+            error="the worker running this task stopped before it finished (killed?)",
+            finished=now,
+        )
+        for kind in BoardTask.Kind.values
     )
     queued = BoardTask.objects.filter(
         state=BoardTask.State.QUEUED, created__lt=now - QUEUED_STALE_AFTER

@@ -188,7 +188,7 @@ class FactSnapshot(models.Model):
 
 
 class BoardTask(models.Model):
-    """One piece of background work on a board (fetch host key, probe, health check).
+    """One piece of background work on a board (fetch host key, probe, health check, prepare).
 
     The row is the source of truth for the page that shows its progress; Redis only
     carries the work.
@@ -198,6 +198,7 @@ class BoardTask(models.Model):
         FETCH_HOST_KEY = "fetch_host_key", "fetch host key"
         PROBE = "probe", "probe"
         HEALTH = "health", "health check"
+        PREPARE = "prepare", "prepare for benchmarks"
 
     class State(models.TextChoices):
         QUEUED = "queued", "queued"
@@ -222,6 +223,12 @@ class BoardTask(models.Model):
     finished = models.DateTimeField(null=True, blank=True)
     # The RQ job carrying it now (its latest try): the stale sweep asks Redis whether it lives.
     job_id = models.CharField(max_length=64, blank=True, editable=False)
+    # A prepare task: the benchmarks it was asked for (names), what it is doing now, the tail
+    # of apt's output (benchmarks.prepare caps it), and what it did, in words, once done.
+    benchmarks = models.JSONField(default=list, blank=True)
+    step = models.CharField(max_length=200, blank=True)
+    log_tail = models.TextField(blank=True)
+    outcome = models.TextField(blank=True)
 
     class Meta:
         ordering = ["-created"]
@@ -229,8 +236,9 @@ class BoardTask(models.Model):
             # board page: the latest tasks of a board
             models.Index(fields=["board", "-created"], name="task_board_recent"),
         ]
-        # Operators start probes and health checks (devices.roles); host-key fetches are part
-        # of changing a board's connection.
+        # Operators start probes, health checks and prepare tasks (devices.roles): installing
+        # the packages of our own catalog is routine work, like probing; host-key fetches are
+        # part of changing a board's connection.
         permissions = [("probe_board", "Can probe and health-check boards")]
 
     def __str__(self):

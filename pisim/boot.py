@@ -18,8 +18,10 @@ import ctypes
 import json
 import os
 import re
+import shutil
 import signal
 import socket
+import stat
 import sys
 import threading
 import time
@@ -38,6 +40,7 @@ SSHD_CONFIG = "/etc/ssh/sshd_config"
 GATED_SSHD_CONFIG = "/run/sshd_config.gated"  # this boot's sshd config behind SshGate
 LOOPBACK_SSHD = ("127.0.0.1", 22)
 SSHD_START_WAIT_S = 3.0  # how long the banner gate waits for sshd to listen after a boot
+NODE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 GOVERNORS = "conservative ondemand userspace powersave performance schedutil"  # yaml: governor
 # How often the emulated clock (and with it the CPU quota) follows the load: often enough that
 # a job is not held at arm_freq_min for long, like ondemand's own sampling.
@@ -157,6 +160,7 @@ def setup_mounts(node: Path, booted: dict) -> int:
         except OSError as exc:
             log(f"overlay on {target} failed ({exc}); plain bind")
             mount(str(node / sub), target, flags=MS_BIND)
+    hide_missing_tools(node, booted.get("missing_tools", []))
     tmpfs("/tmp", "1777")  # noqa: S108 - the node's own, empty /tmp
     tmpfs("/dev/shm", "1777")  # noqa: S108
     tmpfs("/var/log", "755", "64m")
@@ -172,6 +176,43 @@ def setup_mounts(node: Path, booted: dict) -> int:
         os.chmod(d, mode)
     mount(f"/proc/self/fd/{run_fd}", "/run/pisim", flags=MS_BIND)
     return run_fd
+
+
+def hide_missing_tools(node: Path, tools: list[str]) -> None:
+    """Faults.missing_tools: each tool's name vanishes from every directory of the node's PATH.
+
+    A read-only overlay over the directory, whose top layer holds an overlayfs whiteout (a 0:0
+    character device) per hidden name: the name is then absent, so every shell's `command -v`
+    says so (something mounted over the file would still exist, and bash names a file that
+    exists even when it may not run). The simulated apt-get rebuilds these overlays without
+    the tools of what it installs (listed in run/apt-installed.json, kept across boots); it
+    learns which directory hides what from run/hidden-tools.json.
+    """
+    installed = set(_read_json(node / "run" / "apt-installed.json", []))
+    hidden: dict[str, list[str]] = {}
+    for index, directory in enumerate(
+        dict.fromkeys(os.path.realpath(d) for d in NODE_PATH.split(":"))
+    ):
+        names = [t for t in tools if t not in installed and os.path.lexists(f"{directory}/{t}")]
+        if not names:
+            continue
+        layer = node / "run" / "whiteouts" / f"{index}-boot"
+        shutil.rmtree(layer, ignore_errors=True)
+        layer.mkdir(parents=True)
+        for name in names:
+            os.mknod(layer / name, 0o600 | stat.S_IFCHR, os.makedev(0, 0))
+        mount("overlay", directory, "overlay", MS_RDONLY, f"lowerdir={layer}:{directory}")
+        hidden[directory] = names
+    write(str(node / "run" / "hidden-tools.json"), json.dumps(hidden), 0o644)
+    if hidden:
+        log(f"tools hidden (Faults.missing_tools): {hidden}")
+
+
+def _read_json(path: Path, default):
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return default
 
 
 def node_cpu_ticks() -> int:
@@ -326,7 +367,7 @@ class Init:
             SSHD,
             [SSHD, "-D", "-e", "-f", self.sshd_config],
             {
-                "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                "PATH": NODE_PATH,
                 "LANG": "C.UTF-8",
             },
             file_actions=[(os.POSIX_SPAWN_DUP2, _log_fd, 1), (os.POSIX_SPAWN_DUP2, _log_fd, 2)],

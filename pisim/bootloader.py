@@ -72,6 +72,7 @@ def firmware_boot(nodedir: Path, info: dict, profile: Profile, state: dict, faul
         "reported_config_path": info.get("reported_config_path"),
         "banner_delay": faults.banner_delay,
         "close_after_banner": faults.close_after_banner,
+        "missing_tools": list(faults.missing_tools),
         "booted_at": time.time(),
     }
     proc_dir = nodedir / "proc"

@@ -26,6 +26,10 @@ class Faults:
         exchange; float("inf") for always.
     With either set, port 22 is a relay in the node's PID 1 in front of an sshd on the
     node's loopback (for that boot): TCP is accepted even while sshd is down (then closed).
+    missing_tools: commands the node lacks (e.g. ("sysbench", "fio")): each boot whites their
+        names out of every directory on the node's PATH (an overlay), so `command -v` finds
+        none; the node's simulated apt-get (nodebin/apt_get.py) brings back those of the
+        packages it "installs", and they stay installed across reboots.
     """
 
     max_boot_arm_freq: int | None = None
@@ -37,6 +41,7 @@ class Faults:
     reported_config_path: str | None = None
     banner_delay: float = 0.0
     close_after_banner: float = 0.0
+    missing_tools: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -167,6 +167,7 @@ def _install_bin(node: Path, info: dict) -> None:
     python = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
     programs = {name: "powerctl.py" for name in ("reboot", "shutdown", "poweroff", "halt")}
     programs["vcgencmd"] = "vcgencmd.py"
+    programs["apt-get"] = "apt_get.py"  # the host's would install on the host (shared root fs)
     if hostile.is_hostile(info):
         programs.update({"uname": "uname.py", "pisim-shell": "hostile_shell.py"})
     for sub in ("bin", "sbin"):

@@ -47,6 +47,8 @@ ACCESS = {
     "devices:confirm_decision": Access("admin", **POST),
     "devices:fetch_host_key": Access("admin", **POST),
     "devices:start_task": Access("operator", **POST),
+    # posted without a benchmark chosen: the board page again, saying to choose one
+    "devices:prepare": Access("operator", method="post", allowed=400),
     "devices:snapshot": Access("viewer"),
     "devices:task_status": Access("viewer", json=True),
     "devices:preset_from_board": Access("admin", **POST),
@@ -186,6 +188,7 @@ CONTROLS = {
     "devices:dashboard": ["devices:register", "devices:check_all"],
     "devices:board": [
         "devices:start_task",
+        "devices:prepare",
         "devices:edit",
         "devices:preset_from_board",
         "devices:fetch_host_key",

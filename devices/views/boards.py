@@ -5,7 +5,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
+from benchmarks.tools import missing_by_probe
 from devices import ssh, tasks
+from devices.forms import PrepareForm, preparable_benchmarks
 from devices.models import Board, BoardTask, FactSnapshot
 from devices.vcgencmd import decode_throttled
 from devices.views.access import permission_required
@@ -71,13 +73,20 @@ def board_statuses(request):
     )
 
 
-def _board_context(board: Board) -> dict:
-    return {
+def _board_context(board: Board, prepare_form: PrepareForm | None = None) -> dict:
+    """The live block: status, facts, history, and the prepare form (its missing tools
+    follow the latest probe)."""
+    context = {
         "board": board,
         "host_key_fingerprint": ssh.fingerprint(board.host_key) if board.host_key else "",
         "history": board.snapshots.all()[:HISTORY_LENGTH],
         **_facts_context(board.latest_snapshot),
     }
+    prepare_form = prepare_form or PrepareForm()
+    chosen = set(prepare_form["benchmarks"].value() or ()) if prepare_form.is_bound else set()
+    context["prepare_form"] = prepare_form
+    context["prepare_rows"] = _prepare_rows(context["facts"], chosen)
+    return context
 
 
 @permission_required("devices.view_board")
@@ -90,10 +99,30 @@ def board_detail(request, code):
     return render(request, "devices/board.html", context)
 
 
+def _prepare_rows(facts: dict | None, chosen: set[str]) -> list[dict]:
+    """Each benchmark prepare board offers, with the tools the board's latest probe says it
+    lacks, and those the probe does not look for."""
+    probed = (facts or {}).get("tools")
+    probed = probed if isinstance(probed, dict) else {}
+    rows = []
+    for benchmark in preparable_benchmarks():
+        missing, unknown = missing_by_probe(benchmark.tools, probed)
+        rows.append(
+            {
+                "benchmark": benchmark,
+                "missing": missing,
+                "unknown": unknown,
+                "checked": benchmark.name in chosen,
+            }
+        )
+    return rows
+
+
 @permission_required("devices.view_board")
 @require_GET
 def board_live(request, code):
-    """Status, facts and history alone, swapped into the board page when a task finishes."""
+    """Status, facts, history and the prepare form, swapped into the board page when a task
+    finishes."""
     return render(request, "devices/_board_live.html", _board_context(get_board(code)))
 
 
@@ -136,6 +165,34 @@ def start_task(request, code, kind):
 
 @permission_required("devices.probe_board")
 @require_POST
+def prepare(request, code):
+    """Start a prepare task: install what the chosen benchmarks lack on the board."""
+    board = get_board(code)
+    if not board.host_key:
+        raise Http404("no such action")
+    if board.retired:
+        return refuse_retired(request, board)
+    form = PrepareForm(request.POST)
+    if not form.is_valid():
+        context = {**_board_context(board, form), "task": board.tasks.first()}
+        return render(request, "devices/board.html", context, status=400)
+    started_before = timezone.now()
+    with transaction.atomic():
+        task = tasks.start(
+            board, BoardTask.Kind.PREPARE, benchmarks=form.cleaned_data["benchmarks"]
+        )
+    if task.created < started_before:
+        messages.info(
+            request,
+            f"{board.name} is already being prepared for {', '.join(task.benchmarks)} "
+            f"({task.state}); start again once that ends.",
+        )
+    say_if_not_queued(request, [task])
+    return redirect(board)
+
+
+@permission_required("devices.probe_board")
+@require_POST
 def check_all(request):
     with transaction.atomic():
         boards = (
@@ -151,14 +208,17 @@ def check_all(request):
 @require_GET
 def task_status(request, code):
     task = get_object_or_404(BoardTask, code=code)
-    return json_response(
-        {
-            "state": task.state,
-            "label": task.get_state_display(),
-            "kind": task.get_kind_display(),
-            "error": task.error,
-            "waiting": task.waiting_words,
-            "finished": task.is_finished,
-            "duration_s": task.duration_s,
-        }
-    )
+    data = {
+        "state": task.state,
+        "label": task.get_state_display(),
+        "kind": task.get_kind_display(),
+        "error": task.error,
+        "waiting": task.waiting_words,
+        "finished": task.is_finished,
+        "duration_s": task.duration_s,
+    }
+    if task.kind == BoardTask.Kind.PREPARE:  # and its progress
+        data.update(
+            benchmarks=task.benchmarks, step=task.step, log_tail=task.log_tail, outcome=task.outcome
+        )
+    return json_response(data)

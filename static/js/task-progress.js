@@ -1,13 +1,22 @@
-// Polls a background task until it finishes, updating its state in place; then swaps in
-// the refreshed block (data-refresh-url) or reloads the page (data-reload).
+// Polls a background task until it finishes, updating its state in place (and a prepare
+// task's step, outcome and apt output); then swaps in the refreshed block (data-refresh-url)
+// or reloads the page (data-reload).
 (function () {
   "use strict";
   const POLL_MS = 1000;
+
+  // apt's output is a tail: its last lines are the news.
+  function showLatest(logEl) {
+    logEl.scrollTop = logEl.scrollHeight;
+  }
 
   function watch(box) {
     const stateEl = box.querySelector(".task-state");
     const errorEl = box.querySelector(".task-error");
     const waitingEl = box.querySelector(".task-waiting");
+    const stepEl = box.querySelector(".task-step");
+    const outcomeEl = box.querySelector(".task-outcome");
+    const logEl = box.querySelector(".task-log");
     async function poll() {
       let data;
       try {
@@ -23,6 +32,16 @@
       stateEl.className = "task-state state-" + data.state;
       errorEl.textContent = data.error;
       waitingEl.textContent = data.waiting;
+      if (stepEl) stepEl.textContent = data.step;
+      if (outcomeEl) {
+        outcomeEl.textContent = data.outcome;
+        outcomeEl.hidden = !data.outcome;
+      }
+      if (logEl) {
+        logEl.textContent = data.log_tail;
+        logEl.hidden = !data.log_tail;
+        showLatest(logEl);
+      }
       if (!data.finished) {
         setTimeout(poll, POLL_MS);
       } else if (box.dataset.reload) {
@@ -32,6 +51,7 @@
         document.getElementById(box.dataset.refreshTarget).innerHTML = html;
       }
     }
+    if (logEl) showLatest(logEl);
     const state = stateEl.className.match(/state-(\w+)/)[1];
     if (state === "queued" || state === "running" || state === "waiting") poll();
   }

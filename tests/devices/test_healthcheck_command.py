@@ -45,12 +45,28 @@ def test_tasks_whose_worker_vanished_end_as_failed():
     assert fresh.state == "running"
 
 
+def test_a_prepare_task_running_apt_for_minutes_is_not_failed_as_stale():
+    board = make_board()
+    minutes_ago = timezone.now() - timedelta(minutes=8)  # long for a probe, not for apt
+    installing = BoardTask.objects.create(
+        board=board, kind="prepare", state="running", started=minutes_ago
+    )
+    probing = BoardTask.objects.create(
+        board=board, kind="probe", state="running", started=minutes_ago
+    )
+    assert fail_stale_tasks() == 1
+    installing.refresh_from_db()
+    probing.refresh_from_db()
+    assert installing.state == "running"
+    assert probing.state == "failed"
+
+
 def test_a_late_result_does_not_overwrite_a_failed_task():
     from devices import jobs
 
     board = make_board()
     task = BoardTask.objects.create(board=board, kind="probe", state="failed", error="stale")
-    jobs._finish(task)
+    jobs.finish_task(task)
     task.refresh_from_db()
     assert task.state == "failed"
 
