@@ -53,6 +53,7 @@ POLICY = "/sys/devices/system/cpu/cpufreq/policy0"  # one cpufreq policy for all
 USBNIC_PY = str(Path(__file__).resolve().with_name("usbnic.py"))
 USB_WIRE = "usbwire0"  # pisim.netns.USB_WIRE: the veth end the supervisor made for the relay
 USBNIC_READY_WAIT_S = 10.0
+USBNIC_RESTART_DELAY_S = 1.0  # a relay that cannot start (no /dev/net/tun?) is not respawned hot
 _libc = ctypes.CDLL(None, use_errno=True)
 _log_fd = 2
 
@@ -329,6 +330,15 @@ class UsbNic:
         self.address = usb_nic["address"]
         self.cost_ns = nodecpu.frame_cost_ns(usb_nic["cycles"], ncpu)
         self.pid: int | None = None
+        self.down_since = 0.0
+
+    def exited(self, status: int) -> None:
+        log(f"usbnic relay exited (status {status}): eth0 is gone until it is back")
+        self.pid = None
+        self.down_since = time.monotonic()
+
+    def restart_due(self, now: float) -> bool:
+        return self.pid is None and now - self.down_since > USBNIC_RESTART_DELAY_S
 
     def start(self) -> None:
         """Returns once eth0 has the node's address (sshd listens on it), or after a wait."""
@@ -420,8 +430,7 @@ class Init:
                 self.sshd_down_since = time.monotonic()
                 self.status()
             elif self.usb_nic and pid == self.usb_nic.pid:
-                log(f"usbnic relay exited (status {status}): eth0 is gone, starting it again")
-                self.usb_nic.start()
+                self.usb_nic.exited(status)
 
     def handle(self, what: str) -> None:
         if what == "release":
@@ -488,6 +497,8 @@ class Init:
                 and now - self.sshd_down_since > (restart_delay if self.generation else 0)
             ):
                 self.start_sshd()
+            if self.usb_nic and self.usb_nic.restart_due(now):
+                self.usb_nic.start()
             self.refresh_uptime()
             if now >= next_refresh:
                 self.refresh_sysfs()
@@ -519,12 +530,12 @@ def main(argv: list[str]) -> int:
         return 1
     os.chdir("/")
     init = Init(booted, cpu)
+    if init.usb_nic:
+        init.usb_nic.start()  # eth0 and its address first: sshd and SshGate listen on it
     if booted.get("banner_delay") or booted.get("close_after_banner"):
         gate = SshGate(init.booted_at, booted["banner_delay"], booted["close_after_banner"])
         gate.start()
         init.sshd_config = GATED_SSHD_CONFIG
-    if init.usb_nic:
-        init.usb_nic.start()  # eth0 and its address first: sshd listens on it
     for sig in (signal.SIGUSR1, signal.SIGUSR2, signal.SIGHUP):
         signal.signal(sig, init.on_signal)
     log(f"booted (boot_count {booted['boot_count']}, tryboot {booted['tryboot']})")
