@@ -31,6 +31,7 @@ from pathlib import Path
 
 sys.path.append(str(Path(__file__).resolve().parent))  # python -I leaves our directory out
 import nodecpu  # noqa: E402 - standard library only, from this directory
+import usbnic  # noqa: E402 - likewise
 
 MS_BIND = 0x1000
 MS_REC = 0x4000
@@ -50,8 +51,7 @@ CLOCK_SAMPLE_S = 0.2
 # allows tells a busy core (measured ~1.0) from logins and probes (up to ~0.4 of a sample).
 ONDEMAND_BUSY_LOAD = 0.5
 POLICY = "/sys/devices/system/cpu/cpufreq/policy0"  # one cpufreq policy for all cores
-USBNIC_PY = str(Path(__file__).resolve().with_name("usbnic.py"))
-USB_WIRE = "usbwire0"  # pisim.netns.USB_WIRE: the veth end the supervisor made for the relay
+USBNIC_PY = usbnic.__file__
 USBNIC_READY_WAIT_S = 10.0
 USBNIC_RESTART_DELAY_S = 1.0  # a relay that cannot start (no /dev/net/tun?) is not respawned hot
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -343,7 +343,8 @@ class UsbNic:
     def start(self) -> None:
         """Returns once eth0 has the node's address (sshd listens on it), or after a wait."""
         ready_r, ready_w = os.pipe()
-        argv = [sys.executable, "-I", USBNIC_PY, USB_WIRE, "eth0", self.address, str(self.cost_ns)]
+        wire, tap = usbnic.WIRE, usbnic.TAP
+        argv = [sys.executable, "-I", USBNIC_PY, wire, tap, self.address, str(self.cost_ns)]
         self.pid = os.posix_spawn(
             sys.executable,
             argv,

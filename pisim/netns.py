@@ -11,10 +11,9 @@ import json
 import os
 from pathlib import Path
 
+from .usbnic import WIRE as USB_WIRE  # the node side of the veth of a node with a USB NIC
 from .util import NETNS_PREFIX, SUBNET_PREFIX, PisimError, run
 
-# The node side of the veth of a node with a USB NIC (pisim/usbnic.py relays it to eth0).
-USB_WIRE = "usbwire0"
 USB_WIRE_NFT = f"""table netdev pisim_usbnic {{
     chain wire_in {{ type filter hook ingress device "{USB_WIRE}" priority 0; policy drop; }}
 }}

@@ -6,9 +6,8 @@ import os
 import time
 from pathlib import Path
 
+from .usbnic import PROCESS_NAME as RELAY_NAME
 from .util import pid_alive
-
-RELAY_NAME = "usbnic"  # pisim/usbnic.py's PROCESS_NAME
 
 
 def exists(pid: int) -> bool:

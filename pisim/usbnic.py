@@ -12,7 +12,8 @@ follows the node's quota, i.e. the emulated Arm clock (pisim/nodecpu.py).
 Started by the node's PID 1 (pisim/boot.py) as
     python -I usbnic.py <wire> <tap> <address/prefix> <cost_ns>
 It creates the TAP (gone with this process: nothing to clean up), configures it, writes
-"ready" on stdout and relays until killed. Standard library only, like boot.py.
+"ready" on stdout and relays until killed. Standard library only: boot.py imports it from
+its own directory too (for the names below).
 """
 
 from __future__ import annotations
@@ -35,7 +36,9 @@ ETH_P_ALL = 0x0003
 SOL_PACKET = 263
 PACKET_IGNORE_OUTGOING = 23  # our own sends on the wire are not frames to relay back
 PR_SET_NAME = 15
-PROCESS_NAME = b"usbnic"  # what the node's ps and pifarm's sampler show
+PROCESS_NAME = "usbnic"  # what the node's ps and pifarm's sampler show
+WIRE = "usbwire0"  # the node's end of its veth (pisim.netns makes it)
+TAP = "eth0"  # the node's IP interface
 MAX_FRAME = 65536
 # Frames taken from one side before looking at the other: fewer poll() calls under load,
 # and neither direction starves the other.
@@ -127,7 +130,7 @@ class Relay:
 
 def main(argv: list[str]) -> int:
     wire_name, tap_name, address, cost_ns = argv
-    ctypes.CDLL(None).prctl(PR_SET_NAME, PROCESS_NAME)
+    ctypes.CDLL(None).prctl(PR_SET_NAME, PROCESS_NAME.encode())
     tap_fd = open_tap(tap_name)
     wire = open_wire(wire_name)
     configure_tap(tap_name, wire_name, address)
