@@ -10,6 +10,9 @@ SIGUSR2 = start sshd again; SIGHUP = restart the sshd listener (new host key).
 With a banner fault (pisim.faults) port 22 is SshGate, a relay in front of sshd on loopback.
 PID 1 joins the node's cgroup first (pisim/nodecpu.py) and sets its CPU quota from the
 emulated Arm clock, which it re-evaluates every CLOCK_SAMPLE_S from the governor and the load.
+A node with a USB NIC gets its eth0 from a relay (pisim/usbnic.py) that PID 1 starts before
+sshd and restarts when it dies; killing "every process" for SIGUSR1 spares it (it is the
+board's Ethernet, not a session).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import ctypes
 import json
 import os
 import re
+import select
 import shutil
 import signal
 import socket
@@ -29,6 +33,7 @@ from pathlib import Path
 
 sys.path.append(str(Path(__file__).resolve().parent))  # python -I leaves our directory out
 import nodecpu  # noqa: E402 - standard library only, from this directory
+import usbnic  # noqa: E402 - likewise
 
 MS_BIND = 0x1000
 MS_REC = 0x4000
@@ -49,6 +54,9 @@ CLOCK_SAMPLE_S = 0.2
 # allows tells a busy core (measured ~1.0) from logins and probes (up to ~0.4 of a sample).
 ONDEMAND_BUSY_LOAD = 0.5
 POLICY = "/sys/devices/system/cpu/cpufreq/policy0"  # one cpufreq policy for all cores
+USBNIC_PY = usbnic.__file__
+USBNIC_READY_WAIT_S = 10.0
+USBNIC_RESTART_DELAY_S = 1.0  # a relay that cannot start (no /dev/net/tun?) is not respawned hot
 _libc = ctypes.CDLL(None, use_errno=True)
 _log_fd = 2
 
@@ -289,6 +297,34 @@ class SshGate:
                 _hang_up(client)
 
 
+def _kill_all_but(keep: int | None) -> None:
+    """SIGKILL every process of the namespace but PID 1 and `keep`, until none is alive
+    (one that forks meanwhile leaves a child for the next round; the dead wait for reap())."""
+    while True:
+        victims = [pid for pid in _living_pids() if pid not in (1, keep)]
+        if not victims:
+            return
+        for pid in victims:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.01)
+
+
+def _living_pids() -> list[int]:
+    pids = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                state = f.read().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue  # not a process, or gone meanwhile
+        if state not in (b"Z", b"X"):
+            pids.append(int(entry))
+    return pids
+
+
 def _connect_sshd(deadline: float) -> socket.socket | None:
     """sshd behind the gate, waited for while it starts: right after a boot the gate listens
     before sshd does, and a connection then must still get the fault it was set up for."""
@@ -328,10 +364,52 @@ def _hang_up(conn: socket.socket) -> None:
         pass
 
 
+class UsbNic:
+    """The node's USB Ethernet relay (pisim/usbnic.py), a child of PID 1 in the node's cgroup."""
+
+    def __init__(self, usb_nic: dict, ncpu: int):
+        self.address = usb_nic["address"]
+        self.cost_ns = nodecpu.frame_cost_ns(usb_nic["cycles"], ncpu)
+        self.pid: int | None = None
+        self.down_since = 0.0
+
+    def exited(self, status: int) -> None:
+        log(f"usbnic relay exited (status {status}): eth0 is gone until it is back")
+        self.pid = None
+        self.down_since = time.monotonic()
+
+    def restart_due(self, now: float) -> bool:
+        return self.pid is None and now - self.down_since > USBNIC_RESTART_DELAY_S
+
+    def start(self) -> None:
+        """Returns once eth0 has the node's address (sshd listens on it), or after a wait."""
+        ready_r, ready_w = os.pipe()
+        wire, tap = usbnic.WIRE, usbnic.TAP
+        argv = [sys.executable, "-I", USBNIC_PY, wire, tap, self.address, str(self.cost_ns)]
+        self.pid = os.posix_spawn(
+            sys.executable,
+            argv,
+            {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"},
+            file_actions=[(os.POSIX_SPAWN_DUP2, ready_w, 1), (os.POSIX_SPAWN_DUP2, _log_fd, 2)],
+        )
+        os.close(ready_w)
+        try:
+            ready, _, _ = select.select([ready_r], [], [], USBNIC_READY_WAIT_S)
+            said = os.read(ready_r, 64) if ready else b""
+        finally:
+            os.close(ready_r)
+        log(
+            f"usbnic relay (pid {self.pid}, {self.cost_ns} ns of host CPU a frame): "
+            + ("eth0 ready" if said.startswith(b"ready") else "eth0 NOT ready")
+        )
+
+
 class Init:
     def __init__(self, booted: dict, cpu: nodecpu.CpuShare):
         self.booted = booted
         self.cpu = cpu
+        usb_nic = booted.get("usb_nic")
+        self.usb_nic = UsbNic(usb_nic, booted["ncpu"]) if usb_nic else None
         self.sshd_pid: int | None = None
         self.sshd_config = SSHD_CONFIG
         self.sshd_down_since = 0.0
@@ -350,7 +428,10 @@ class Init:
         if signum == signal.SIGUSR1:
             # Takes effect now, inside the handler: "sshd dies in the middle of a command".
             self.hold = True
-            os.kill(-1, signal.SIGKILL)  # from PID 1: every other process of the namespace
+            if self.usb_nic:
+                _kill_all_but(self.usb_nic.pid)
+            else:
+                os.kill(-1, signal.SIGKILL)  # from PID 1: every other process of the namespace
             log("sshd and all sessions killed")
         else:
             self.pending.append({signal.SIGUSR2: "release", signal.SIGHUP: "restart"}[signum])
@@ -390,6 +471,8 @@ class Init:
                 self.sshd_pid = None
                 self.sshd_down_since = time.monotonic()
                 self.status()
+            elif self.usb_nic and pid == self.usb_nic.pid:
+                self.usb_nic.exited(status)
 
     def handle(self, what: str) -> None:
         if what == "release":
@@ -456,6 +539,8 @@ class Init:
                 and now - self.sshd_down_since > (restart_delay if self.generation else 0)
             ):
                 self.start_sshd()
+            if self.usb_nic and self.usb_nic.restart_due(now):
+                self.usb_nic.start()
             self.refresh_uptime()
             if now >= next_refresh:
                 self.refresh_sysfs()
@@ -487,6 +572,8 @@ def main(argv: list[str]) -> int:
         return 1
     os.chdir("/")
     init = Init(booted, cpu)
+    if init.usb_nic:
+        init.usb_nic.start()  # eth0 and its address first: sshd and SshGate listen on it
     if booted.get("banner_delay") or booted.get("close_after_banner"):
         gate = SshGate(init.booted_at, booted["banner_delay"], booted["close_after_banner"])
         gate.start()

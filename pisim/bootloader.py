@@ -25,6 +25,13 @@ def _read(path: Path) -> str | None:
         return None
 
 
+def _usb_nic(info: dict) -> dict | None:
+    """What the node's PID 1 needs for its USB NIC relay (pisim/usbnic.py), if it has one."""
+    if not info.get("usb_nic_cycles"):
+        return None
+    return {"cycles": info["usb_nic_cycles"], "address": f"{info['ip']}/24"}
+
+
 def firmware_boot(nodedir: Path, info: dict, profile: Profile, state: dict, faults: Faults) -> dict:
     """Read config.txt, or tryboot.txt once when the tryboot flag is set; returns the
     booted description (also written to <nodedir>/run/booted.json)."""
@@ -73,6 +80,7 @@ def firmware_boot(nodedir: Path, info: dict, profile: Profile, state: dict, faul
         "banner_delay": faults.banner_delay,
         "close_after_banner": faults.close_after_banner,
         "missing_tools": list(faults.missing_tools),
+        "usb_nic": _usb_nic(info),
         "booted_at": time.time(),
     }
     proc_dir = nodedir / "proc"

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 
+# Pi CPU cycles a Pi 3B's smsc95xx USB Ethernet costs per frame, SIMULATED and calibrated on
+# pisim (not measured on a Pi): with it a pi3b-legacy node pushes about half of its 100 Mbit/s
+# at arm_freq 600 and nearly the line at 1200 (see pisim/README.md, "A USB Ethernet").
+SMSC95XX_CYCLES_PER_FRAME = 110_000
+
 
 @dataclass
 class Faults:
@@ -30,6 +35,10 @@ class Faults:
         names out of every directory on the node's PATH (an overlay), so `command -v` finds
         none; the node's simulated apt-get (nodebin/apt_get.py) brings back those of the
         packages it "installs", and they stay installed across reboots.
+    usb_nic_cycles: 0 (default): eth0 is the veth, its packet work free for the node. Else
+        eth0 is a USB Ethernet (pisim/usbnic.py) whose relay spends this many Pi CPU cycles
+        per frame inside the node's CPU quota (SMSC95XX_CYCLES_PER_FRAME for a Pi 3B), so
+        the link follows the emulated clock. Read when the node is created, like hostile.
     """
 
     max_boot_arm_freq: int | None = None
@@ -42,6 +51,7 @@ class Faults:
     banner_delay: float = 0.0
     close_after_banner: float = 0.0
     missing_tools: tuple[str, ...] = ()
+    usb_nic_cycles: int = 0
 
     def to_dict(self) -> dict:
         return asdict(self)

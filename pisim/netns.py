@@ -11,7 +11,13 @@ import json
 import os
 from pathlib import Path
 
+from .usbnic import WIRE as USB_WIRE  # the node side of the veth of a node with a USB NIC
 from .util import NETNS_PREFIX, SUBNET_PREFIX, PisimError, run
+
+USB_WIRE_NFT = f"""table netdev pisim_usbnic {{
+    chain wire_in {{ type filter hook ingress device "{USB_WIRE}" priority 0; policy drop; }}
+}}
+"""
 
 
 def bridge_name(subnet_index: int) -> str:
@@ -54,25 +60,45 @@ def shape_args(mbit: int) -> list[str]:
 
 
 def create_node_net(info: dict, mbit: int) -> None:
-    """netns + veth pair, node side renamed eth0, shaped with tc in both directions."""
+    """netns + veth pair, node side renamed eth0, shaped with tc in both directions.
+
+    With a USB NIC (info["usb_nic_cycles"]) the node side is USB_WIRE instead, without an
+    address: the node's PID 1 puts a relay and a TAP eth0 in front of it (pisim/usbnic.py)."""
     ns, host, peer = info["netns"], info["host_veth"], info["peer_veth"]
     br = bridge_name(info["subnet_index"])
+    node_side = USB_WIRE if info.get("usb_nic_cycles") else "eth0"
     if ns in list_netns():
         raise PisimError(f"network namespace {ns} already exists")
     run(["ip", "netns", "add", ns])
     run(["ip", "link", "add", host, "type", "veth", "peer", "name", peer, "netns", ns])
     run(["ip", "link", "set", host, "alias", f"pisim:{info['farm']}:{info['name']}"])
-    run(["ip", "-n", ns, "link", "set", peer, "name", "eth0"])
-    run(["ip", "-n", ns, "addr", "add", f"{info['ip']}/24", "dev", "eth0"])
+    run(["ip", "-n", ns, "link", "set", peer, "name", node_side])
+    if node_side == "eth0":
+        run(["ip", "-n", ns, "addr", "add", f"{info['ip']}/24", "dev", "eth0"])
+    else:
+        make_usb_wire(ns, host)
     run(["ip", "-n", ns, "link", "set", "lo", "up"])
-    run(["ip", "-n", ns, "link", "set", "eth0", "up"])
+    run(["ip", "-n", ns, "link", "set", node_side, "up"])
     run(["ip", "link", "set", host, "master", br, "up"])
     run(["tc", "qdisc", "replace", "dev", host, *shape_args(mbit)])
-    run(["tc", "-n", ns, "qdisc", "replace", "dev", "eth0", *shape_args(mbit)])
+    run(["tc", "-n", ns, "qdisc", "replace", "dev", node_side, *shape_args(mbit)])
     # A permanent neighbour entry: when the node is "unreachable" (its port down) the host
     # still sends, and the frames vanish: connect() times out instead of failing on ARP.
-    mac = json.loads(run(["ip", "-n", ns, "-j", "link", "show", "eth0"]).stdout)[0]["address"]
+    # (A USB NIC's TAP takes this same MAC.)
+    link = json.loads(run(["ip", "-n", ns, "-j", "link", "show", node_side]).stdout)
+    mac = link[0]["address"]
     run(["ip", "neigh", "replace", info["ip"], "lladdr", mac, "dev", br, "nud", "permanent"])
+
+
+def make_usb_wire(ns: str, host: str) -> None:
+    """The cable of a USB NIC: only the relay's packet socket reads it (taps see a frame
+    before the ingress hook drops it for the node's kernel), the kernel sends nothing of its
+    own on it, and the host hands it whole, checksummed frames (a packet socket gets no
+    offload metadata, so a TAP would get a GSO frame or a TCP checksum left to hardware)."""
+    run(["ip", "netns", "exec", ns, "nft", "-f", "-"], input=USB_WIRE_NFT)
+    run(["ip", "netns", "exec", ns, "sysctl", "-q", "-w",
+         f"net.ipv6.conf.{USB_WIRE}.disable_ipv6=1"])  # fmt: skip
+    run(["ethtool", "-K", host, "tx", "off", "tso", "off", "gso", "off"])
 
 
 def set_link(info: dict, up: bool) -> None:

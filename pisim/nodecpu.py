@@ -29,6 +29,15 @@ def quota_us(mhz: int, ncpu: int) -> int:
     return max(MIN_QUOTA_US, round(ncpu * share * PERIOD_US))
 
 
+def frame_cost_ns(cycles: int, ncpu: int) -> int:
+    """Host CPU time a USB NIC's relay spends per frame (pisim/usbnic.py) for `cycles` Pi
+    cycles. A Pi core at X MHz takes cycles/X us, and gets X/REFERENCE_MHZ of a host CPU:
+    cycles/REFERENCE_MHZ us of host CPU, whatever the clock (the quota does the rest). Times
+    ncpu: the one relay thread may use the whole node's quota, ncpu cores' worth, while a
+    Pi's driver runs on one core."""
+    return round(ncpu * cycles * 1000 / REFERENCE_MHZ)
+
+
 def _write(dir_fd: int, name: str, value: str) -> None:
     fd = os.open(name, os.O_WRONLY, dir_fd=dir_fd)
     try:

@@ -222,6 +222,8 @@ def prepare_node(
         # Hostile traits are part of what the node is, fixed when it is made (pisim.hostile).
         "hostile": list(faults.hostile),
         "reported_config_path": faults.reported_config_path,
+        # So is a USB NIC: the node's veth end is made for it (pisim.netns).
+        "usb_nic_cycles": faults.usb_nic_cycles,
     }
 
     pem, pub = new_keypair(f"pisim@{farm}-{name}")

@@ -6,6 +6,7 @@ import os
 import time
 from pathlib import Path
 
+from .usbnic import PROCESS_NAME as RELAY_NAME
 from .util import pid_alive
 
 
@@ -62,6 +63,18 @@ def wait_child(pid: int, timeout: float = 5) -> int | None:
                 return int(kid)
         time.sleep(0.005)
     return None
+
+
+def sessions(init_pid: int) -> list[int]:
+    """The node's processes but PID 1 and its USB NIC relay (which outlives kill_sshd)."""
+    return [pid for pid in namespace_members(init_pid) if _comm(pid) != RELAY_NAME]
+
+
+def _comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
 
 
 def namespace_members(init_pid: int) -> list[int]:

@@ -249,7 +249,7 @@ class Supervisor:
             raise PisimError(f"{node.name} is not running")
         os.kill(node.init_pid, signal.SIGUSR1)
         deadline = time.monotonic() + 3
-        while procs.namespace_members(node.init_pid) and time.monotonic() < deadline:
+        while procs.sessions(node.init_pid) and time.monotonic() < deadline:
             time.sleep(0.02)
         self.later(
             node.faults.sshd_restart_delay, node, procs.send_signal, node.init_pid, signal.SIGUSR2
