@@ -322,6 +322,7 @@ class _Running:
             peer_address=peer_address,
             peer_is_controller=controller,
             peer_user=self.peer_user(peer),
+            board_user=self.board.username,
             userland_bits=snapshot.userland_bits if snapshot else None,
         )
 

@@ -284,9 +284,10 @@ _WRITE_PRIVATE = 'umask 077 && cat > "$1"'
 
 # $1 file, $2 size, $3 cipher, $4 port, $5 key, $6 known_hosts, $7 user@host:path.
 # The time covers scp's whole run, its SSH handshake included (a few ms against seconds).
+# Run on the peer: $1 source (user@board:path), $2 bytes, $3 cipher, $4 port, $5 identity,
+# $6 known_hosts, $7 where the copy goes.
 _TIMED_SCP = r"""
 set -eu
-head -c "$2" /dev/urandom > "$1"
 start=$(date +%s%N)
 scp -B -F /dev/null -c "$3" -P "$4" -i "$5" -o IdentitiesOnly=yes \
   -o UserKnownHostsFile="$6" -o GlobalKnownHostsFile=/dev/null -o StrictHostKeyChecking=yes \
@@ -301,48 +302,53 @@ def write_private(on, path: str, content: bytes) -> Command:
     return Command(on, ("sh", "-c", _WRITE_PRIVATE, "pifarm-write", path), stdin=content)
 
 
-def scp_plan(size: str, cipher: str, ctx: Context, peer_address: str, seconds: float) -> Plan:
-    """scp to a throwaway sshd on the peer, on the trial's port, bound to peer_address.
+def scp_plan(size: str, cipher: str, ctx: Context, board_address: str, seconds: float) -> Plan:
+    """The peer copies a file of random bytes off the board's RAM disk with scp, from a
+    throwaway sshd on the board (the trial's port, bound to board_address), and times it.
 
-    The sshd runs as the peer's own user (no root), knows one per-trial client key, and its
-    per-trial host key is pinned on the board (StrictHostKeyChecking stays on)."""
-    if not ctx.peer_user:
-        raise ParamError("scp needs the peer's user name (the engine gives it as peer_user)")
-    board = ctx.workdir
-    target = f"{ctx.peer_user}@{peer_address}:{ctx.peer_workdir}/received"
+    The data goes from the board to the peer; the credential goes the other way: the peer
+    holds the per-trial client key and the board only the sshd's, so nothing on the board can
+    log in to the peer. That sshd runs as the board's own login user (no root), knows that one
+    key, and its per-trial host key is pinned on the peer (StrictHostKeyChecking stays on)."""
+    if not ctx.board_user:
+        raise ParamError("scp needs the board's user name (the engine gives it as board_user)")
+    board, peer, size_bytes = ctx.workdir, ctx.peer_workdir, parse_size(size)
+    source = f"{ctx.board_user}@{board_address}:{board}/sent"
+    fill = ("sh", "-c", 'head -c "$2" /dev/urandom > "$1"', "pifarm-fill", f"{board}/sent",
+            str(size_bytes))  # fmt: skip
     timed = (
-        "sh", "-c", _TIMED_SCP, "pifarm-scp", f"{board}/sent", str(parse_size(size)), cipher,
-        str(ctx.port), f"{board}/id_scp", f"{board}/known_hosts", target,
+        "sh", "-c", _TIMED_SCP, "pifarm-scp", source, str(size_bytes), cipher, str(ctx.port),
+        f"{peer}/id_scp", f"{peer}/known_hosts", f"{peer}/received",
     )  # fmt: skip
     return Plan(
-        setup=_scp_keys(ctx, peer_address),
-        servers=(Command("peer", _sshd(ctx, peer_address), timeout_s=seconds + SCP_SLACK_S),),
-        measure=Command("board", timed, timeout_s=seconds + SCP_SLACK_S),
+        setup=(Command("board", fill, timeout_s=seconds), *_scp_keys(ctx, board_address)),
+        servers=(Command("board", _sshd(ctx, board_address), timeout_s=seconds + SCP_SLACK_S),),
+        measure=Command("peer", timed, timeout_s=seconds + SCP_SLACK_S),
     )
 
 
-def _scp_keys(ctx: Context, peer_address: str) -> tuple[Command, ...]:
-    """The board gets the client key and the pinned host key; the peer the other halves."""
+def _scp_keys(ctx: Context, board_address: str) -> tuple[Command, ...]:
+    """The peer gets the client key and the pinned host key; the board the other halves."""
     client, host = keys.ssh_ed25519(), keys.ssh_ed25519()
     board, peer = ctx.workdir, ctx.peer_workdir
-    known_host = f"[{peer_address}]:{ctx.port} {host.public}\n"
+    known_host = f"[{board_address}]:{ctx.port} {host.public}\n"
     authorized = f"restrict {client.public}\n"
     return (
-        write_private("board", f"{board}/id_scp", client.private),
-        write_private("board", f"{board}/known_hosts", known_host.encode()),
-        write_private("peer", f"{peer}/ssh_host_key", host.private),
-        write_private("peer", f"{peer}/authorized_keys", authorized.encode()),
+        write_private("peer", f"{peer}/id_scp", client.private),
+        write_private("peer", f"{peer}/known_hosts", known_host.encode()),
+        write_private("board", f"{board}/ssh_host_key", host.private),
+        write_private("board", f"{board}/authorized_keys", authorized.encode()),
     )
 
 
 def _sshd(ctx: Context, address: str) -> tuple[str, ...]:
-    peer = ctx.peer_workdir
+    board = ctx.workdir
     return (
         SSHD, "-D", "-e", "-f", "/dev/null", "-p", str(ctx.port),
-        "-o", f"ListenAddress={address}", "-h", f"{peer}/ssh_host_key",
-        "-o", f"AuthorizedKeysFile={peer}/authorized_keys", "-o", "PidFile=none",
+        "-o", f"ListenAddress={address}", "-h", f"{board}/ssh_host_key",
+        "-o", f"AuthorizedKeysFile={board}/authorized_keys", "-o", "PidFile=none",
         "-o", "StrictModes=no", "-o", "PasswordAuthentication=no",
-        "-o", "KbdInteractiveAuthentication=no", "-o", f"AllowUsers={ctx.peer_user}",
+        "-o", "KbdInteractiveAuthentication=no", "-o", f"AllowUsers={ctx.board_user}",
         "-o", "Subsystem=sftp internal-sftp",  # scp speaks SFTP since OpenSSH 9.0
     )  # fmt: skip
 
@@ -360,7 +366,7 @@ def scp_figures(text: str) -> tuple[dict[str, float], dict]:
 
 
 def _scp_plan(params: dict, ctx: Context) -> Plan:
-    return scp_plan(params["size"], params["cipher"], ctx, ctx.peer_address, SCP.timeout_s)
+    return scp_plan(params["size"], params["cipher"], ctx, ctx.board_address, SCP.timeout_s)
 
 
 def _scp_parse(outputs, params) -> Parsed:
@@ -375,16 +381,16 @@ SCP = Benchmark(
     name="scp",
     title="scp from the RAM disk",
     description="Copies a file of random bytes from the board's RAM disk to the peer with scp "
-    "and the chosen cipher, timed on the board. The peer runs a throwaway sshd for the trial, "
-    "with per-trial keys.",
-    version=1,
+    "and the chosen cipher: the peer fetches it from a throwaway sshd on the board (per-trial "
+    "keys; the board holds no key to the peer) and times the copy.",
+    version=2,
     category="network",
     params=(FILE_SIZE, SSH_CIPHER),
     metrics=SCP_METRICS,
     plan=_scp_plan,
     parse=_scp_parse,
-    tools=("scp", "head"),
-    peer_tools=(SSHD,),
+    tools=(SSHD, "head"),
+    peer_tools=("scp",),
     packages=("openssh-client", "openssh-server", "coreutils"),
     needs_peer=True,
     repetitions=3,

@@ -173,7 +173,8 @@ class Context:
     tunnel: for tunnel benchmarks, inner addresses and a port only this trial uses (from
     10.213.100.0-10.213.199.255, the project's own range), and an interface name.
     peer_user: the user the peer's commands run as (the worker's own on the controller, the
-    SSH user on a board): scp logs in to a throwaway sshd of that user on the peer.
+    SSH user on a board); board_user: the board's SSH user, whose throwaway sshd scp fetches
+    from.
     """
 
     workdir: str
@@ -182,6 +183,7 @@ class Context:
     peer_workdir: str = ""
     peer_is_controller: bool = False
     peer_user: str = ""
+    board_user: str = ""
     userland_bits: int | None = None
     tunnel: Mapping[str, str] = field(default_factory=dict)
     port: int = 5201  # a TCP/UDP port free for this trial's servers

@@ -65,6 +65,7 @@ def to_controller(node) -> Context:
         peer_workdir=f"/dev/shm/pifarm-peer-{trial}",
         peer_is_controller=True,
         peer_user=getpass.getuser(),
+        board_user=node.user,
         tunnel=tunnel(port),
         port=port,
     )
@@ -78,6 +79,7 @@ def on_paper() -> Context:
         peer_address="10.213.1.1",
         peer_workdir="/dev/shm/pifarm-peer",
         peer_user="pi",
+        board_user="pi",
         tunnel=tunnel(40000),
         port=40000,
     )
@@ -93,6 +95,7 @@ def to_node(board, peer) -> Context:
         peer_address=peer.host,
         peer_workdir=f"/dev/shm/pifarm-peer-{trial}",
         peer_user=peer.user,
+        board_user=board.user,
         tunnel=tunnel(port),
         port=port,
     )

@@ -235,10 +235,21 @@ def test_servers_bind_to_the_address_the_other_end_uses():
         assert server.argv[server.argv.index("-B") + 1] == ctx.peer_address
 
 
-def test_scp_without_the_peers_user_name_is_refused():
+def test_scp_without_the_boards_user_name_is_refused():
     benchmark = lookup("scp")
-    with pytest.raises(ParamError, match="peer_user"):
+    with pytest.raises(ParamError, match="board_user"):
         benchmark.plan(benchmark.clean_params({}), Context("/dev/shm/x"))
+
+
+def test_scp_gives_the_board_no_key_to_the_peer():
+    """The board under test is not trusted with a way into its peer: the peer fetches."""
+    benchmark = lookup("scp")
+    plan = benchmark.plan(benchmark.clean_params({}), contexts.on_paper())
+    written = {command.argv[-1].rsplit("/", 1)[-1]: command.on for command in plan.setup
+               if command.stdin is not None}  # fmt: skip
+    assert written == {"id_scp": "peer", "known_hosts": "peer", "ssh_host_key": "board",
+                       "authorized_keys": "board"}  # fmt: skip
+    assert plan.measure.on == "peer" and plan.servers[0].on == "board"
 
 
 # ---- on the pisim farm -----------------------------------------------------------------
@@ -300,7 +311,7 @@ def test_the_boards_firewall_counts_and_drops_the_flood_and_its_table_goes_away(
     assert contexts.left_on_node(node, ctx) == contexts.left_on_controller(ctx) == []
 
 
-def test_scp_copies_the_file_to_a_throwaway_sshd_on_the_peer(pisim_farm):
+def test_scp_the_peer_fetches_the_file_from_a_throwaway_sshd_on_the_board(pisim_farm):
     board, peer = pisim_farm["pi3"], pisim_farm["pi4"]
     ctx = contexts.to_node(board, peer)
     outcome, params = run_trial("scp", board, ctx, {"size": "4M"}, peer_node=peer)
@@ -316,7 +327,7 @@ def test_scp_refuses_a_peer_whose_host_key_is_not_the_pinned_one(pisim_farm):
     benchmark = lookup("scp")
     plan = benchmark.plan(benchmark.clean_params({"size": "1M"}), ctx)
     other_key = network.keys.ssh_ed25519().public
-    pinned = f"[{ctx.peer_address}]:{ctx.port} {other_key}\n".encode()
+    pinned = f"[{ctx.board_address}]:{ctx.port} {other_key}\n".encode()
     setup = tuple(
         replace(command, stdin=pinned) if command.argv[-1].endswith("known_hosts") else command
         for command in plan.setup

@@ -113,3 +113,17 @@ def test_an_overclock_lifts_the_cpu_bound_100_mbit_link_of_a_simulated_pi_3(
         name = run.preset_version.preset.name
         best[name] = max(best.get(name, 0), value)  # best of two: the host is shared
     assert best["1200 all the time"] >= 1.4 * best["held at 600"], best
+
+
+def test_scp_to_the_controller_runs_through_the_engine(pisim_farm, run_jobs):
+    """The controller only runs an scp client (it may be root: no sshd of its own is needed)."""
+    board = register_node(pisim_farm.nodes["pi4"])
+    campaign = campaigns.start(
+        {"name": "scp", "boards": [board.name], "peer": "controller", "quiet": False,
+         "repetitions": 1, "benchmarks": [{"name": "scp", "params": {"size": "8M"}}]}  # fmt: skip
+    )
+    run_jobs()
+    run = campaign.runs.get()
+    assert run.state == Run.State.DONE, run.reason
+    assert run.details["bytes"] == 8 * 1024**2
+    assert run.measurements.get(metric="throughput").value > 0
