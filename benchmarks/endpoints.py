@@ -29,7 +29,7 @@ mkdir -p -- "$dir"
 rm -f -- "$dir/$name.pid" "$dir/$name.exit"  # a name used before must not seem done at once
 setsid sh -c '
   dir=$1 name=$2 limit=$3; shift 3
-  timeout -k 5 "$limit" "$@" > "$dir/$name.out" 2> "$dir/$name.err" < /dev/null &
+  PIFARM_TRIAL=$dir timeout -k 5 "$limit" "$@" > "$dir/$name.out" 2> "$dir/$name.err" < /dev/null &
   echo $! > "$dir/$name.pid"
   wait $!
   echo $? > "$dir/$name.exit.tmp"
@@ -73,6 +73,16 @@ while [ $i -lt 40 ]; do
 done
 for name in "$@"; do
   [ -s "$dir/$name.pid" ] && kill -KILL "-$(cat -- "$dir/$name.pid")" 2>/dev/null
+done
+exit 0
+"""
+
+# $1 dir. Every process that still carries the trial's mark in its environment (a child that
+# left its process group with setsid, say): KILL. One grep reads every environ at once.
+_STRAYS = r"""
+for f in $(grep -lzx -- "PIFARM_TRIAL=$1" /proc/[0-9]*/environ 2>/dev/null); do
+  pid=${f#/proc/}; pid=${pid%/environ}
+  [ "$pid" = "$$" ] || kill -KILL "$pid" 2>/dev/null
 done
 exit 0
 """
@@ -122,6 +132,10 @@ class Endpoint:
     def stop(self, directory: str, names: Sequence[str], *, sudo: bool = False) -> None:
         if names:
             self.run(["sh", "-c", _STOP, "pifarm-stop", directory, *names], 15, sudo=sudo)
+
+    def stop_strays(self, directory: str, *, sudo: bool = False) -> None:
+        """End what the trial's commands started and left behind, however it left."""
+        self.run(["sh", "-c", _STRAYS, "pifarm-strays", directory], 15, sudo=sudo)
 
     def read(self, path: str, cap: int, *, sudo: bool = False) -> ssh.Result:
         return self.run(["cat", "--", path], 30, sudo=sudo, output_cap=cap)

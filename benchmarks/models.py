@@ -5,10 +5,12 @@ lanes run in parallel on as many workers as exist. The rows are the truth about 
 Redis only carries the lane's next job (see benchmarks.engine).
 """
 
+import re
 import uuid
 
 from django.conf import settings
-from django.core.validators import RegexValidator
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.urls import reverse
 
@@ -251,8 +253,14 @@ class CustomBenchmark(models.Model):
     higher_is_better = models.BooleanField(default=True)
     tools = models.CharField(max_length=200, blank=True, help_text="Commands it needs, "
                              "space-separated.")  # fmt: skip
-    repetitions = models.PositiveSmallIntegerField(default=3)
-    timeout_s = models.PositiveIntegerField(default=120)
+    repetitions = models.PositiveSmallIntegerField(
+        default=3, validators=[MinValueValidator(1), MaxValueValidator(1000)]
+    )
+    timeout_s = models.PositiveIntegerField(
+        default=120,
+        validators=[MinValueValidator(1), MaxValueValidator(3600)],
+        help_text="Seconds the command may run (1 to 3600); it is stopped then.",
+    )
     # Bumped whenever the command or the parser changes, so results of different definitions
     # are told apart.
     version = models.PositiveIntegerField(default=1, editable=False)
@@ -266,6 +274,23 @@ class CustomBenchmark(models.Model):
 
     def __str__(self):
         return self.title or self.name
+
+    def clean(self):
+        from benchmarks.catalog import BUILT_IN, custom
+
+        if self.name in BUILT_IN:
+            raise ValidationError({"name": "A built-in benchmark has this name."})
+        if self.parser == self.Parser.REGEX and (problem := custom.pattern_problem(self.pattern)):
+            raise ValidationError({"pattern": f"This pattern cannot be used: {problem}."})
+        if not isinstance(self.params, dict) or not all(
+            re.fullmatch(r"[a-z][a-z0-9_]{0,31}", str(key)) for key in self.params
+        ):
+            raise ValidationError(
+                {
+                    "params": "An object of parameter names (lower-case letters, digits, _) and "
+                    "their defaults."
+                }  # fmt: skip
+            )
 
     def save(self, *args, **kwargs):
         if self.pk is not None:

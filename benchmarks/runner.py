@@ -18,6 +18,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from benchmarks import catalog, telemetry, trial
+from benchmarks.catalog import custom
 from benchmarks.catalog.spec import Benchmark, Context, ParamError, ParseError
 from benchmarks.endpoints import BoardEndpoint, ControllerEndpoint, Endpoint
 from benchmarks.models import Lane, Measurement, Run
@@ -43,7 +44,8 @@ LANE_GIVES_UP_AFTER = 3  # runs in a row that could not reach the board: skip th
 def longest_run_s() -> float:
     """The longest a run may take with the built-in benchmarks: its measurement's limit, the
     quiet wait, setup and clean-up."""
-    return max(benchmark.timeout_s for benchmark in catalog.BUILT_IN.values()) + 600
+    built_in = max(benchmark.timeout_s for benchmark in catalog.BUILT_IN.values())
+    return max(built_in, custom.MAX_TIMEOUT_S) + 600
 
 
 class Stop(Exception):
@@ -115,17 +117,24 @@ class _Running:
 
     # ---- record keeping -----------------------------------------------------------------
     def step(self, words: str) -> None:
+        """Each step renews the board's lock and ends a run a person cancelled meanwhile."""
         log.info("run %s: %s", self.run.pk, words)
         self.hold.renew()
+        self.stop_if_cancelled(words)
         Run.objects.filter(pk=self.run.pk, state=Run.State.RUNNING).update(step=words)
         Lane.objects.filter(pk=self.lane.pk).update(step=words, heartbeat=timezone.now())
+
+    def stop_if_cancelled(self, before: str) -> None:
+        if self.cancelled():
+            raise Stop(Run.State.CANCELLED, f"cancelled before {before}; nothing was measured")
 
     def end(self, stop: Stop) -> None:
         log.info("run %s ended %s: %s", self.run.pk, stop.state, stop.reason)
         with transaction.atomic():
             Run.objects.filter(pk=self.run.pk, state=Run.State.RUNNING).update(
-                state=stop.state, reason=stop.reason, step="", finished=timezone.now(),
-                environment=self.environment, application=self.application,
+                state=stop.state, reason=clean_for_db(stop.reason), step="",
+                finished=timezone.now(), environment=clean_for_db(self.environment),
+                application=self.application,
             )  # fmt: skip
             rest = self.lane.runs.filter(state=Run.State.QUEUED)
             if stop.skip == "preset":
@@ -220,6 +229,7 @@ class _Running:
         with self.hold.longer(apply.lock_ttl()):  # a reboot goes long between two renewals
             application = apply.apply_holding(application.pk, self.hold)
         self.application = application
+        self.stop_if_cancelled("measuring (the preset's application ran to its end)")
         if application is None or application.state != Application.State.VERIFIED:
             outcome = application.outcome if application else "it was not started"
             board = Board.objects.get(pk=self.board.pk)
@@ -372,11 +382,17 @@ class _Running:
                 cpu_below_pct=quiet["cpu_below_pct"],
                 cool_below_c=quiet["cool_below_c"],
                 deadline_s=quiet["deadline_s"],
+                each_round=self.quiet_round,
             )
         except ssh.SSHError as exc:
             raise self.lost(exc) from None
         self.environment["quiet"] = {"reached": found.reached, "waited_s": found.waited_s,
                                      "words": found.words}  # fmt: skip
+
+    def quiet_round(self) -> None:
+        self.hold.renew()
+        Lane.objects.filter(pk=self.lane.pk).update(heartbeat=timezone.now())
+        self.stop_if_cancelled("measuring, while it waited for a quiet board")
 
     def measure(self, benchmark: Benchmark, params: dict, ends, ctx: Context):
         # On both ends: the processes a network trial involves, and the benchmark's tools.
@@ -413,7 +429,7 @@ class _Running:
     def tick(self, tail: str) -> None:
         self.hold.renew()
         Lane.objects.filter(pk=self.lane.pk).update(
-            log_tail=tail[-LOG_TAIL_CHARS:], heartbeat=timezone.now()
+            log_tail=clean_for_db(tail[-LOG_TAIL_CHARS:]), heartbeat=timezone.now()
         )
 
     def cancelled(self) -> bool:
@@ -441,16 +457,22 @@ class _Running:
     def record(self, benchmark: Benchmark, params: dict, outcome, samplers, snapshot) -> None:
         self.keep_raw(outcome.outputs.get(trial.MEASURE, ""))
         self.keep_samples(samplers)
+        self.hold.renew()
         try:
             parsed = benchmark.parse(outcome.outputs, params)
             missing = [m.name for m in benchmark.metrics if m.name not in parsed.values]
             if missing:
                 raise ParseError(f"no value for {', '.join(missing)}")
+        except RecursionError:  # a parser's bug on pathological output, not the run's
+            log.exception("run %s: the %s parser failed", self.run.pk, benchmark.name)
+            too_deep = "the output was not understood: it is nested too deeply to read"
+            raise Stop(Run.State.FAILED, f"{too_deep} (the raw output is kept)") from None
         except ParseError as exc:
             raise Stop(
                 Run.State.FAILED,
                 f"the output was not understood: {exc} (the raw output is kept with the run)",
             ) from None
+        self.hold.renew()
         reasons = telemetry.suspect_reasons(
             samplers.samples.get("board", []),
             expected_arm_mhz=self.expected_arm_mhz(),

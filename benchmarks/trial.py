@@ -194,6 +194,10 @@ class _Trial:
         for where, directory in self.dirs.items():
             sudo = any(command.sudo for command, _ in self.started if command.on == where)
             self.quietly(
+                f"stopping what was left on the {where}",
+                lambda w=where, d=directory, s=sudo: self.ends[w].stop_strays(d, sudo=s),
+            )
+            self.quietly(
                 f"removing {directory} on the {where}",
                 lambda w=where, d=directory, s=sudo: self.ends[w].run(
                     ["rm", "-rf", "--", d], 30, sudo=s

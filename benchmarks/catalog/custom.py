@@ -6,10 +6,38 @@ variables PIFARM_<NAME>, each passed as one argv element of `env`, so no value i
 
 import json
 import re
+import subprocess
+import sys
 
 from benchmarks.catalog.spec import Benchmark, Command, Metric, Param, Parsed, ParseError, Plan
 
 MAX_PARAM_LENGTH = 200
+MAX_TIMEOUT_S = 3600  # of a custom command; the lane job's time limit counts on it
+OUTPUT_CAP = 1024 * 1024  # bytes a custom command may print; the rest stops it
+REGEX_TIME_LIMIT_S = 5  # a pattern that backtracks without end must not hold the worker
+# The command, its output cut at $2 bytes on the board itself (a command that prints without
+# end must not fill the board's RAM disk); a command cut off so ends with a clear message. It
+# writes into a FIFO that head reads: once the command itself has ended, what it left running
+# in the background may hold the FIFO open, so head gets a second to drain it, then stops.
+# (GNU head buffers what it writes: stdbuf makes it write at once, so stopping it loses none.)
+_CAPPED = r"""
+fifo=$PIFARM_WORKDIR/.output
+mkfifo -- "$fifo"
+unbuffered=
+command -v stdbuf > /dev/null 2>&1 && unbuffered="stdbuf -o0"
+$unbuffered head -c "$2" < "$fifo" &
+reader=$!
+sh -c "$1" > "$fifo"
+status=$?
+i=0
+while kill -0 "$reader" 2>/dev/null && [ $i -lt 20 ]; do sleep 0.05; i=$((i + 1)); done
+kill "$reader" 2>/dev/null
+rm -f -- "$fifo"
+if [ "$status" = 141 ]; then
+  echo "the command printed more than $2 bytes; it was stopped there" >&2
+fi
+exit "$status"
+"""
 
 
 def lookup(name: str) -> Benchmark | None:
@@ -34,8 +62,9 @@ def from_row(row) -> Benchmark:
     def plan(values: dict, ctx) -> Plan:
         env = [f"PIFARM_{key.upper()}={value}" for key, value in sorted(values.items())]
         env.append(f"PIFARM_WORKDIR={ctx.workdir}")
-        argv = ("env", *env, "sh", "-c", row.command)
-        return Plan(measure=Command("board", argv, timeout_s=row.timeout_s))
+        argv = ("env", *env, "sh", "-c", _CAPPED, "pifarm-custom", row.command, str(OUTPUT_CAP))
+        timeout = min(max(1, row.timeout_s), MAX_TIMEOUT_S)  # 0 would be no limit at all
+        return Plan(measure=Command("board", argv, timeout_s=timeout))
 
     def parse(outputs, values) -> Parsed:
         return Parsed({row.metric: extract(row.parser, row.pattern, outputs.get("measure", ""))})
@@ -59,18 +88,14 @@ def from_row(row) -> Benchmark:
 def extract(parser: str, pattern: str, text: str) -> float:
     """The number the parser finds in text, or ParseError saying what was not found."""
     if parser == "regex":
-        try:
-            match = re.search(pattern, text)
-        except re.error as exc:
-            raise ParseError(f"the benchmark's regular expression is invalid: {exc}") from None
-        if match is None or "value" not in match.groupdict():
-            raise ParseError(f"the output has no match for {pattern!r}")
-        found = match.group("value")
+        found = _search(pattern, text)
     else:
         try:
             found = json_path(json.loads(text), pattern)
         except json.JSONDecodeError as exc:
             raise ParseError(f"the output is not JSON: {exc}") from None
+        except RecursionError:
+            raise ParseError("the output's JSON is nested too deeply to read") from None
     try:
         value = float(found)
     except (TypeError, ValueError):
@@ -78,6 +103,50 @@ def extract(parser: str, pattern: str, text: str) -> float:
     if value != value or value in (float("inf"), float("-inf")):
         raise ParseError(f"{found!r} is not a finite number")
     return value
+
+
+def pattern_problem(pattern: str) -> str:
+    """Why a pattern cannot be a custom benchmark's parser; "" if it can."""
+    try:
+        compiled = re.compile(pattern)
+    except re.error as exc:
+        return f"it is not a valid regular expression: {exc}"
+    if "value" not in compiled.groupindex:
+        return "it needs a named group for the number: (?P<value>...)"
+    return ""
+
+
+# Run by a fresh interpreter (never a fork of a job with SSH threads running): the pattern
+# and the text as JSON on stdin, the value group's text (or null) as JSON on stdout.
+_SEARCH = """
+import json, re, sys
+pattern, text = json.load(sys.stdin)
+match = re.search(pattern, text)
+json.dump(None if match is None else match.group("value"), sys.stdout)
+"""
+
+
+def _search(pattern: str, text: str) -> str:
+    """re.search in a child process with a time limit: Python's re cannot be interrupted, and
+    a pattern such as (a+)+b backtracks for ever on a long line of a's."""
+    if problem := pattern_problem(pattern):
+        raise ParseError(f"the benchmark's pattern is refused: {problem}")
+    try:
+        done = subprocess.run(
+            [sys.executable, "-I", "-c", _SEARCH], input=json.dumps([pattern, text]).encode(),
+            capture_output=True, timeout=REGEX_TIME_LIMIT_S, check=True,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        raise ParseError(
+            f"the pattern {pattern[:80]!r} took more than {REGEX_TIME_LIMIT_S} s on this "
+            "output (it backtracks without end); simplify it"
+        ) from None
+    except subprocess.CalledProcessError as exc:
+        raise ParseError(f"the pattern could not be applied: {exc.stderr[-200:]!r}") from None
+    found = json.loads(done.stdout)
+    if found is None:
+        raise ParseError(f"the output has no match for {pattern[:200]!r}")
+    return found
 
 
 def json_path(data, path: str):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .samples import parse_samples
@@ -56,16 +57,19 @@ def wait_until_quiet(
     cpu_below_pct: float,
     cool_below_c: float | None,
     deadline_s: float,
+    each_round: Callable[[], None] = lambda: None,
 ) -> Quiet:
     """Check the board in rounds of about a second until it is quiet or deadline_s has passed.
 
     Quiet: 1-minute load below load_below, CPU busy (100 - idle - iowait, of all cores) over
     the round's second below cpu_below_pct, and, if cool_below_c is given and the board has a
     temperature, below that. No round starts after the deadline, so the wait may overrun it
-    by one round. SSH errors of the endpoint propagate.
+    by one round. SSH errors of the endpoint propagate. each_round runs before every round
+    (the engine renews its board lock and looks for a cancel there).
     """
     started = time.monotonic()
     while True:
+        each_round()
         load1, busy, temp = _quiet_round(endpoint)
         waited = time.monotonic() - started
         problems = _loud(load1, busy, temp, load_below, cpu_below_pct, cool_below_c)

@@ -119,8 +119,14 @@ def test_scp_to_the_controller_runs_through_the_engine(pisim_farm, run_jobs):
     """The controller only runs an scp client (it may be root: no sshd of its own is needed)."""
     board = register_node(pisim_farm.nodes["pi4"])
     campaign = campaigns.start(
-        {"name": "scp", "boards": [board.name], "peer": "controller", "quiet": False,
-         "repetitions": 1, "benchmarks": [{"name": "scp", "params": {"size": "8M"}}]}  # fmt: skip
+        {
+            "name": "scp",
+            "boards": [board.name],
+            "peer": "controller",
+            "quiet": False,
+            "repetitions": 1,
+            "benchmarks": [{"name": "scp", "params": {"size": "8M"}}],
+        }  # fmt: skip
     )
     run_jobs()
     run = campaign.runs.get()

@@ -171,3 +171,43 @@ def test_a_run_cancelled_while_it_measures_stops_on_the_board_and_the_next_run_g
     assert "sleep 300" not in node.run_as_root(["ps", "-eo", "args"], check=True).stdout.decode()
     assert campaign.runs.order_by("sequence").last().state == Run.State.DONE
     assert Board.objects.get(pk=board.pk).status == Board.Status.ONLINE
+
+
+def test_a_custom_command_that_prints_without_end_is_cut_on_the_board(pisim_farm, run_jobs):
+    node = pisim_farm.nodes["pi4"]
+    board = register_node(node)
+    CustomBenchmark.objects.create(
+        name="flood", title="prints 100 MB", command="head -c 100000000 /dev/zero | tr '\\0' A",
+        pattern=r"(?P<value>\d+)", unit="x",
+    )  # fmt: skip
+    campaign = campaigns.start(
+        {"name": "flood", "boards": [board.name], "benchmarks": ["flood"], "repetitions": 1,
+         "quiet": NO_QUIET}  # fmt: skip
+    )
+    run_jobs()
+    run = campaign.runs.get()
+    assert run.state == Run.State.FAILED
+    assert "the command printed more than 1048576 bytes; it was stopped there" in run.reason
+    assert len(run.raw_output) <= 1048576
+    used = node.run_as_root(["du", "-s", "-k", "/dev/shm"], check=True).stdout.split()[0]
+    assert int(used) < 2048  # nothing of it is left on the board's RAM disk
+
+
+def test_what_a_command_started_in_a_session_of_its_own_is_ended_with_the_run(
+    pisim_farm, run_jobs
+):
+    node = pisim_farm.nodes["pi4"]
+    board = register_node(node)
+    CustomBenchmark.objects.create(
+        name="escapes", title="leaves a child in its own session",
+        command="setsid sleep 334 & sleep 335 & echo value=1", pattern=r"value=(?P<value>\d+)",
+        unit="x",
+    )  # fmt: skip
+    campaign = campaigns.start(
+        {"name": "strays", "boards": [board.name], "benchmarks": ["escapes"], "repetitions": 1,
+         "quiet": NO_QUIET}  # fmt: skip
+    )
+    run_jobs()
+    assert campaign.runs.get().state == Run.State.DONE
+    left = node.run_as_root(["ps", "-eo", "args"], check=True).stdout.decode()
+    assert "sleep 334" not in left and "sleep 335" not in left
