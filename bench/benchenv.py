@@ -4,11 +4,13 @@
 
 SQLite and the embedded Redis in a new temporary directory, whatever the shell exports, so a
 bench run never touches the demo's or a team server's data. `cleanup()` stops that Redis and
-removes the directory.
+removes the directory. The helpers below register simulated Pis as boards, wait for a campaign,
+and print a figure the same way in every script.
 """
 
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -26,6 +28,54 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pifarm.settings")
 import django  # noqa: E402 - settings must see the environment above
 
 django.setup()
+
+
+def register_board(node, name: str | None = None):
+    """node (a pisim Node) as a board with its key and confirmed host key, as the pages do."""
+    from devices.models import Board
+
+    board = Board(name=name or node.name, host=node.host, port=node.port, username=node.user)
+    board.set_credential("key", node.private_key_pem)
+    board.host_key = node.host_key_public
+    board.save()
+    return board
+
+
+def wait_for_campaign(campaign, deadline_s: float = 600):
+    """The campaign once finished, every run done (SystemExit naming the first that was not)."""
+    deadline = time.monotonic() + deadline_s
+    while campaign.finished is None:
+        if time.monotonic() > deadline:
+            raise SystemExit(f"campaign {campaign} did not finish within {deadline_s:g} s")
+        time.sleep(0.05)
+        campaign.refresh_from_db()
+    failed = campaign.runs.exclude(state="done").first()
+    if failed is not None:
+        raise SystemExit(f"{failed} ended {failed.state}: {failed.reason}")
+    return campaign
+
+
+def campaign_wall_s(campaign) -> float:
+    """Campaign start (its row written) to campaign end (its last run ended), from the rows."""
+    return (campaign.finished - campaign.created).total_seconds()
+
+
+def report(name: str, samples: list[float], unit: str = "s", digits: int = 3) -> float:
+    """Print the median with its spread and n; return the median."""
+    median = statistics.median(samples)
+    spread = f"min {min(samples):.{digits}f} max {max(samples):.{digits}f}"
+    print(f"{name:<44} median {median:9.{digits}f} {unit}  ({spread}, n={len(samples)})")
+    return median
+
+
+def verdict(name: str, value: float, target: str, met: bool) -> bool:
+    """Print a figure next to its target; return whether it was met."""
+    print(f"{name:<44} {value:9.3f}    target {target}: {'met' if met else 'MISSED'}")
+    return met
+
+
+def load_average() -> str:
+    return "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
 
 
 def start_workers(count: int, *options: str) -> list[subprocess.Popen]:
