@@ -41,6 +41,24 @@ def register_board(node, name: str | None = None):
     return board
 
 
+def fixed_command_benchmark(seconds: int = 2) -> str:
+    """A custom benchmark whose command sleeps `seconds` (CPU-free: the host's load does not
+    change it); its name."""
+    from benchmarks.models import CustomBenchmark
+
+    name = f"fixed-{seconds}s"
+    CustomBenchmark.objects.create(
+        name=name,
+        title=f"a fixed {seconds}-second command",
+        command=f"sleep {seconds} && echo slept={seconds}",
+        pattern=r"slept=(?P<value>\d+)",
+        unit="s",
+        higher_is_better=False,
+        timeout_s=seconds + 30,
+    )
+    return name
+
+
 def wait_for_campaign(campaign, deadline_s: float = 600):
     """The campaign once finished, every run done (SystemExit naming the first that was not)."""
     deadline = time.monotonic() + deadline_s
@@ -68,8 +86,10 @@ def report(name: str, samples: list[float], unit: str = "s", digits: int = 3) ->
     return median
 
 
-def verdict(name: str, value: float, target: str, met: bool) -> bool:
-    """Print a figure next to its target; return whether it was met."""
+def verdict(name: str, value: float, limit: float, *, at_least: bool = False) -> bool:
+    """Print a figure next to its target (at most limit, or at least); return whether met."""
+    met = value >= limit if at_least else value <= limit
+    target = f"{'>=' if at_least else '<='} {limit:g}"
     print(f"{name:<44} {value:9.3f}    target {target}: {'met' if met else 'MISSED'}")
     return met
 

@@ -24,25 +24,11 @@ import benchenv  # noqa: I001 - first: it sets up Django on a throw-away data di
 from django.core.management import call_command
 
 from benchmarks import campaigns
-from benchmarks.models import CustomBenchmark
 from pisim import Farm
 
 BENCH_SUBNET_INDEX = 5
 SECONDS = 2
 TARGET = 1.15
-
-
-def define_fixed_command() -> str:
-    CustomBenchmark.objects.create(
-        name="fixed-2s",
-        title="a fixed 2-second command",
-        command=f"sleep {SECONDS} && echo slept={SECONDS}",
-        pattern=r"slept=(?P<value>\d+)",
-        unit="s",
-        higher_is_better=False,
-        timeout_s=30,
-    )
-    return "fixed-2s"
 
 
 def pifarm_campaign(board, benchmark: str, runs: int, quiet: bool):
@@ -100,7 +86,7 @@ def main() -> None:
         known_hosts = benchenv.DATA_DIR / "known_hosts"
         known_hosts.write_text(node.known_hosts_line + "\n")
         board = benchenv.register_board(node)
-        benchmark = define_fixed_command()
+        benchmark = benchenv.fixed_command_benchmark(SECONDS)
         workers = benchenv.start_workers(1)
         pifarm_campaign(board, benchmark, 1, quiet=False)  # warm-up: the worker, the handshake
         by_hand(node, known_hosts, 1)
@@ -126,10 +112,7 @@ def main() -> None:
             benchenv.report(f"  {name}", values)
         pairs = [a / b for a, b in zip(off, hand, strict=True)]
         benchenv.report("pifarm (quiet off) / by hand, pair by pair", pairs, "x")
-        met = benchenv.verdict(
-            "pifarm (quiet off) / by hand", pifarm_off / by_hand_s, f"<= {TARGET}",
-            pifarm_off / by_hand_s <= TARGET,
-        )  # fmt: skip
+        met = benchenv.verdict("pifarm (quiet off) / by hand", pifarm_off / by_hand_s, TARGET)
         print(f"{'pifarm (quiet on) / by hand':<44} {pifarm_on / by_hand_s:9.3f}    (reported)")
         print(f"{'  quiet wait per run':<44} {(pifarm_on - pifarm_off) / args.runs:9.3f} s "
               f"(median difference / {args.runs})")  # fmt: skip
