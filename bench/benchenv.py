@@ -94,6 +94,20 @@ def verdict(name: str, value: float, limit: float, *, at_least: bool = False) ->
     return met
 
 
+def host_cpu() -> tuple[float, float]:
+    """(busy, all) CPU seconds of this host since boot, every process of every session."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:8]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    tick = os.sysconf("SC_CLK_TCK")
+    return (sum(fields) - idle) / tick, sum(fields) / tick
+
+
+def children_cpu_s() -> float:
+    """CPU seconds of this process's children that ended (workers and their work horses)."""
+    times = os.times()
+    return times.children_user + times.children_system
+
+
 def load_average() -> str:
     return "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
 

@@ -8,7 +8,10 @@ custom benchmark whose command is `sleep 2` (CPU-free), then, interleaved over -
   8 boards, 8 workers   the same campaign on every board (one lane each), 8 workers
 each timed from campaign start (its row) to campaign end (its last run ended), quiet wait off.
 The workers are started afresh for each campaign (not timed). Target: 8 / 1 <= 1.3. Also
-printed: each lane's length and the gap between two runs of a lane. Needs root (pisim).
+printed: each lane's length, the gap between two runs of a lane, the workers' CPU seconds per
+run (work horses and the workers' start-up included) and how busy this host's CPUs were: the
+simulated boards' sshd and shells share those CPUs with the workers (and with whatever else
+runs here), which real boards would not. Needs root (pisim).
 Exits 1 if the target is missed.
 """
 
@@ -27,17 +30,27 @@ TARGET = 1.3
 
 
 def timed_campaign(boards, benchmark: str, runs: int):
-    """The campaign on boards, with as many workers as boards; its wall time and its lanes."""
+    """The campaign on boards, with as many workers as boards: its wall time, the campaign,
+    the workers' CPU seconds (work horses included) and how busy the host's CPUs were (%)."""
+    cpu_before = benchenv.children_cpu_s()
     workers = benchenv.start_workers(len(boards))
     try:
+        busy_before, all_before = benchenv.host_cpu()
         campaign = campaigns.start(
             {"name": f"fleet of {len(boards)}", "boards": [board.name for board in boards],
              "benchmarks": [{"name": benchmark}], "repetitions": runs, "quiet": False}
         )  # fmt: skip
         campaign = benchenv.wait_for_campaign(campaign)
+        busy_after, all_after = benchenv.host_cpu()
     finally:
         benchenv.stop_workers(workers)
-    return benchenv.campaign_wall_s(campaign), campaign
+    busy_pct = 100 * (busy_after - busy_before) / (all_after - all_before)
+    return (
+        benchenv.campaign_wall_s(campaign),
+        campaign,
+        benchenv.children_cpu_s() - cpu_before,
+        busy_pct,
+    )
 
 
 def lane_figures(campaign) -> dict[str, list[float]]:
@@ -72,11 +85,18 @@ def main() -> None:
         timed_campaign(boards, benchmark, 1)  # warm-up: every board's first handshake, probe
 
         one, fleet, lanes = [], [], {}
+        cpu = {"1 board": [], "fleet": []}
+        busy = {"1 board": [], "fleet": []}
         loads = [benchenv.load_average()]
         for _ in range(args.rounds):
-            one.append(timed_campaign(boards[:1], benchmark, args.runs)[0])
-            wall, campaign = timed_campaign(boards, benchmark, args.runs)
+            wall, _, worker_cpu, busy_pct = timed_campaign(boards[:1], benchmark, args.runs)
+            one.append(wall)
+            cpu["1 board"].append(worker_cpu / args.runs)
+            busy["1 board"].append(busy_pct)
+            wall, campaign, worker_cpu, busy_pct = timed_campaign(boards, benchmark, args.runs)
             fleet.append(wall)
+            cpu["fleet"].append(worker_cpu / args.runs / len(boards))
+            busy["fleet"].append(busy_pct)
             for name, values in lane_figures(campaign).items():
                 lanes.setdefault(name, []).extend(values)
             loads.append(benchenv.load_average())
@@ -88,6 +108,12 @@ def main() -> None:
         many = benchenv.report(f"{args.boards} boards, {args.boards} workers", fleet)
         for name, values in lanes.items():
             benchenv.report(f"  {name}", values)
+        benchenv.report("workers' CPU per run, 1 board", cpu["1 board"])
+        benchenv.report(f"workers' CPU per run, {args.boards} boards", cpu["fleet"])
+        benchenv.report("host CPUs busy (all sessions), 1 board", busy["1 board"], "%", 1)
+        benchenv.report(
+            f"host CPUs busy (all sessions), {args.boards} boards", busy["fleet"], "%", 1
+        )
         pairs = [b / a for a, b in zip(one, fleet, strict=True)]
         benchenv.report(f"{args.boards} / 1, pair by pair", pairs, "x")
         met = benchenv.verdict(f"{args.boards} boards / 1 board", many / single, TARGET)
