@@ -10,6 +10,8 @@ then, interleaved over --rounds rounds, the same work through pifarm and by hand
   sha1sum         a sparse file of 256 MiB on the node's RAM disk: pifarm's stored MB/s vs
                   the size over the wall time of `sha1sum FILE` by hand (nsenter's start
                   included, a few ms); both sums must be the SHA-1 of 256 MiB of zeros
+  sha1sum, sampler  the same by hand while pifarm's telemetry sampler starts on the node, as it
+                  does in a run (reported, not judged: it shows what the sampler costs)
 The quiet wait is off: the by-hand runs do not wait either. Target: each pair of medians within
 10 %. Needs root (pisim). Exits 1 if a target is missed or a sum is wrong.
 """
@@ -17,6 +19,7 @@ The quiet wait is off: the by-hand runs do not wait either. Target: each pair of
 import argparse
 import hashlib
 import os
+import threading
 import time
 
 import benchenv  # noqa: I001 - first: it sets up Django on a throw-away data directory
@@ -24,6 +27,7 @@ from django.core.management import call_command
 
 from benchmarks import campaigns
 from benchmarks.models import Measurement
+from benchmarks.telemetry.scripts import sampler_argv
 from pisim import Farm
 
 BENCH_SUBNET_INDEX = 8
@@ -31,6 +35,7 @@ ALGORITHM, BLOCK = "sha256", "16384"
 SIZE = 256 * 1024**2
 SPARSE = "/dev/shm/known-answers-sparse"  # noqa: S108 - the node's own tmpfs
 TARGET_WITHIN_PCT = 10.0
+SAMPLER_S = 3
 
 
 def zeros_sha1(size: int) -> str:
@@ -66,15 +71,27 @@ def openssl_by_hand(node, seconds: int) -> float:
     return float(rows[0].split(":")[-1]) / 1e6
 
 
-def sha1sum_by_hand(node) -> tuple[float, str]:
+def sha1sum_by_hand(node, *, with_sampler: bool = False) -> tuple[float, str]:
     node.run_as_root(["truncate", "-s", str(SIZE), "--", SPARSE], check=True)
+    sampler = start_sampler(node) if with_sampler else None
     try:
         started = time.perf_counter()
         done = node.run_as_root(["sha1sum", "--", SPARSE], timeout=120, check=True)
         seconds = time.perf_counter() - started
     finally:
+        if sampler is not None:
+            sampler.join()
         node.run_as_root(["rm", "-f", "--", SPARSE])
     return SIZE / seconds / 1e6, done.stdout.decode().split()[0]
+
+
+def start_sampler(node) -> threading.Thread:
+    """pifarm's telemetry sampler on the node (1 s interval) for SAMPLER_S, as a run starts it
+    just before its measurement."""
+    argv = ["timeout", str(SAMPLER_S), *sampler_argv(1, ["sha1sum"])]
+    sampler = threading.Thread(target=node.run_as_root, args=(argv,), daemon=True)
+    sampler.start()
+    return sampler
 
 
 def compare(name: str, pifarm: list[float], hand: list[float]) -> bool:
@@ -104,7 +121,7 @@ def main() -> None:
         through_pifarm(board, 1)  # warm-up: the worker, the first handshake and probe
 
         figures = {name: [] for name in ("openssl pifarm", "openssl hand", "sha1 pifarm",
-                                         "sha1 hand")}  # fmt: skip
+                                         "sha1 hand", "sha1 sampler")}  # fmt: skip
         sums = set()
         loads = [benchenv.load_average()]
         for _ in range(args.rounds):
@@ -114,7 +131,9 @@ def main() -> None:
             figures["openssl hand"].append(openssl_by_hand(node, args.seconds))
             sha1, hand_sum = sha1sum_by_hand(node)
             figures["sha1 hand"].append(sha1)
-            sums |= {pifarm_sum, hand_sum}
+            sha1, sampler_sum = sha1sum_by_hand(node, with_sampler=True)
+            figures["sha1 sampler"].append(sha1)
+            sums |= {pifarm_sum, hand_sum, sampler_sum}
             loads.append(benchenv.load_average())
 
         print(f"\n1 board, {args.rounds} rounds interleaved, quiet off, {os.cpu_count()} cores")
@@ -122,6 +141,8 @@ def main() -> None:
         met = compare(f"openssl speed -evp {ALGORITHM} {BLOCK} B, {args.seconds} s",
                       figures["openssl pifarm"], figures["openssl hand"])  # fmt: skip
         met &= compare("sha1sum 256 MiB sparse", figures["sha1 pifarm"], figures["sha1 hand"])
+        benchenv.report("sha1sum by hand, the sampler starting too", figures["sha1 sampler"],
+                        "MB/s", 1)  # fmt: skip
         known = zeros_sha1(SIZE)
         right = sums == {known}
         print(f"{'sha1 of 256 MiB of zeros, both ways':<44} {'right' if right else sorted(sums)}")
