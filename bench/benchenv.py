@@ -4,10 +4,12 @@
 
 SQLite and the embedded Redis in a new temporary directory, whatever the shell exports, so a
 bench run never touches the demo's or a team server's data. `cleanup()` stops that Redis and
-removes the directory. The helpers below register simulated Pis as boards, wait for a campaign,
-and print a figure the same way in every script.
+removes the directory; it also runs at exit, so a script that fails before its own clean-up
+(a farm's subnet taken by another session) leaves no Redis behind. The helpers below register
+simulated Pis as boards, wait for a campaign, and print a figure the same way in every script.
 """
 
+import atexit
 import os
 import shutil
 import statistics
@@ -138,3 +140,6 @@ def cleanup() -> None:
 
         redis.Redis(unix_socket_path=str(socket_path)).shutdown(nosave=True)
     shutil.rmtree(DATA_DIR, ignore_errors=True)
+
+
+atexit.register(cleanup)
