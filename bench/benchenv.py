@@ -4,11 +4,15 @@
 
 SQLite and the embedded Redis in a new temporary directory, whatever the shell exports, so a
 bench run never touches the demo's or a team server's data. `cleanup()` stops that Redis and
-removes the directory.
+removes the directory; it also runs at exit, so a script that fails before its own clean-up
+(a farm's subnet taken by another session) leaves no Redis behind. The helpers below register
+simulated Pis as boards, wait for a campaign, and print a figure the same way in every script.
 """
 
+import atexit
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -26,6 +30,88 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pifarm.settings")
 import django  # noqa: E402 - settings must see the environment above
 
 django.setup()
+
+
+def register_board(node, name: str | None = None):
+    """node (a pisim Node) as a board with its key and confirmed host key, as the pages do."""
+    from devices.models import Board
+
+    board = Board(name=name or node.name, host=node.host, port=node.port, username=node.user)
+    board.set_credential("key", node.private_key_pem)
+    board.host_key = node.host_key_public
+    board.save()
+    return board
+
+
+def fixed_command_benchmark(seconds: int = 2) -> str:
+    """A custom benchmark whose command sleeps `seconds` (CPU-free: the host's load does not
+    change it); its name."""
+    from benchmarks.models import CustomBenchmark
+
+    name = f"fixed-{seconds}s"
+    CustomBenchmark.objects.create(
+        name=name,
+        title=f"a fixed {seconds}-second command",
+        command=f"sleep {seconds} && echo slept={seconds}",
+        pattern=r"slept=(?P<value>\d+)",
+        unit="s",
+        higher_is_better=False,
+        timeout_s=seconds + 30,
+    )
+    return name
+
+
+def wait_for_campaign(campaign, deadline_s: float = 600):
+    """The campaign once finished, every run done (SystemExit naming the first that was not)."""
+    deadline = time.monotonic() + deadline_s
+    while campaign.finished is None:
+        if time.monotonic() > deadline:
+            raise SystemExit(f"campaign {campaign} did not finish within {deadline_s:g} s")
+        time.sleep(0.05)
+        campaign.refresh_from_db()
+    failed = campaign.runs.exclude(state="done").first()
+    if failed is not None:
+        raise SystemExit(f"{failed} ended {failed.state}: {failed.reason}")
+    return campaign
+
+
+def campaign_wall_s(campaign) -> float:
+    """Campaign start (its row written) to campaign end (its last run ended), from the rows."""
+    return (campaign.finished - campaign.created).total_seconds()
+
+
+def report(name: str, samples: list[float], unit: str = "s", digits: int = 3) -> float:
+    """Print the median with its spread and n; return the median."""
+    median = statistics.median(samples)
+    spread = f"min {min(samples):.{digits}f} max {max(samples):.{digits}f}"
+    print(f"{name:<44} median {median:9.{digits}f} {unit}  ({spread}, n={len(samples)})")
+    return median
+
+
+def verdict(name: str, value: float, limit: float, *, at_least: bool = False) -> bool:
+    """Print a figure next to its target (at most limit, or at least); return whether met."""
+    met = value >= limit if at_least else value <= limit
+    target = f"{'>=' if at_least else '<='} {limit:g}"
+    print(f"{name:<44} {value:9.3f}    target {target}: {'met' if met else 'MISSED'}")
+    return met
+
+
+def host_cpu() -> tuple[float, float]:
+    """(busy, all) CPU seconds of this host since boot, every process of every session."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:8]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    tick = os.sysconf("SC_CLK_TCK")
+    return (sum(fields) - idle) / tick, sum(fields) / tick
+
+
+def children_cpu_s() -> float:
+    """CPU seconds of this process's children that ended (workers and their work horses)."""
+    times = os.times()
+    return times.children_user + times.children_system
+
+
+def load_average() -> str:
+    return "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
 
 
 def start_workers(count: int, *options: str) -> list[subprocess.Popen]:
@@ -54,3 +140,6 @@ def cleanup() -> None:
 
         redis.Redis(unix_socket_path=str(socket_path)).shutdown(nosave=True)
     shutil.rmtree(DATA_DIR, ignore_errors=True)
+
+
+atexit.register(cleanup)

@@ -13,7 +13,6 @@ from django.db.models import Max
 from benchmarks.campaigns import GROUP_GAP, REPETITION_GAP
 from benchmarks.catalog.spec import Benchmark
 from benchmarks.models import Measurement, Run
-from benchmarks.stats import describe
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +40,10 @@ def group(run: Run):
 
 def _maybe_one_more(run: Run, benchmark: Benchmark, repetitions: dict) -> str:
     """Add a trial if the group needs one; what was decided, in words."""
+    # Here, not at the top: scipy takes about a second to import, and a forking worker imports
+    # it anew in every job's work horse. Only adaptive campaigns need it.
+    from benchmarks.stats import describe
+
     runs = group(run)
     if runs.filter(state__in=Run.UNFINISHED).exclude(pk=run.pk).exists():
         return "more trials are queued"

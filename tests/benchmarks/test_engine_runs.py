@@ -181,8 +181,13 @@ def test_a_custom_command_that_prints_without_end_is_cut_on_the_board(pisim_farm
         pattern=r"(?P<value>\d+)", unit="x",
     )  # fmt: skip
     campaign = campaigns.start(
-        {"name": "flood", "boards": [board.name], "benchmarks": ["flood"], "repetitions": 1,
-         "quiet": NO_QUIET}  # fmt: skip
+        {
+            "name": "flood",
+            "boards": [board.name],
+            "benchmarks": ["flood"],
+            "repetitions": 1,
+            "quiet": NO_QUIET,
+        }  # fmt: skip
     )
     run_jobs()
     run = campaign.runs.get()
@@ -193,9 +198,7 @@ def test_a_custom_command_that_prints_without_end_is_cut_on_the_board(pisim_farm
     assert int(used) < 2048  # nothing of it is left on the board's RAM disk
 
 
-def test_what_a_command_started_in_a_session_of_its_own_is_ended_with_the_run(
-    pisim_farm, run_jobs
-):
+def test_what_a_command_started_in_a_session_of_its_own_is_ended_with_the_run(pisim_farm, run_jobs):
     node = pisim_farm.nodes["pi4"]
     board = register_node(node)
     CustomBenchmark.objects.create(
@@ -204,8 +207,13 @@ def test_what_a_command_started_in_a_session_of_its_own_is_ended_with_the_run(
         unit="x",
     )  # fmt: skip
     campaign = campaigns.start(
-        {"name": "strays", "boards": [board.name], "benchmarks": ["escapes"], "repetitions": 1,
-         "quiet": NO_QUIET}  # fmt: skip
+        {
+            "name": "strays",
+            "boards": [board.name],
+            "benchmarks": ["escapes"],
+            "repetitions": 1,
+            "quiet": NO_QUIET,
+        }  # fmt: skip
     )
     run_jobs()
     assert campaign.runs.get().state == Run.State.DONE

@@ -1,0 +1,132 @@
+"""What does the engine add to a run? A campaign of a fixed 2-second command against ssh by hand.
+
+    make bench            # or: .venv/bin/python bench/engine_overhead.py [--runs 10] [--rounds 3]
+
+Starts one simulated Pi (pisim, 10.213.5.0/24) and one real RQ worker, defines a custom
+benchmark whose command is `sleep 2` (CPU-free, so the board's load does not change it), then
+times, interleaved over --rounds rounds:
+  pifarm, quiet off   a campaign of --runs runs, quiet wait off: campaign start (its row) to
+                      campaign end (its last run ended), from the database's timestamps
+  ssh by hand         the same --runs commands with OpenSSH, one connection per command, as a
+                      person would type `ssh pi@board sleep 2` in a loop
+then, once, pifarm, quiet on: the same campaign with the default quiet wait (load below 2,
+CPU below 25 %, up to 30 s a run: on a host that others load it can wait the whole 30 s).
+Target: pifarm (quiet off) / ssh by hand <= 1.15. The quiet-on figure is reported, not judged.
+Where the time goes is printed too: a run's length (claimed to ended), its measurement, and the
+gap between two runs (the lane's next job). Needs root (pisim). Exits 1 if the target is missed.
+"""
+
+import argparse
+import os
+import subprocess
+import time
+
+import benchenv  # noqa: I001 - first: it sets up Django on a throw-away data directory
+from django.core.management import call_command
+
+from benchmarks import campaigns
+from pisim import Farm
+
+BENCH_SUBNET_INDEX = 5
+SECONDS = 2
+TARGET = 1.15
+
+
+def pifarm_campaign(board, benchmark: str, runs: int, quiet: bool):
+    spec = {"name": "overhead", "boards": [board.name], "repetitions": runs,
+            "benchmarks": [{"name": benchmark}]}  # fmt: skip
+    if not quiet:
+        spec["quiet"] = False
+    return benchenv.wait_for_campaign(campaigns.start(spec))
+
+
+def ssh_argv(node, known_hosts) -> list[str]:
+    return [
+        "ssh", "-i", node.private_key_path, "-o", f"UserKnownHostsFile={known_hosts}",
+        "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes", "-p", str(node.port),
+        f"{node.user}@{node.host}",
+    ]  # fmt: skip
+
+
+def by_hand(node, known_hosts, runs: int) -> float:
+    """runs × `ssh board sleep 2`, one connection each, in sequence; the loop's wall time."""
+    argv = [*ssh_argv(node, known_hosts), "sleep", str(SECONDS)]
+    started = time.perf_counter()
+    for _ in range(runs):
+        done = subprocess.run(argv, capture_output=True, timeout=SECONDS + 30)
+        if done.returncode != 0:
+            raise SystemExit(f"ssh by hand failed: {done.stderr.decode()[-300:]}")
+    return time.perf_counter() - started
+
+
+def where_the_time_goes(campaign) -> dict[str, list[float]]:
+    runs = list(campaign.runs.order_by("sequence"))
+    return {
+        "run, claimed to ended": [(r.finished - r.started).total_seconds() for r in runs],
+        "  of which measuring": [r.measure_s for r in runs],
+        "gap to the next run": [
+            (after.started - before.finished).total_seconds()
+            for before, after in zip(runs, runs[1:], strict=False)
+        ],
+        "first run claimed after start": [(runs[0].started - campaign.created).total_seconds()],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+
+    call_command("migrate", verbosity=0)
+    farm = Farm("ovhd", BENCH_SUBNET_INDEX, downtime=1.0)
+    workers = []
+    try:
+        node = farm.add_node("b1", profile="pi4b-bookworm")
+        farm.start()
+        known_hosts = benchenv.DATA_DIR / "known_hosts"
+        known_hosts.write_text(node.known_hosts_line + "\n")
+        board = benchenv.register_board(node)
+        benchmark = benchenv.fixed_command_benchmark(SECONDS)
+        workers = benchenv.start_workers(1)
+        pifarm_campaign(board, benchmark, 1, quiet=False)  # warm-up: the worker, the handshake
+        by_hand(node, known_hosts, 1)
+
+        off, hand, breakdown = [], [], {}
+        loads = [benchenv.load_average()]
+        for _ in range(args.rounds):
+            campaign = pifarm_campaign(board, benchmark, args.runs, quiet=False)
+            off.append(benchenv.campaign_wall_s(campaign))
+            for name, values in where_the_time_goes(campaign).items():
+                breakdown.setdefault(name, []).extend(values)
+            hand.append(by_hand(node, known_hosts, args.runs))
+            loads.append(benchenv.load_average())
+        quiet = pifarm_campaign(board, benchmark, args.runs, quiet=True)
+        loads.append(benchenv.load_average())
+        waits = [run.environment["quiet"] for run in quiet.runs.all()]
+
+        print(f"\n1 board, {args.runs} runs of `sleep {SECONDS}` each, {args.rounds} rounds "
+              f"interleaved, {os.cpu_count()} cores")  # fmt: skip
+        print("load seen: " + "; ".join(loads) + "\n")
+        pifarm_off = benchenv.report("pifarm campaign, quiet off", off)
+        by_hand_s = benchenv.report("ssh by hand, one connection per command", hand)
+        for name, values in breakdown.items():
+            benchenv.report(f"  {name}", values)
+        pairs = [a / b for a, b in zip(off, hand, strict=True)]
+        benchenv.report("pifarm (quiet off) / by hand, pair by pair", pairs, "x")
+        met = benchenv.verdict("pifarm (quiet off) / by hand", pifarm_off / by_hand_s, TARGET)
+        quiet_s = benchenv.campaign_wall_s(quiet)
+        print(f"{'pifarm campaign, quiet on (default), once':<44} {quiet_s:9.3f} s  "
+              f"= {quiet_s / by_hand_s:.3f}x by hand (reported, not judged)")  # fmt: skip
+        benchenv.report("  quiet wait of a run", [wait["waited_s"] for wait in waits])
+        reached = sum(wait["reached"] for wait in waits)
+        print(f"  quiet reached in {reached} of {len(waits)} runs; the last: {waits[-1]['words']}")
+    finally:
+        benchenv.stop_workers(workers)
+        farm.stop()
+        benchenv.cleanup()
+    raise SystemExit(0 if met else 1)
+
+
+if __name__ == "__main__":
+    main()
