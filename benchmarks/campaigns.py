@@ -12,6 +12,7 @@ with optional "order" (grouped, interleaved, shuffled), "seed", "repetitions" as
 "apply_mode" (trial or direct). Anything wrong is a SpecError naming it; nothing is written.
 """
 
+import math
 import random
 import statistics
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ GROUP_GAP = 100_000  # sequence numbers per preset group in a lane
 REPETITION_GAP = 10  # between runs in a group: room for a suspect run's re-run right after
 APPLY_ESTIMATE_S = 90  # one application (trial boot, verify) when the board has no history
 RUN_OVERHEAD_S = 2  # connect, quiet check, sampler, clean-up
+MAX_QUIET_WAIT_S = 600
 DEFAULT_QUIET = {"load_below": 2.0, "cpu_below_pct": 25.0, "cool_below_c": None, "deadline_s": 30}
 
 
@@ -123,6 +125,8 @@ def _text(value, what: str, limit: int) -> str:
         raise SpecError(f"{what} is missing: give the campaign a name")
     if len(value) > limit:
         raise SpecError(f"{what} is longer than {limit} characters")
+    if any(ord(character) < 32 or ord(character) == 127 for character in value):
+        raise SpecError(f"{what} holds a control character (a NUL, a line break...)")
     return value.strip()
 
 
@@ -157,11 +161,15 @@ def _items(value) -> list[Item]:
             entry = {"name": entry}
         if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
             raise SpecError('each benchmark is {"name": ..., "params": {...}}')
+        if not isinstance(entry.get("params", {}), dict | None):
+            raise SpecError(f"the params of {entry['name'][:60]!r} must be an object")
         try:
             benchmark = catalog.lookup(entry["name"])
             params = benchmark.clean_params(entry.get("params"))
         except (catalog.UnknownBenchmark, ParamError) as exc:
             raise SpecError(str(exc)) from None
+        if any(item.benchmark == benchmark and item.params == params for item in items):
+            raise SpecError(f"{benchmark.name} is listed twice with the same parameters")
         items.append(Item(benchmark, params))
     return items
 
@@ -234,10 +242,9 @@ def _repetitions(value, items: list[Item]) -> Repetitions:
         raise SpecError("adaptive repetitions need 2 <= min <= max (a CI needs two trials)")
     target = value.get("target_pct", 2.0)
     budget = value.get("budget_s")
-    if isinstance(target, bool) or not isinstance(target, int | float) or not 0 < target <= 100:
+    if not _finite_number(target) or not 0 < target <= 100:
         raise SpecError("target_pct is the CI's half-width in % of the mean: from 0 to 100")
-    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int | float)
-                               or budget <= 0):  # fmt: skip
+    if budget is not None and (not _finite_number(budget) or budget <= 0):
         raise SpecError("budget_s is a number of seconds above 0")
     return Repetitions(minimum, maximum, float(target), float(budget) if budget else None)
 
@@ -260,9 +267,15 @@ def _quiet(value):
     for key, number in quiet.items():
         if number is None and key == "cool_below_c":
             continue
-        if isinstance(number, bool) or not isinstance(number, int | float) or number < 0:
+        if not _finite_number(number) or number < 0:
             raise SpecError(f"quiet {key} must be a number of 0 or more")
+    if quiet["deadline_s"] > MAX_QUIET_WAIT_S:
+        raise SpecError(f"quiet deadline_s is at most {MAX_QUIET_WAIT_S} s")
     return quiet
+
+
+def _finite_number(value) -> bool:
+    return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
 
 
 # ---- expansion --------------------------------------------------------------------------

@@ -41,20 +41,23 @@ while [ ! -s "$dir/$name.pid" ] && [ $i -lt 50 ]; do sleep 0.02; i=$((i + 1)); d
 """
 
 # $1 dir, $2 name, $3 seconds to wait at most, $4 bytes of log tail. Prints the exit status
-# (or "running") on its first line, then the tail of the command's output.
+# (or "running") and the output's size on its first line, then the output's tail: for a short
+# output, all of it, so no second round trip reads it.
 _WAIT = r"""
 dir=$1 name=$2 limit=$3 tail=$4
 i=0 steps=$((limit * 20))
 while [ ! -e "$dir/$name.exit" ] && [ $i -lt $steps ]; do sleep 0.05; i=$((i + 1)); done
-if [ -e "$dir/$name.exit" ]; then cat -- "$dir/$name.exit"; else echo running; fi
+if [ -e "$dir/$name.exit" ]; then status=$(cat -- "$dir/$name.exit"); else status=running; fi
+size=$(wc -c < "$dir/$name.out" 2>/dev/null) || size=0
+echo "$status $size"
 tail -c "$tail" -- "$dir/$name.out" 2>/dev/null
 """
 
 # $1 dir; the names follow. (dash's and busybox's kill take no "--": a process group is
 # "-PGID" right after the signal.) TERM to each process group (and to `timeout` itself, should it
 # not have made its group yet), KILL to what is left 2 s later.
-_STOP = r"""
-dir=$1; shift
+_STOP_ALL = r"""
+stop_all() {
 for name in "$@"; do
   [ -s "$dir/$name.pid" ] || continue
   [ -e "$dir/$name.exit" ] && continue
@@ -68,23 +71,42 @@ while [ $i -lt 40 ]; do
     [ -s "$dir/$name.pid" ] || continue
     kill -0 "-$(cat -- "$dir/$name.pid")" 2>/dev/null && alive=1
   done
-  [ $alive -eq 0 ] && exit 0
+  [ $alive -eq 0 ] && return 0
   sleep 0.05; i=$((i + 1))
 done
 for name in "$@"; do
   [ -s "$dir/$name.pid" ] && kill -KILL "-$(cat -- "$dir/$name.pid")" 2>/dev/null
 done
+return 0
+}
+"""
+_STOP = (
+    _STOP_ALL
+    + r"""
+dir=$1; shift
+stop_all "$@"
+"""
+)
+# $1 dir, $2 name: stop it, then print its output (the sampler's readings), in one round trip.
+_STOP_AND_READ = (
+    _STOP_ALL
+    + r"""
+dir=$1 name=$2
+stop_all "$name"
+cat -- "$dir/$name.out" 2>/dev/null
 exit 0
 """
+)
 
 # $1 dir. Every process that still carries the trial's mark in its environment (a child that
 # left its process group with setsid, say): KILL. One grep reads every environ at once.
-_STRAYS = r"""
+# Then the directory goes.
+_FINISH = r"""
 for f in $(grep -lzx -- "PIFARM_TRIAL=$1" /proc/[0-9]*/environ 2>/dev/null); do
   pid=${f#/proc/}; pid=${pid%/environ}
   [ "$pid" = "$$" ] || kill -KILL "$pid" 2>/dev/null
 done
-exit 0
+rm -rf -- "$1"
 """
 
 WAIT_SLICE_S = 2  # longest single wait: between two, the job renews its lock and checks cancel
@@ -120,22 +142,27 @@ class Endpoint:
             seconds + 10,
         )
         first, _, tail = result.text.partition("\n")
-        first = first.strip()
-        if first == "running":
-            return Waited(None, tail)
+        status, _, size = first.strip().partition(" ")
         try:
-            return Waited(int(first), tail)
+            exit_status = None if status == "running" else int(status)
+            whole = int(size) <= tail_bytes  # the tail is all there is
         except ValueError:
             problem = f"could not tell whether the command ended: {first[:200]!r}"
             raise ssh.SSHError(problem) from None
+        return Waited(exit_status, tail, whole)
 
     def stop(self, directory: str, names: Sequence[str], *, sudo: bool = False) -> None:
         if names:
             self.run(["sh", "-c", _STOP, "pifarm-stop", directory, *names], 15, sudo=sudo)
 
-    def stop_strays(self, directory: str, *, sudo: bool = False) -> None:
-        """End what the trial's commands started and left behind, however it left."""
-        self.run(["sh", "-c", _STRAYS, "pifarm-strays", directory], 15, sudo=sudo)
+    def stop_and_read(self, directory: str, name: str, cap: int, *, sudo=False) -> ssh.Result:
+        argv = ["sh", "-c", _STOP_AND_READ, "pifarm-stop-read", directory, name]
+        return self.run(argv, 15, sudo=sudo, output_cap=cap)
+
+    def finish(self, directory: str, *, sudo: bool = False) -> ssh.Result:
+        """End what the trial's commands left behind, however it left (a child in a session of
+        its own: they all carry the trial's mark), and remove the trial's directory."""
+        return self.run(["sh", "-c", _FINISH, "pifarm-finish", directory], 30, sudo=sudo)
 
     def read(self, path: str, cap: int, *, sudo: bool = False) -> ssh.Result:
         return self.run(["cat", "--", path], 30, sudo=sudo, output_cap=cap)
@@ -145,6 +172,7 @@ class Endpoint:
 class Waited:
     exit_status: int | None  # None: still running
     tail: str
+    whole: bool = False  # the tail is the whole output
 
     @property
     def finished(self) -> bool:

@@ -542,8 +542,7 @@ class _Samplers:
 
     def stop(self) -> None:
         def read(where: str, end: Endpoint) -> None:
-            end.stop(self.dirs[where], [SAMPLER])
-            text = end.read(f"{self.dirs[where]}/{SAMPLER}.out", 4 * 1024 * 1024).text
+            text = end.stop_and_read(self.dirs[where], SAMPLER, 4 * 1024 * 1024).text
             try:
                 self.samples[where] = telemetry.parse_samples(text)
             except ValueError as exc:

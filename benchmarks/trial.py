@@ -84,6 +84,7 @@ class _Trial:
         if "peer" in ends:
             self.dirs["peer"] = ctx.peer_workdir
         self.started: list[tuple[Command, str]] = []  # detached commands, by name
+        self.ended: set[str] = set()  # those seen to end by themselves: nothing to stop
         self.log: list[str] = []
 
     def note(self, words: str) -> None:
@@ -91,14 +92,19 @@ class _Trial:
         self.log.append(words)
 
     def end(self, command: Command) -> Endpoint:
+        return self.end_at(command.on)
+
+    def end_at(self, where: str) -> Endpoint:
         try:
-            return self.ends[command.on]
+            return self.ends[where]
         except KeyError:
-            raise TrialFailed(f"this benchmark needs a {command.on}, and none was given") from None
+            raise TrialFailed(f"this benchmark needs a {where}, and none was given") from None
 
     def run(self) -> Outcome:
-        for where, directory in self.dirs.items():
-            self.ends[where].run(["mkdir", "-p", "--", directory], 10)
+        # Where a setup step runs first; elsewhere the first detached command makes the
+        # directory (one round trip fewer per trial).
+        for where in dict.fromkeys(command.on for command in self.plan.setup):
+            self.end_at(where).run(["mkdir", "-p", "--", self.dirs[where]], 10)
         for command in self.plan.setup:
             self.run_step(command, "setup")
         for index, command in enumerate(self.plan.servers):
@@ -161,7 +167,11 @@ class _Trial:
         finally:
             seconds = time.monotonic() - began
             self.hooks.measured()
-        output = end.read(f"{directory}/{MEASURE}.out", OUTPUT_CAP, sudo=command.sudo)
+        self.ended.add(MEASURE)
+        if waited.whole:  # the last poll brought all of it
+            output = ssh.Result(0, waited.tail.encode(), b"")
+        else:
+            output = end.read(f"{directory}/{MEASURE}.out", OUTPUT_CAP, sudo=command.sudo)
         outputs = {MEASURE: output.text}
         if waited.exit_status == ssh.TIMEOUT_EXIT_STATUS:
             raise TrialFailed(
@@ -182,6 +192,8 @@ class _Trial:
         """Stop what was started, run every teardown, remove the directories. Never raises:
         a board that went away is reported by the step that noticed it."""
         for command, name in reversed(self.started):
+            if name in self.ended:
+                continue
             self.quietly(
                 f"stopping {command.argv[0]} on the {command.on}",
                 lambda c=command, n=name: self.ends[c.on].stop(self.dirs[c.on], [n], sudo=c.sudo),
@@ -194,14 +206,8 @@ class _Trial:
         for where, directory in self.dirs.items():
             sudo = any(command.sudo for command, _ in self.started if command.on == where)
             self.quietly(
-                f"stopping what was left on the {where}",
-                lambda w=where, d=directory, s=sudo: self.ends[w].stop_strays(d, sudo=s),
-            )
-            self.quietly(
-                f"removing {directory} on the {where}",
-                lambda w=where, d=directory, s=sudo: self.ends[w].run(
-                    ["rm", "-rf", "--", d], 30, sudo=s
-                ),
+                f"stopping what was left on the {where} and removing {directory}",
+                lambda w=where, d=directory, s=sudo: self.ends[w].finish(d, sudo=s),
             )
 
     def quietly(self, words: str, action: Callable[[], object]) -> None:
