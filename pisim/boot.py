@@ -54,7 +54,6 @@ CLOCK_SAMPLE_S = 0.2
 # allows tells a busy core (measured ~1.0) from logins and probes (up to ~0.4 of a sample).
 ONDEMAND_BUSY_LOAD = 0.5
 POLICY = "/sys/devices/system/cpu/cpufreq/policy0"  # one cpufreq policy for all cores
-USBNIC_PY = usbnic.__file__
 USBNIC_READY_WAIT_S = 10.0
 USBNIC_RESTART_DELAY_S = 1.0  # a relay that cannot start (no /dev/net/tun?) is not respawned hot
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -384,14 +383,24 @@ class UsbNic:
     def start(self) -> None:
         """Returns once eth0 has the node's address (sshd listens on it), or after a wait."""
         ready_r, ready_w = os.pipe()
-        wire, tap = usbnic.WIRE, usbnic.TAP
-        argv = [sys.executable, "-I", USBNIC_PY, wire, tap, self.address, str(self.cost_ns)]
-        self.pid = os.posix_spawn(
-            sys.executable,
-            argv,
-            {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"},
-            file_actions=[(os.POSIX_SPAWN_DUP2, ready_w, 1), (os.POSIX_SPAWN_DUP2, _log_fd, 2)],
-        )
+        argv = [usbnic.WIRE, usbnic.TAP, self.address, str(self.cost_ns)]
+        # A fork, not a new interpreter: the node's /tmp is a tmpfs of its own, so the
+        # project's interpreter may not be reachable from here (a checkout under /tmp).
+        self.pid = os.fork()
+        if self.pid == 0:
+            status = 1
+            try:
+                for sig in (signal.SIGUSR1, signal.SIGUSR2, signal.SIGHUP):
+                    signal.signal(sig, signal.SIG_DFL)  # PID 1's own, not the relay's
+                os.close(ready_r)
+                os.dup2(ready_w, 1)
+                os.dup2(_log_fd, 2)
+                os.environ.update(PATH="/usr/sbin:/usr/bin:/sbin:/bin", LANG="C.UTF-8")
+                status = usbnic.main(argv)
+            except BaseException as exc:  # noqa: BLE001 - say why in the node's log, then die
+                os.write(2, f"usbnic relay failed: {exc!r}\n".encode())
+            finally:
+                os._exit(status)
         os.close(ready_w)
         try:
             ready, _, _ = select.select([ready_r], [], [], USBNIC_READY_WAIT_S)
