@@ -30,6 +30,22 @@ def sleeper(seconds="0.2") -> CustomBenchmark:
     )
 
 
+def run_once(board, run_jobs, name: str, given: dict | None = None, **definition) -> Run:
+    """Define one custom benchmark, run it once on board as a campaign, and return the run."""
+    CustomBenchmark.objects.create(name=name, title=name, unit="x", **definition)
+    campaign = campaigns.start(
+        {
+            "name": name,
+            "boards": [board.name],
+            "repetitions": 1,
+            "quiet": NO_QUIET,
+            "benchmarks": [{"name": name, "params": given or {}}],
+        }  # fmt: skip
+    )
+    run_jobs()
+    return campaign.runs.get()
+
+
 def states(campaign: Campaign) -> list[tuple[str, str]]:
     return [(run.state, run.reason) for run in campaign.runs.order_by("lane", "sequence")]
 
@@ -66,26 +82,11 @@ def test_a_preset_the_board_cannot_boot_skips_its_runs_and_the_rest_goes_on(
 def test_a_parameter_with_shell_metacharacters_arrives_as_one_literal_word(pisim_farm, run_jobs):
     node = pisim_farm.nodes["pi4"]
     board = register_node(node)
-    CustomBenchmark.objects.create(
-        name="echo-length",
-        title="the length of its word",
-        command='echo "length=${#PIFARM_WORD}"',
-        params={"word": "x"},
-        pattern=r"length=(?P<value>\d+)",
-        unit="characters",
-    )
     word = "$(touch /tmp/pwned-pifarm); `id` 'quoted' \"double\" ; | & > < * \\ \n end"
-    campaign = campaigns.start(
-        {
-            "name": "quoting",
-            "boards": [board.name],
-            "repetitions": 1,
-            "quiet": NO_QUIET,
-            "benchmarks": [{"name": "echo-length", "params": {"word": word}}],
-        }  # fmt: skip
-    )
-    run_jobs()
-    run = campaign.runs.get()
+    run = run_once(
+        board, run_jobs, "echo-length", {"word": word}, command='echo "length=${#PIFARM_WORD}"',
+        params={"word": "x"}, pattern=r"length=(?P<value>\d+)",
+    )  # fmt: skip
     assert run.state == Run.State.DONE, run.reason
     assert run.measurements.get().value == len(word)
     assert "pwned" not in node.run_as_root(["ls", "/tmp"], check=True).stdout.decode()
@@ -114,21 +115,13 @@ def test_a_missing_tool_skips_the_run_and_says_which(pisim_farm, run_jobs):
 
 def test_output_that_is_not_understood_fails_the_run_and_keeps_the_raw_output(pisim_farm, run_jobs):
     board = register_node(pisim_farm.nodes["pi4"])
-    CustomBenchmark.objects.create(
-        name="garbage", title="prints garbage", command="echo 'no numbers here'; echo 'ümlaut'",
-        pattern=r"result=(?P<value>\d+)", unit="x",
-    )  # fmt: skip
-    campaign = campaigns.start(
-        {
-            "name": "garbage",
-            "boards": [board.name],
-            "benchmarks": ["garbage"],
-            "repetitions": 1,
-            "quiet": NO_QUIET,
-        }  # fmt: skip
+    run = run_once(
+        board,
+        run_jobs,
+        "garbage",
+        command="echo 'no numbers here'; echo 'ümlaut'",
+        pattern=r"result=(?P<value>\d+)",
     )
-    run_jobs()
-    run = campaign.runs.get()
     assert run.state == Run.State.FAILED
     assert run.reason.startswith("the output was not understood: the output has no match")
     assert run.raw_output == "no numbers here\nümlaut\n"
@@ -176,21 +169,13 @@ def test_a_run_cancelled_while_it_measures_stops_on_the_board_and_the_next_run_g
 def test_a_custom_command_that_prints_without_end_is_cut_on_the_board(pisim_farm, run_jobs):
     node = pisim_farm.nodes["pi4"]
     board = register_node(node)
-    CustomBenchmark.objects.create(
-        name="flood", title="prints 100 MB", command="head -c 100000000 /dev/zero | tr '\\0' A",
-        pattern=r"(?P<value>\d+)", unit="x",
-    )  # fmt: skip
-    campaign = campaigns.start(
-        {
-            "name": "flood",
-            "boards": [board.name],
-            "benchmarks": ["flood"],
-            "repetitions": 1,
-            "quiet": NO_QUIET,
-        }  # fmt: skip
+    run = run_once(
+        board,
+        run_jobs,
+        "flood",
+        command="head -c 100000000 /dev/zero | tr '\\0' A",
+        pattern=r"(?P<value>\d+)",
     )
-    run_jobs()
-    run = campaign.runs.get()
     assert run.state == Run.State.FAILED
     assert "the command printed more than 1048576 bytes; it was stopped there" in run.reason
     assert len(run.raw_output) <= 1048576
@@ -201,21 +186,13 @@ def test_a_custom_command_that_prints_without_end_is_cut_on_the_board(pisim_farm
 def test_what_a_command_started_in_a_session_of_its_own_is_ended_with_the_run(pisim_farm, run_jobs):
     node = pisim_farm.nodes["pi4"]
     board = register_node(node)
-    CustomBenchmark.objects.create(
-        name="escapes", title="leaves a child in its own session",
-        command="setsid sleep 334 & sleep 335 & echo value=1", pattern=r"value=(?P<value>\d+)",
-        unit="x",
-    )  # fmt: skip
-    campaign = campaigns.start(
-        {
-            "name": "strays",
-            "boards": [board.name],
-            "benchmarks": ["escapes"],
-            "repetitions": 1,
-            "quiet": NO_QUIET,
-        }  # fmt: skip
+    run = run_once(
+        board,
+        run_jobs,
+        "escapes",
+        command="setsid sleep 334 & sleep 335 & echo value=1",
+        pattern=r"value=(?P<value>\d+)",
     )
-    run_jobs()
-    assert campaign.runs.get().state == Run.State.DONE
+    assert run.state == Run.State.DONE
     left = node.run_as_root(["ps", "-eo", "args"], check=True).stdout.decode()
     assert "sleep 334" not in left and "sleep 335" not in left
