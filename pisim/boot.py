@@ -242,10 +242,15 @@ def node_cpu_ticks() -> int:
 
 
 def _is_emulator(pid: str) -> bool:
-    """pisim.nodefs installs the emulators as `#!python3 -IS` scripts in /usr/local/{bin,sbin}."""
+    """pisim.nodefs installs the emulators in /usr/local/{bin,sbin}: `#!python3 -IS` scripts,
+    and vcgencmd's `#!/bin/sh` front."""
     with open(f"/proc/{pid}/cmdline", "rb") as f:
         argv = f.read().split(b"\0")
-    return argv[1:2] == [b"-IS"] and argv[2].startswith((b"/usr/local/bin/", b"/usr/local/sbin/"))
+    script = argv[2:3] if argv[1:2] == [b"-IS"] else argv[1:2]
+    return bool(script) and script[0].startswith(_EMULATOR_DIRS)
+
+
+_EMULATOR_DIRS = (b"/usr/local/bin/", b"/usr/local/sbin/")
 
 
 class SshGate:

@@ -1,7 +1,8 @@
 """The firmware half of a simulated boot: which file is read, what it means, what Linux sees.
 
 Writes the node's per-boot files (Pi-shaped /proc files, boot_id, run/booted.json that
-vcgencmd and pisim.boot read); the supervisor then decides whether Linux starts.
+vcgencmd and pisim.boot read, run/vcgencmd.env for vcgencmd's quick readings); the supervisor
+then decides whether Linux starts.
 """
 
 from __future__ import annotations
@@ -93,4 +94,27 @@ def firmware_boot(nodedir: Path, info: dict, profile: Profile, state: dict, faul
     write_atomic(proc_dir / "boot_id", boot_id + "\n")
     write_atomic(proc_dir / "uptime", "0.00 0.00\n")
     write_json(nodedir / "run" / "booted.json", booted)
+    _write_vcgencmd_facts(nodedir / "run" / "vcgencmd.env", booted)
     return booted
+
+
+PI5_REPORTED_ARM_LIMIT_MHZ = 3000  # yaml: arm_freq.reported_limits.pi5
+
+
+def _write_vcgencmd_facts(path: Path, booted: dict) -> None:
+    """What the sh vcgencmd (nodebin/vcgencmd.sh) needs for the sampler's three readings, as
+    shell assignments. A hostile node gets none: its every answer comes from the emulator."""
+    if booted["hostile"]:
+        path.unlink(missing_ok=True)
+        return
+    ints = booted["config"]["ints"]
+    profile = booted["profile"]
+    facts = {
+        "arm_freq": int(ints["arm_freq"]),
+        "arm_freq_min": int(ints["arm_freq_min"]),
+        "force_turbo": int(ints.get("force_turbo", 0)),
+        "arm_limit_mhz": PI5_REPORTED_ARM_LIMIT_MHZ if profile["family"] == "pi5" else 0,
+        "arm_clock_id": int(profile["clock_ids"].get("arm", 0)),
+        "throttled": f"{int(booted['throttled']):#x}",
+    }
+    write_atomic(path, "".join(f"{key}={value}\n" for key, value in facts.items()))

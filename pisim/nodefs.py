@@ -166,17 +166,20 @@ def _install_bin(node: Path, info: dict) -> None:
     """Emulators on PATH: /usr/local/bin for pi, /usr/local/sbin first in sudo's secure_path."""
     python = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
     programs = {name: "powerctl.py" for name in ("reboot", "shutdown", "poweroff", "halt")}
-    programs["vcgencmd"] = "vcgencmd.py"
+    programs["vcgencmd"] = "vcgencmd.sh"  # the sampler's readings; the rest by pisim-vcgencmd
+    programs["pisim-vcgencmd"] = "vcgencmd.py"
     programs["apt-get"] = "apt_get.py"  # the host's would install on the host (shared root fs)
     if hostile.is_hostile(info):
         programs.update({"uname": "uname.py", "pisim-shell": "hostile_shell.py"})
     for sub in ("bin", "sbin"):
         (node / sub).mkdir(exist_ok=True)
         for cmd, source in programs.items():
-            body = (NODEBIN / source).read_text().split("\n", 1)[1]  # replace the shebang
-            # -IS: no site packages to import; the real vcgencmd is a small C program, and the
-            # emulator's start-up should not weigh on what runs on the node.
-            write_atomic(node / sub / cmd, f"#!{python} -IS\n{body}", 0o755)
+            text = (NODEBIN / source).read_text()
+            if source.endswith(".py"):
+                # -IS: no site packages to import; the real vcgencmd is a small C program, and
+                # the emulator's start-up should not weigh on what runs on the node.
+                text = f"#!{python} -IS\n" + text.split("\n", 1)[1]  # replace the shebang
+            write_atomic(node / sub / cmd, text, 0o755)
 
 
 def prepare_node(

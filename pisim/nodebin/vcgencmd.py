@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """vcgencmd -- SIMULATED by pisim (no VideoCore here).
 
-Installed as /usr/local/bin/vcgencmd inside each simulated Raspberry Pi. Output formats follow a
+Installed as /usr/local/bin/pisim-vcgencmd inside each simulated Raspberry Pi, behind the sh
+vcgencmd (nodebin/vcgencmd.sh) that answers the sampler's readings itself. Output formats follow a
 real Pi (see shared/reference/raspberry-pi.yaml: vcgencmd); the values follow the
 configuration read at the node's last simulated boot (/run/pisim/booted.json), the governor in
 the simulated cpufreq sysfs and the CPU load of this node's own processes. Under ondemand the

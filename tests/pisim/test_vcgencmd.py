@@ -7,6 +7,8 @@ import re
 
 import pytest
 
+from pisim import Faults
+
 from .sshutil import out, run, wait_for
 
 pytestmark = pytest.mark.pisim
@@ -93,3 +95,29 @@ def test_values_follow_the_last_boot_not_the_edited_file(pisim_node_factory):
     assert (
         out(node, "cat /sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq").strip() == "2000000"
     )
+
+
+def test_the_samplers_readings_come_from_sh_and_agree_with_the_emulator(pisim_node_factory):
+    """The three readings the sampler takes each second must not start a Python (its cost
+    sits in the node's CPU quota): with pisim-vcgencmd off PATH they still answer, as it does."""
+    node = pisim_node_factory(profile="pi3b-legacy")
+    governor = "/sys/devices/system/cpu/cpufreq/policy0/scaling_governor"
+    node.run_as_root(["sh", "-c", 'echo powersave > "$1"', "sh", governor], check=True)
+    for reading in ("measure_clock arm", "measure_temp", "get_throttled"):
+        quick = out(node, f"PATH=/usr/bin:/bin /usr/local/bin/vcgencmd {reading}").strip()
+        full = out(node, f"pisim-vcgencmd {reading}").strip()
+        if reading == "measure_clock arm":  # the same clock, each with its own small jitter
+            assert re.fullmatch(r"frequency\(45\)=600\d{6}", quick)
+            assert quick[:-6] == full[:-6]
+        elif reading == "measure_temp":  # it moves a little between the two readings
+            assert re.fullmatch(r"temp=\d+\.\d'C", quick)
+            assert float(quick[5:-2]) == pytest.approx(float(full[5:-2]), abs=1)
+        else:
+            assert quick == full
+
+
+def test_a_hostile_nodes_readings_all_come_from_the_emulator(pisim_node_factory):
+    node = pisim_node_factory(faults=Faults(hostile=("markup",)))
+    status, _, error = run(node, "PATH=/usr/bin:/bin /usr/local/bin/vcgencmd get_throttled")
+    assert status == 127 and "pisim-vcgencmd" in error
+    assert out(node, "vcgencmd get_throttled").strip() == "throttled=0x0"
