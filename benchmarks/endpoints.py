@@ -17,27 +17,43 @@ from dataclasses import dataclass
 
 from devices import ssh
 
-# $1 dir, $2 name, $3 timeout (s); the command follows. The wrapper leaves the caller's
-# session (setsid). coreutils `timeout` makes a process group of its own, whose id (its pid)
-# goes to <name>.pid: `kill -TERM -PID` reaches the command and anything it started. The exit
-# status lands in <name>.exit by rename, so a reader never sees half of it.
+# $1 dir, then for each command: its name, its timeout (s), its number of words, its words.
+# Several commands start in one round trip (the sampler with the measurement), in order. The
+# wrapper leaves the caller's session (setsid). coreutils `timeout` makes a process group of its
+# own, whose id (its pid) goes to <name>.pid: `kill -TERM -PID` reaches the command and anything
+# it started. The exit status lands in <name>.exit by rename, so a reader never sees half of it.
 _START = r"""
 set -eu
-dir=$1 name=$2 limit=$3
-shift 3
+dir=$1
+shift
 mkdir -p -- "$dir"
-rm -f -- "$dir/$name.pid" "$dir/$name.exit"  # a name used before must not seem done at once
-setsid sh -c '
-  dir=$1 name=$2 limit=$3; shift 3
-  PIFARM_TRIAL=$dir timeout -k 5 "$limit" "$@" > "$dir/$name.out" 2> "$dir/$name.err" < /dev/null &
-  echo $! > "$dir/$name.pid"
-  wait $!
-  echo $? > "$dir/$name.exit.tmp"
-  mv -f -- "$dir/$name.exit.tmp" "$dir/$name.exit"
-' pifarm-detached "$dir" "$name" "$limit" "$@" > /dev/null 2>&1 < /dev/null &
-i=0
-while [ ! -s "$dir/$name.pid" ] && [ $i -lt 50 ]; do sleep 0.02; i=$((i + 1)); done
-[ -s "$dir/$name.pid" ] || { echo "the command did not start" >&2; exit 1; }
+start_one() {
+  name=$1 limit=$2
+  shift 2
+  rm -f -- "$dir/$name.pid" "$dir/$name.exit"  # a name used before must not seem done at once
+  setsid sh -c '
+    dir=$1 name=$2 limit=$3; shift 3
+    PIFARM_TRIAL=$dir timeout -k 5 "$limit" "$@" \
+      > "$dir/$name.out" 2> "$dir/$name.err" < /dev/null &
+    echo $! > "$dir/$name.pid"
+    wait $!
+    echo $? > "$dir/$name.exit.tmp"
+    mv -f -- "$dir/$name.exit.tmp" "$dir/$name.exit"
+  ' pifarm-detached "$dir" "$name" "$limit" "$@" > /dev/null 2>&1 < /dev/null &
+  i=0
+  while [ ! -s "$dir/$name.pid" ] && [ $i -lt 50 ]; do sleep 0.02; i=$((i + 1)); done
+  [ -s "$dir/$name.pid" ] || { echo "$name did not start" >&2; exit 1; }
+}
+while [ $# -gt 0 ]; do
+  name=$1 limit=$2 count=$3
+  shift 3
+  # This command's words are the next $count: the eval sees only "${N}" references, never
+  # the words themselves, so none of them is shell syntax.
+  words= n=1
+  while [ $n -le "$count" ]; do words="$words \"\${$n}\""; n=$((n + 1)); done
+  eval "start_one \"\$name\" \"\$limit\" $words"
+  shift "$count"
+done
 """
 
 # $1 dir, $2 name, $3 seconds to wait at most, $4 bytes of log tail. Prints the exit status
@@ -124,13 +140,14 @@ class Endpoint:
         raise NotImplementedError
 
     def start(self, directory: str, name: str, argv: Sequence[str], timeout: float,
-              *, sudo: bool = False) -> None:  # fmt: skip
-        """Start argv detached; it is killed after timeout seconds whatever happens here."""
-        result = self.run(
-            ["sh", "-c", _START, "pifarm-start", directory, name, f"{timeout:g}", *argv],
-            10,
-            sudo=sudo,
-        )
+              *, sudo: bool = False, after: Sequence[Detached] = ()) -> None:  # fmt: skip
+        """Start argv detached; it is killed after timeout seconds whatever happens here.
+        after: detached commands that start just before it, in the same round trip and as the
+        same user (the sampler's baseline comes before the measurement, at no extra cost)."""
+        words = []
+        for command in (*after, Detached(name, argv, timeout)):
+            words += [command.name, f"{command.timeout:g}", str(len(command.argv)), *command.argv]
+        result = self.run(["sh", "-c", _START, "pifarm-start", directory, *words], 10, sudo=sudo)
         if not result.ok:
             raise ssh.SSHError(f"could not start {argv[0]} on {self.name}: {result.error_text()}")
 
@@ -166,6 +183,15 @@ class Endpoint:
 
     def read(self, path: str, cap: int, *, sudo: bool = False) -> ssh.Result:
         return self.run(["cat", "--", path], 30, sudo=sudo, output_cap=cap)
+
+
+@dataclass(frozen=True)
+class Detached:
+    """A command to start detached, under a name in the trial's directory."""
+
+    name: str
+    argv: Sequence[str]
+    timeout: float
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ from django.utils import timezone
 
 from benchmarks import catalog, telemetry, trial
 from benchmarks.catalog import custom
-from benchmarks.catalog.spec import Benchmark, Context, ParamError, ParseError
-from benchmarks.endpoints import BoardEndpoint, ControllerEndpoint, Endpoint
+from benchmarks.catalog.spec import Benchmark, Command, Context, ParamError, ParseError
+from benchmarks.endpoints import BoardEndpoint, ControllerEndpoint, Detached, Endpoint
 from benchmarks.models import Lane, Measurement, Run
 from benchmarks.tools import missing_tools
 from devices import apply, remote, ssh, work
@@ -401,15 +401,17 @@ class _Running:
                 (*telemetry.NETWORK_PROCESSES, *benchmark.tools, *benchmark.peer_tools)
             )
         )
-        samplers = _Samplers(ends, ctx, sampled, benchmark.timeout_s + 120)
+        plan = benchmark.plan(params, ctx)
+        samplers = _Samplers(ends, ctx, sampled, benchmark.timeout_s + 120, plan.measure)
+
+        def measuring():
+            self.step(f"measuring: {benchmark.title}")
+            return samplers.start()
+
         hooks = trial.Hooks(
-            tick=self.tick,
-            cancelled=self.cancelled,
-            measuring=lambda: (self.step(f"measuring: {benchmark.title}"), samplers.start()),
-            measured=samplers.stop,
+            tick=self.tick, cancelled=self.cancelled, measuring=measuring, measured=samplers.stop
         )
         try:
-            plan = benchmark.plan(params, ctx)
             outcome = trial.run(plan, ends, ctx, hooks)
         except trial.Cancelled:
             raise Stop(
@@ -521,10 +523,12 @@ class _Running:
 
 
 class _Samplers:
-    """The telemetry sampler on each end, for the length of the measurement."""
+    """The telemetry sampler on each end, for the length of the measurement. On the
+    measurement's end it starts in the measurement's round trip, as its user."""
 
-    def __init__(self, ends, ctx: Context, names: tuple[str, ...], timeout: float):
-        self.ends, self.names, self.timeout = ends, names, timeout
+    def __init__(self, ends, ctx: Context, names: tuple[str, ...], timeout: float,
+                 measure: Command):  # fmt: skip
+        self.ends, self.names, self.timeout, self.measure = ends, names, timeout, measure
         self.dirs = {"board": ctx.workdir, "peer": ctx.peer_workdir}
         self.samples: dict[str, list] = {}
         self.problems: list[str] = []
@@ -536,13 +540,21 @@ class _Samplers:
             except ssh.SSHError as exc:  # telemetry is missing then: the run says so
                 self.problems.append(f"sampler on the {where}: {exc}")
 
-    def start(self) -> None:
+    def start(self) -> list[Detached]:
+        """Start the samplers away from the measurement; the one to start with it."""
         argv = telemetry.sampler_argv(SAMPLE_INTERVAL_S, self.names)
-        self.each(lambda where, end: end.start(self.dirs[where], SAMPLER, argv, self.timeout))
+
+        def start_apart(where: str, end: Endpoint) -> None:
+            if where != self.measure.on:
+                end.start(self.dirs[where], SAMPLER, argv, self.timeout)
+
+        self.each(start_apart)
+        return [Detached(SAMPLER, argv, self.timeout)] if self.measure.on in self.ends else []
 
     def stop(self) -> None:
         def read(where: str, end: Endpoint) -> None:
-            text = end.stop_and_read(self.dirs[where], SAMPLER, 4 * 1024 * 1024).text
+            sudo = self.measure.sudo and where == self.measure.on
+            text = end.stop_and_read(self.dirs[where], SAMPLER, 4 * 1024 * 1024, sudo=sudo).text
             try:
                 self.samples[where] = telemetry.parse_samples(text)
             except ValueError as exc:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from benchmarks.catalog.spec import Command, Context, Plan
-from benchmarks.endpoints import Endpoint
+from benchmarks.endpoints import Detached, Endpoint
 from devices import ssh
 
 log = logging.getLogger(__name__)
@@ -50,7 +50,9 @@ class Hooks:
 
     tick: Callable[[str], None] = lambda tail: None  # each poll: the output's tail
     cancelled: Callable[[], bool] = lambda: False
-    measuring: Callable[[], None] = lambda: None  # just before the measurement starts
+    # Just before the measurement starts; returns what starts with it on its end, in the same
+    # round trip and as the same user (the sampler there).
+    measuring: Callable[[], Sequence[Detached]] = lambda: ()
     measured: Callable[[], None] = lambda: None  # just after it ended, however it ended
 
 
@@ -129,10 +131,13 @@ class _Trial:
             )
         return result
 
-    def start_detached(self, command: Command, name: str, timeout: float) -> None:
+    def start_detached(self, command: Command, name: str, timeout: float,
+                       after: Sequence[Detached] = ()) -> None:  # fmt: skip
         self.note(f"starting {command.argv[0]} on the {command.on}")
         directory = self.dirs[command.on]
-        self.end(command).start(directory, name, command.argv, timeout, sudo=command.sudo)
+        self.end(command).start(
+            directory, name, command.argv, timeout, sudo=command.sudo, after=after
+        )
         self.started.append((command, name))
 
     def check_servers(self) -> None:
@@ -153,10 +158,10 @@ class _Trial:
     def measure(self) -> tuple[dict[str, str], float, bool]:
         command = self.plan.measure
         end, directory = self.end(command), self.dirs[command.on]
-        self.hooks.measuring()
+        companions = self.hooks.measuring()
         began = time.monotonic()
         try:
-            self.start_detached(command, MEASURE, command.timeout_s)
+            self.start_detached(command, MEASURE, command.timeout_s, companions)
             while True:
                 waited = end.wait(directory, MEASURE)
                 self.hooks.tick(waited.tail)
