@@ -17,8 +17,10 @@ from dataclasses import dataclass
 
 from devices import ssh
 
-# $1 dir, then for each command: its name, its timeout (s), its number of words, its words.
-# Several commands start in one round trip (the sampler with the measurement), in order. The
+# $1 dir, then for each command: its name, its timeout (s), the line it prints once ready (or
+# nothing), its number of words, its words. Several commands start in one round trip (the
+# sampler with the measurement), in order; the next starts once the one before printed its
+# ready line (the sampler's first sample is not taken while the measurement starts). The
 # wrapper leaves the caller's session (setsid). coreutils `timeout` makes a process group of its
 # own, whose id (its pid) goes to <name>.pid: `kill -TERM -PID` reaches the command and anything
 # it started. The exit status lands in <name>.exit by rename, so a reader never sees half of it.
@@ -28,8 +30,8 @@ dir=$1
 shift
 mkdir -p -- "$dir"
 start_one() {
-  name=$1 limit=$2
-  shift 2
+  name=$1 limit=$2 ready=$3
+  shift 3
   rm -f -- "$dir/$name.pid" "$dir/$name.exit"  # a name used before must not seem done at once
   setsid sh -c '
     dir=$1 name=$2 limit=$3; shift 3
@@ -43,15 +45,19 @@ start_one() {
   i=0
   while [ ! -s "$dir/$name.pid" ] && [ $i -lt 50 ]; do sleep 0.02; i=$((i + 1)); done
   [ -s "$dir/$name.pid" ] || { echo "$name did not start" >&2; exit 1; }
+  i=0
+  while [ -n "$ready" ] && [ $i -lt 100 ] && ! grep -qxF -- "$ready" "$dir/$name.out"; do
+    sleep 0.02; i=$((i + 1))
+  done
 }
 while [ $# -gt 0 ]; do
-  name=$1 limit=$2 count=$3
-  shift 3
+  name=$1 limit=$2 ready=$3 count=$4
+  shift 4
   # This command's words are the next $count: the eval sees only "${N}" references, never
   # the words themselves, so none of them is shell syntax.
   words= n=1
   while [ $n -le "$count" ]; do words="$words \"\${$n}\""; n=$((n + 1)); done
-  eval "start_one \"\$name\" \"\$limit\" $words"
+  eval "start_one \"\$name\" \"\$limit\" \"\$ready\" $words"
   shift "$count"
 done
 """
@@ -146,7 +152,8 @@ class Endpoint:
         same user (the sampler's baseline comes before the measurement, at no extra cost)."""
         words = []
         for command in (*after, Detached(name, argv, timeout)):
-            words += [command.name, f"{command.timeout:g}", str(len(command.argv)), *command.argv]
+            words += [command.name, f"{command.timeout:g}", command.ready, str(len(command.argv))]
+            words += command.argv
         result = self.run(["sh", "-c", _START, "pifarm-start", directory, *words], 10, sudo=sudo)
         if not result.ok:
             raise ssh.SSHError(f"could not start {argv[0]} on {self.name}: {result.error_text()}")
@@ -192,6 +199,7 @@ class Detached:
     name: str
     argv: Sequence[str]
     timeout: float
+    ready: str = ""  # a line it prints once ready: what starts after it waits for it (<= 2 s)
 
 
 @dataclass(frozen=True)

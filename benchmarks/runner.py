@@ -541,7 +541,8 @@ class _Samplers:
                 self.problems.append(f"sampler on the {where}: {exc}")
 
     def start(self) -> list[Detached]:
-        """Start the samplers away from the measurement; the one to start with it."""
+        """Start the samplers away from the measurement; the one to start with it (the
+        measurement starts once it took its first sample)."""
         argv = telemetry.sampler_argv(SAMPLE_INTERVAL_S, self.names)
 
         def start_apart(where: str, end: Endpoint) -> None:
@@ -549,7 +550,9 @@ class _Samplers:
                 end.start(self.dirs[where], SAMPLER, argv, self.timeout)
 
         self.each(start_apart)
-        return [Detached(SAMPLER, argv, self.timeout)] if self.measure.on in self.ends else []
+        if self.measure.on not in self.ends:
+            return []
+        return [Detached(SAMPLER, argv, self.timeout, ready=telemetry.SAMPLE_DONE)]
 
     def stop(self) -> None:
         def read(where: str, end: Endpoint) -> None:

@@ -17,12 +17,20 @@ Modules: scripts (the sh scripts, sampler_argv), samples (Sample, parse_samples)
 
 from .quiet import Quiet, wait_until_quiet
 from .samples import Sample, parse_samples
-from .scripts import NETWORK_PROCESSES, QUIET_ROUND, SAMPLER, followable, sampler_argv
+from .scripts import (
+    NETWORK_PROCESSES,
+    QUIET_ROUND,
+    SAMPLE_DONE,
+    SAMPLER,
+    followable,
+    sampler_argv,
+)
 from .validity import UNDER_LOAD_CORES, summarize, suspect_reasons
 
 __all__ = [
     "NETWORK_PROCESSES",
     "QUIET_ROUND",
+    "SAMPLE_DONE",
     "SAMPLER",
     "UNDER_LOAD_CORES",
     "Quiet",

@@ -87,6 +87,8 @@ vc=
 command -v vcgencmd > /dev/null 2>&1 && vc=1
 """
 
+SAMPLE_DONE = "end"  # the sampler's line after each sample: after the first, it is ready
+
 # $1 seconds between samples; the names of the processes to follow come next. A TERM (the
 # engine's stop, or the timeout) takes one last sample, so a trial shorter than the interval
 # still has a reading after it.

@@ -1,5 +1,7 @@
 """Detached commands on an end: several start in one round trip, each word stays a word."""
 
+import time
+
 import pytest
 
 from benchmarks.endpoints import ControllerEndpoint, Detached
@@ -30,3 +32,34 @@ def test_a_command_that_cannot_start_says_which_and_why(tmp_path):
     (directory / "blocked.pid").mkdir(parents=True)  # its pid file cannot be written
     with pytest.raises(ssh.SSHError, match=r"could not start sleep on controller: .*blocked\.pid"):
         ControllerEndpoint().start(str(directory), "blocked", ["sleep", "5"], 10)
+
+
+# Gets ready in 0.4 s: prints when, then its ready line, then runs on.
+STAMPS_READY = """
+import time
+time.sleep(0.4)
+print(time.time(), flush=True)
+print("ready", flush=True)
+time.sleep(5)
+"""
+STAMP = ["python3", "-c", "import time; print(time.time())"]
+
+
+def test_what_starts_after_a_command_with_a_ready_line_waits_for_that_line(tmp_path):
+    end, directory = ControllerEndpoint(), str(tmp_path / "trial")
+    sampler_like = Detached("first", ["python3", "-c", STAMPS_READY], 10, ready="ready")
+    end.start(directory, "second", STAMP, 10, after=[sampler_like])
+    assert end.wait(directory, "second").exit_status == 0
+    ready_at = float((tmp_path / "trial" / "first.out").read_text().split()[0])
+    assert float((tmp_path / "trial" / "second.out").read_text()) >= ready_at
+    end.stop(directory, ["first"])
+
+
+def test_a_ready_line_that_never_comes_holds_the_next_command_two_seconds_at_most(tmp_path):
+    end, directory = ControllerEndpoint(), str(tmp_path / "trial")
+    silent = Detached("first", ["sleep", "10"], 20, ready="ready")
+    began = time.time()
+    end.start(directory, "second", STAMP, 10, after=[silent])
+    assert end.wait(directory, "second").exit_status == 0
+    assert 1.5 <= float((tmp_path / "trial" / "second.out").read_text()) - began <= 4
+    end.stop(directory, ["first"])
