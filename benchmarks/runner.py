@@ -215,6 +215,10 @@ class _Running:
             if last.version_id == version.pk:
                 self.application = last
                 return
+        # A board out of reach fails the run as one ("could not connect to ..."), counted
+        # towards the lane giving up, rather than skipping the preset's runs as if the preset
+        # were at fault: the application would only say that it changed nothing.
+        self.reach(self.board).close()
         self.step(f"applying {version}")
         try:
             with transaction.atomic():
@@ -238,11 +242,18 @@ class _Running:
 
     # ---- the ends -----------------------------------------------------------------------
     def connect(self, board: Board) -> BoardEndpoint:
+        session = self.reach(board)
+        self.sessions.callback(session.close)
+        return BoardEndpoint(board.name, session)
+
+    def reach(self, board: Board) -> ssh.Session:
+        """A session to board, or Stop: could not connect (after a few tries)."""
         self.step(f"connecting to {board.name}")
         for attempt in range(CONNECT_TRIES):
             try:
-                session = self.sessions.enter_context(remote.session(board))
-                return BoardEndpoint(board.name, session)
+                session = remote.session(board)
+                session.connect()
+                return session
             except ssh.ConnectFailed as exc:
                 error = exc
                 if attempt + 1 < CONNECT_TRIES:
