@@ -124,6 +124,12 @@ class _Running:
         Run.objects.filter(pk=self.run.pk, state=Run.State.RUNNING).update(step=words)
         Lane.objects.filter(pk=self.lane.pk).update(step=words, heartbeat=timezone.now())
 
+    def alive(self) -> None:
+        """Within a long step: the board's lock, and the lane's heartbeat that keeps the sweep
+        from taking the lane for dead (benchmarks.kinds)."""
+        self.hold.renew()
+        Lane.objects.filter(pk=self.lane.pk).update(heartbeat=timezone.now())
+
     def stop_if_cancelled(self, before: str) -> None:
         if self.cancelled():
             raise Stop(Run.State.CANCELLED, f"cancelled before {before}; nothing was measured")
@@ -258,7 +264,7 @@ class _Running:
                 error = exc
                 if attempt + 1 < CONNECT_TRIES:
                     time.sleep(2**attempt)
-                    self.hold.renew()
+                    self.alive()
             except (ssh.SSHError, CredentialError) as exc:
                 error = exc
                 break
@@ -401,8 +407,7 @@ class _Running:
                                      "words": found.words}  # fmt: skip
 
     def quiet_round(self) -> None:
-        self.hold.renew()
-        Lane.objects.filter(pk=self.lane.pk).update(heartbeat=timezone.now())
+        self.alive()
         self.stop_if_cancelled("measuring, while it waited for a quiet board")
 
     def measure(self, benchmark: Benchmark, params: dict, ends, ctx: Context):

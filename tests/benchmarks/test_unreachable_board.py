@@ -76,3 +76,17 @@ def test_a_lane_whose_board_cannot_be_reached_before_its_preset_gives_up_after_t
     ended = list(campaign.runs.order_by("sequence").values_list("state", "reason"))
     assert [state for state, _ in ended] == [Run.State.FAILED] * 3 + [Run.State.SKIPPED] * 2
     assert all(reason.startswith("could not connect to unreachable: ") for _, reason in ended)
+
+
+def test_a_run_retrying_its_connection_keeps_its_lane_heartbeat(run_jobs, fast, echo):
+    """The sweep leaves a lane alone while its heartbeat is fresh; without a beat during the
+    tries, a long PIFARM_SSH_CONNECT_TIMEOUT could make a live lane look dead, and the sweep
+    would end its run as "stopped while connecting to ..." instead."""
+    board = make_board("unreachable", host="127.0.0.1", port=closed_loopback_port())
+
+    campaign = campaign_on(board, "as-is")
+    run_jobs()
+
+    run, lane = campaign.runs.get(), campaign.lanes.get()
+    assert (run.finished - run.started).total_seconds() > 2  # it waited between its tries
+    assert (run.finished - lane.heartbeat).total_seconds() < 1
