@@ -24,6 +24,9 @@ from django.utils import timezone
 from benchmarks import catalog
 from benchmarks.catalog.spec import Benchmark, ParamError
 from benchmarks.models import CONTROLLER, Campaign, Lane, Run
+from devices import configtxt, presets
+from devices.configtxt.findings import ERROR
+from devices.configtxt.rules import FAMILY_NAMES
 from devices.models import Application, Board, Preset
 
 AS_IS = "as-is"
@@ -88,6 +91,8 @@ def check(spec) -> Checked:
     items = _items(spec.get("benchmarks"))
     peer = _peer(spec.get("peer"), boards, items)
     versions = _versions(spec.get("presets", [AS_IS]))
+    for board in boards:
+        _refuse_unsuited(board, [version for version in versions if version])
     repetitions = _repetitions(spec.get("repetitions"), items)
     order = spec.get("order", Campaign.Order.GROUPED)
     if order not in Campaign.Order.values:
@@ -107,7 +112,7 @@ def check(spec) -> Checked:
     accepted = {
         "name": name,
         "boards": [board.name for board in boards],
-        "presets": [f"{v.preset.name}@{v.number}" if v else AS_IS for v in versions],
+        "presets": [_preset_label(v) if v else AS_IS for v in versions],
         "benchmarks": [{"name": i.benchmark.name, "params": i.params} for i in items],
         "repetitions": _repetitions_spec(repetitions),
         "peer": peer.name if isinstance(peer, Board) else peer,
@@ -217,6 +222,47 @@ def _versions(value) -> list:
             version = preset.latest
         versions.append(version)
     return versions
+
+
+def _preset_label(version) -> str:
+    return f"{version.preset.name}@{version.number}"
+
+
+def _refuse_unsuited(board: Board, versions: list) -> None:
+    """A preset version the board cannot take is refused now, by the check its application
+    would make on the board (devices.presets.findings_on_board), for the model the board's
+    latest probe found. A board never probed, or whose model did not decode, is let through:
+    its application probes it and runs that check before it changes anything.
+
+    A preset is checked, when it is saved, for the families it is meant for, and its warnings
+    there are accepted by saving it. On a board of another family nobody has seen them, so
+    they refuse it too (a Pi 4 clock above a Pi 3's PLL limit only warns)."""
+    snapshot = board.latest_snapshot
+    if snapshot is None or not snapshot.revision:
+        return
+    for version in versions:
+        label = _preset_label(version)
+        try:
+            findings = presets.findings_on_board(version, snapshot.revision)
+            family = configtxt.board_context(snapshot.revision).family
+        except ValueError as exc:
+            raise SpecError(f"{label} cannot be checked for {board.name}: {exc}") from None
+        where = f"{board.name}, a {FAMILY_NAMES[family]}"
+        errors = [finding.message for finding in findings if finding.severity == ERROR]
+        if errors:
+            raise SpecError(f"{label} cannot be applied to {where}: {_first(errors)}")
+        meant_for = version.preset.families
+        if meant_for and family not in meant_for and findings:
+            raise SpecError(
+                f"{label} is meant for {', '.join(FAMILY_NAMES.get(f, f) for f in meant_for)}, "
+                f"not for {where}: {_first([finding.message for finding in findings])}. Add "
+                f"{FAMILY_NAMES[family]} to the preset's families to run it there anyway."
+            )
+
+
+def _first(messages: list[str], shown: int = 3) -> str:
+    more = f" (and {len(messages) - shown} more)" if len(messages) > shown else ""
+    return "; ".join(messages[:shown]) + more
 
 
 def _count(value, what: str) -> int:

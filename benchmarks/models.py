@@ -14,9 +14,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator, RegexVa
 from django.db import models
 from django.urls import reverse
 
-from devices.models import Application, Board, FactSnapshot, PresetVersion
-
-CONTROLLER = "controller"  # the peer that is the worker's own host
+from devices.models import CONTROLLER, Application, Board, FactSnapshot, PresetVersion
 
 
 class Campaign(models.Model):

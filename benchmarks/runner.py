@@ -124,6 +124,12 @@ class _Running:
         Run.objects.filter(pk=self.run.pk, state=Run.State.RUNNING).update(step=words)
         Lane.objects.filter(pk=self.lane.pk).update(step=words, heartbeat=timezone.now())
 
+    def alive(self) -> None:
+        """Within a long step: the board's lock, and the lane's heartbeat that keeps the sweep
+        from taking the lane for dead (benchmarks.kinds)."""
+        self.hold.renew()
+        Lane.objects.filter(pk=self.lane.pk).update(heartbeat=timezone.now())
+
     def stop_if_cancelled(self, before: str) -> None:
         if self.cancelled():
             raise Stop(Run.State.CANCELLED, f"cancelled before {before}; nothing was measured")
@@ -215,6 +221,10 @@ class _Running:
             if last.version_id == version.pk:
                 self.application = last
                 return
+        # A board out of reach fails the run as one ("could not connect to ..."), counted
+        # towards the lane giving up, rather than skipping the preset's runs as if the preset
+        # were at fault: the application would only say that it changed nothing.
+        self.reach(self.board).close()
         self.step(f"applying {version}")
         try:
             with transaction.atomic():
@@ -238,16 +248,23 @@ class _Running:
 
     # ---- the ends -----------------------------------------------------------------------
     def connect(self, board: Board) -> BoardEndpoint:
+        session = self.reach(board)
+        self.sessions.callback(session.close)
+        return BoardEndpoint(board.name, session)
+
+    def reach(self, board: Board) -> ssh.Session:
+        """A session to board, or Stop: could not connect (after a few tries)."""
         self.step(f"connecting to {board.name}")
         for attempt in range(CONNECT_TRIES):
             try:
-                session = self.sessions.enter_context(remote.session(board))
-                return BoardEndpoint(board.name, session)
+                session = remote.session(board)
+                session.connect()
+                return session
             except ssh.ConnectFailed as exc:
                 error = exc
                 if attempt + 1 < CONNECT_TRIES:
                     time.sleep(2**attempt)
-                    self.hold.renew()
+                    self.alive()
             except (ssh.SSHError, CredentialError) as exc:
                 error = exc
                 break
@@ -390,8 +407,7 @@ class _Running:
                                      "words": found.words}  # fmt: skip
 
     def quiet_round(self) -> None:
-        self.hold.renew()
-        Lane.objects.filter(pk=self.lane.pk).update(heartbeat=timezone.now())
+        self.alive()
         self.stop_if_cancelled("measuring, while it waited for a quiet board")
 
     def measure(self, benchmark: Benchmark, params: dict, ends, ctx: Context):

@@ -283,12 +283,7 @@ class _Applying:
             raise steps.StepError("the board's model is unknown, so the preset cannot be checked")
         self.family = facts.revision.family
         try:
-            findings = configtxt.validate_preset(
-                self.version.options,
-                facts.revision.code,
-                self.version.acknowledge_warranty,
-                self.version.acknowledge_boot,
-            )
+            findings = presets.findings_on_board(self.version, facts.revision.code)
             self.new = render_config(self.original, self.version)
         except ValueError as exc:
             raise steps.StepError(f"{self.version} cannot be written: {exc}") from None

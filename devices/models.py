@@ -38,6 +38,9 @@ username_validator = RegexValidator(
     "or '-').",
 )
 queue_validator = RegexValidator(r"^[a-z0-9][a-z0-9_-]{0,63}$", "Enter a queue name.")
+# What a campaign's spec calls the worker's own host as a network benchmark's peer: no board may
+# be named so (in any case), or it could never be chosen as a peer itself.
+CONTROLLER = "controller"
 
 
 class BoardQuerySet(models.QuerySet):
@@ -135,6 +138,16 @@ class Board(models.Model):
         # No form edits `retired`, yet it decides whether the name must be unique: without
         # this, forms skip that constraint and a clash ends as an IntegrityError.
         super().validate_constraints(exclude=set(exclude or ()) - {"retired"})
+
+    def clean(self):
+        if self.name.strip().casefold() == CONTROLLER:
+            raise ValidationError(
+                {
+                    "name": f"“{CONTROLLER}” is what a campaign calls the worker's own host (a "
+                    "network benchmark's peer), so a board cannot be named so. Choose another "
+                    "name."
+                }
+            )
 
     def set_credential(self, kind: str, secret: str) -> None:
         self.auth_method = kind

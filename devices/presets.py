@@ -66,6 +66,16 @@ def checked_options(options: dict, families: list[str], acknowledge_warranty: bo
     return lines
 
 
+def findings_on_board(version: PresetVersion, revision_code: str) -> list[configtxt.Finding]:
+    """The version's own lines by configtxt's rules for one exact board (its revision code):
+    what an application checks on the board before it changes anything, and what a campaign's
+    spec is checked by before it is accepted. ValueError when the lines cannot be written or
+    the code names no board pifarm knows."""
+    return configtxt.validate_preset(
+        version.options, revision_code, version.acknowledge_warranty, version.acknowledge_boot
+    )
+
+
 def _errors(found: list[tuple[str, configtxt.Finding]], everywhere: bool) -> list:
     """The errors; with everywhere, only those on lines in error for every family."""
     errors = [(family, f) for family, f in found if f.severity == "error"]

@@ -67,7 +67,9 @@ class ProbeError(ValueError):
 #   then /boot/firmware, then /boot) and skips any candidate is_stub() recognises as the
 #   Bookworm placeholder (location.bookworm_stub): is_bookworm_stub() below, in sh;
 # - vcgencmd runs under timeout(1) when there is one: a wedged firmware mailbox must not hang;
-# - "--" before every path operand: no path, whatever $R holds, is read as an option.
+# - "--" before every path operand: no path, whatever $R holds, is read as an option;
+# - a simulated Pi (pisim) says so in /run/pisim/booted.json, which its boot writes and no
+#   Raspberry Pi OS has; its vcgencmd says SIMULATED too, but only when asked for its help.
 _SCRIPT_TEMPLATE = r"""
 R=${PIFARM_PROBE_ROOT:-}
 PATH=${PATH:-/usr/bin:/bin}:/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin:/opt/vc/bin
@@ -125,6 +127,7 @@ config_path() {
 config_size() { wc -c <"$R$cfg" | tr -d ' '; }
 cpus() { nproc || getconf _NPROCESSORS_ONLN; }
 host() { cat -- "$R/proc/sys/kernel/hostname" || uname -n; }
+simulated() { grep -q -E '"simulated": *true' -- "$R/run/pisim/booted.json" && echo 1; }
 tools() {
   for tool in @TOOLS@; do
     if command -v "$tool" >/dev/null 2>&1; then echo "$tool=1"; else echo "$tool=0"; fi
@@ -157,6 +160,7 @@ fact nproc cpus
 file_fact boot_id "$R/proc/sys/kernel/random/boot_id"
 file_fact uptime "$R/proc/uptime"
 fact hostname host
+fact simulated simulated
 fact tools tools
 echo pifarm-probe-end=1
 exit 0
@@ -208,6 +212,7 @@ class ProbeFacts:
     uptime_s: float | None = None
     hostname: str | None = None
     tools: dict[str, bool] = field(default_factory=dict)
+    simulated: bool = False  # a pisim node, by its own word: pages label it "simulated"
     errors: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
@@ -382,6 +387,7 @@ def _fill_host(raw: dict[str, bytes], facts: ProbeFacts) -> None:
     facts.uptime_s = _float(uptime[0] if uptime else None, facts, "uptime (/proc/uptime)")
     facts.hostname = _require(raw, "hostname", facts, "hostname")
     facts.tools = _parse_tools(_text(raw, "tools"), facts)
+    facts.simulated = _text(raw, "simulated") == "1"
 
 
 def _fill_config(raw: dict[str, bytes], facts: ProbeFacts) -> None:

@@ -5,6 +5,8 @@ import pytest
 
 from benchmarks import campaigns
 from benchmarks.models import Campaign
+from devices import presets
+from devices.models import FactSnapshot, Preset
 from tests.devices.factories import make_board
 
 pytestmark = pytest.mark.django_db
@@ -49,3 +51,54 @@ def test_a_refused_value_is_shown_cut_short(board):
     with pytest.raises(campaigns.SpecError) as refused:
         campaigns.check(spec(board, benchmarks=[{"name": "sha1sum", "params": {"size": huge}}]))
     assert len(str(refused.value)) < 300
+
+
+# ---- presets against the boards they would be applied to ------------------------------------
+
+
+def probed_as(board, revision: str) -> None:
+    """The board's latest probe decoded this revision code (what the spec check reads)."""
+    FactSnapshot.objects.create(board=board, revision=revision, facts={"revision_code": revision})
+
+
+def preset(name: str, families: list[str], **options) -> str:
+    presets.new_version(Preset.objects.create(name=name, families=families), options=options)
+    return f"{name}@1"
+
+
+def test_a_pi_4_preset_is_refused_for_a_pi_3_it_does_not_suit(board):
+    probed_as(board, "a02082")  # a Pi 3B
+    mild = preset("Pi 4 mild", ["pi4_r14"], arm_freq="1700")
+
+    with pytest.raises(campaigns.SpecError) as refused:
+        campaigns.check(spec(board, presets=[mild]))
+
+    words = str(refused.value)
+    assert "Pi 4 mild@1" in words and "bench-1" in words and "Pi 3B" in words
+    assert "arm_freq=1700" in words
+    assert not Campaign.objects.exists()
+
+
+def test_a_preset_for_any_board_is_refused_where_an_option_is_an_error(board):
+    probed_as(board, "900032")  # a Pi 1B+: 1700 MHz is more than twice anything it runs
+    anywhere = preset("fast anywhere", [], arm_freq="1700")
+
+    with pytest.raises(campaigns.SpecError, match="fast anywhere@1 cannot be applied to bench-1"):
+        campaigns.check(spec(board, presets=[anywhere]))
+
+
+def test_a_preset_is_accepted_for_a_board_of_its_family(board):
+    probed_as(board, "c03114")  # a Pi 4B rev 1.4
+    mild = preset("Pi 4 mild", ["pi4_r14"], arm_freq="1700")
+
+    checked = campaigns.check(spec(board, presets=[mild, "as-is"]))
+
+    assert checked.spec["presets"] == ["Pi 4 mild@1", "as-is"]
+
+
+def test_a_preset_is_accepted_for_a_board_never_probed_its_application_checks_it(board):
+    mild = preset("Pi 4 mild", ["pi4_r14"], arm_freq="1700")
+
+    checked = campaigns.check(spec(board, presets=[mild]))
+
+    assert checked.spec["presets"] == ["Pi 4 mild@1"]

@@ -98,6 +98,18 @@ def test_renaming_a_board_to_a_name_in_service_is_a_form_error(client, staff):
     assert "A board in service already has this name." in response.content.decode()
 
 
+def test_renaming_a_board_controller_in_the_admin_is_a_form_error(client, staff):
+    client.force_login(staff)
+    board = make_board()
+    data = {"name": "Controller", "host": board.host, "port": 22, "username": "pi", "tags": "",
+            "queue": "default", "status": "online", "status_reason": ""}  # fmt: skip
+    response = client.post(reverse("admin:devices_board_change", args=[board.pk]), data)
+    assert response.status_code == 200
+    assert "is what a campaign calls the worker&#x27;s own host" in response.content.decode()
+    board.refresh_from_db()
+    assert board.name == "bench-1"
+
+
 @pytest.mark.parametrize("model", ["factsnapshot", "boardtask"])
 def test_the_admin_never_deletes_history(client, staff, model):
     client.force_login(staff)

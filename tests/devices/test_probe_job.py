@@ -36,6 +36,7 @@ def test_a_pi4_on_bookworm_is_probed_right(pisim_farm, run_jobs):
     assert facts["arm_clock_hz"] > 0
     assert facts["boot_id"] == node.boot_id
     assert facts["tools"]["iperf3"] is True
+    assert facts["simulated"] is True  # pisim's own word, which no real Pi gives
     board.refresh_from_db()
     assert board.status == Board.Status.ONLINE
     assert board.last_seen is not None

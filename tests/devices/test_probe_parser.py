@@ -190,6 +190,30 @@ def test_fixture_outputs_match_the_script(name, tmp_path):
 # --- config.txt location: the Bookworm stub is never reported -----------------------------------
 
 
+# --- a simulated board says so; a real one never does ------------------------------------------
+
+
+@pytest.mark.parametrize("name", BOARDS)
+def test_a_real_board_is_not_taken_for_a_simulated_one(name):
+    assert fixture(name).simulated is False
+
+
+def test_a_pisim_node_is_recorded_as_simulated(board_root, tmp_path):
+    """pisim's boot writes run/booted.json with "simulated": true, seen in the node at
+    /run/pisim (pisim.bootloader); no Raspberry Pi OS has that file."""
+    root = board_root("pi4_bookworm64")
+    (root / "run/pisim").mkdir(parents=True)
+    (root / "run/pisim/booted.json").write_text('{\n "boot_count": 1,\n "simulated": true\n}\n')
+    assert parse_probe_output(run_probe(root, tmp_path / "bin")).simulated is True
+
+
+def test_a_board_whose_pisim_file_says_otherwise_is_not_simulated(board_root, tmp_path):
+    root = board_root("pi4_bookworm64")
+    (root / "run/pisim").mkdir(parents=True)
+    (root / "run/pisim/booted.json").write_text('{"simulated": false}\n')
+    assert parse_probe_output(run_probe(root, tmp_path / "bin")).simulated is False
+
+
 def test_stub_only_is_never_reported(board_root, tmp_path):
     root = board_root("pi4_bookworm64")
     (root / "boot/firmware/config.txt").unlink()

@@ -51,3 +51,16 @@ def test_an_unreadable_key_file_is_a_clear_error(tmp_path):
             "register_board", "x", "10.213.9.9",
             key_file=tmp_path / "missing", fingerprint="SHA256:x",
         )  # fmt: skip
+
+
+def test_a_board_named_controller_is_refused_before_any_connection(monkeypatch):
+    def no_connections(*args, **kwargs):
+        raise AssertionError("connected although the name was refused")
+
+    monkeypatch.setattr(ssh, "fetch_host_key", no_connections)
+    with pytest.raises(CommandError, match="name: “controller” is what a campaign calls"):
+        call_command(
+            "register_board", "Controller", "10.213.9.9",
+            key_file=KEYS / "test_ed25519", fingerprint="SHA256:x",
+        )  # fmt: skip
+    assert not Board.objects.exists()

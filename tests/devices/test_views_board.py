@@ -10,7 +10,7 @@ from .factories import TEST_PRIVATE_KEY, make_board
 pytestmark = pytest.mark.django_db
 
 
-def snapshot_for(board, throttled=0x50005):
+def snapshot_for(board, throttled=0x50005, **facts):
     return FactSnapshot.objects.create(
         board=board,
         model="Raspberry Pi 4 Model B Rev 1.4",
@@ -25,6 +25,7 @@ def snapshot_for(board, throttled=0x50005):
             "config_path": "/boot/firmware/config.txt",
             "throttled": throttled,
             "tools": {"iperf3": True, "lame": False},
+            **facts,
         },
     )
 
@@ -39,6 +40,25 @@ def test_the_board_page_shows_facts_and_throttling_in_words(logged_in):
     assert "/boot/firmware/config.txt" in body
     assert "under-voltage" in body.lower()
     assert TEST_PRIVATE_KEY.splitlines()[1] not in body
+
+
+SIMULATED = '<span class="tag simulated"'
+
+
+@pytest.mark.parametrize("page", ["board", "dashboard"])
+def test_a_simulated_board_is_labelled_so_where_its_model_is_shown(logged_in, page):
+    simulated, real = make_board("sim-1"), make_board("real-1")
+    snapshot_for(simulated, simulated=True)
+    snapshot_for(real, simulated=False)
+
+    def shown(board) -> str:
+        if page == "board":
+            return logged_in.get(board.get_absolute_url()).content.decode()
+        body = logged_in.get(reverse("devices:dashboard")).content.decode()
+        return body.split(f">{board.name}</a>")[1].split("</tr>")[0]  # the board's row
+
+    assert SIMULATED in shown(simulated)
+    assert SIMULATED not in shown(real)
 
 
 def test_an_unknown_board_is_404(logged_in):

@@ -88,3 +88,14 @@ def test_a_duplicate_name_is_refused(logged_in, redis_queue):
     assert response.status_code == 200
     assert "name" in response.context["form"].errors
     assert Board.objects.count() == 1
+
+
+@pytest.mark.parametrize("name", ["controller", "Controller", "CONTROLLER"])
+def test_a_board_cannot_be_named_controller_the_name_campaigns_give_the_workers_host(
+    logged_in, name
+):
+    response = logged_in.post(URL, form_data(name=name))
+    assert response.status_code == 200
+    (error,) = response.context["form"].errors["name"]
+    assert "“controller” is what a campaign calls the worker's own host" in error
+    assert not Board.objects.exists()
