@@ -1,5 +1,5 @@
 // Follows a campaign while it runs: overall progress and ETA, each board's lane (state, step,
-// log tail), and the result rows of runs that changed since the last poll.
+// log tail), and the rows of this page of results whose runs changed since the last poll.
 (function () {
   "use strict";
   const box = document.querySelector(".campaign[data-status-url]");
@@ -66,7 +66,8 @@
   async function poll() {
     let data;
     try {
-      const url = box.dataset.statusUrl + "?since=" + encodeURIComponent(since);
+      const url = box.dataset.statusUrl + "?page=" + encodeURIComponent(box.dataset.page) +
+        "&since=" + encodeURIComponent(since);
       const response = await fetch(url, { headers: { Accept: "application/json" } });
       if (!response.ok) throw new Error(response.status);
       data = await response.json();
