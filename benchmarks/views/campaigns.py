@@ -14,6 +14,7 @@ from django.core.paginator import Paginator
 from django.db import transaction
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import pluralize
 from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -199,7 +200,11 @@ def _run_row(request, campaign: Campaign, run: Run) -> str:
 def campaign_cancel(request, code):
     campaign = _get_campaign(code)
     stopped = campaigns.cancel(campaign, request.user)
-    messages.success(request, f"Cancelled {campaign.name}: {stopped} run(s) stopped or dropped.")
+    if stopped is None:  # a second post, or a page left open since the campaign ended
+        messages.info(request, campaigns.why_not_cancelled(campaign))
+    else:
+        runs = f"{stopped} run{pluralize(stopped)}"
+        messages.success(request, f"Cancelled {campaign.name}: {runs} stopped or dropped.")
     return redirect(campaign)
 
 
@@ -224,6 +229,6 @@ def run_cancel(request, code, run):
     if campaigns.cancel_run(run, request.user):
         messages.success(request, f"Stopping {run}." if was_running else f"Cancelled {run}.")
     else:
-        messages.info(request, f"{run} had ended already.")
+        messages.info(request, campaigns.why_run_not_cancelled(run))
     page = results.position_of(run) // RUNS_PER_PAGE + 1
     return redirect(f"{run.campaign.get_absolute_url()}?page={page}#run-{run.code}")
