@@ -2,10 +2,12 @@
 the page's own script polls the live server."""
 
 import pytest
+from django.utils import timezone
 from playwright.sync_api import expect
 
-from benchmarks.models import Lane
-from tests.benchmarks.factories import make_campaign
+from benchmarks.models import Lane, Run
+from benchmarks.views.campaigns import RUNS_PER_PAGE
+from tests.benchmarks.factories import add_runs, make_campaign
 from tests.browser.test_register_board import log_in
 from tests.devices.factories import make_board
 
@@ -41,4 +43,22 @@ def test_the_log_tail_stays_at_its_newest_line_unless_scrolled_up(
     lanes.update(log_tail=output(40, 120))  # the reader went up to an earlier line: stays there
     expect(log).to_contain_text("bytes=120 ")
     assert log.evaluate("(box) => box.scrollTop") == reading
+    assert problems == [], "\n".join(problems)
+
+
+def test_a_later_page_of_results_follows_its_own_runs(page, live_server, user, problems):
+    campaign = make_campaign(make_board("bench-a"), states=[])
+    add_runs(campaign.lanes.get(), RUNS_PER_PAGE + 2)
+    first_on_page_2 = campaign.runs.order_by("sequence")[RUNS_PER_PAGE]
+    log_in(page, live_server, user)
+    page.goto(live_server.url + campaign.get_absolute_url())
+    page.get_by_role("link", name="Next ›").first.click()
+    expect(page.locator(".pager-where").first).to_contain_text("Page 2 of 2")
+    row = page.locator(f"#run-{first_on_page_2.code}")
+    expect(row).to_contain_text("queued")
+
+    Run.objects.filter(pk=first_on_page_2.pk).update(
+        state=Run.State.RUNNING, step="measuring: sha1sum", started=timezone.now()
+    )
+    expect(row).to_contain_text("measuring: sha1sum")  # updated in place, by the poll
     assert problems == [], "\n".join(problems)
