@@ -422,7 +422,7 @@ def why_not_cancelled(campaign: Campaign) -> str:
         )
     state = Campaign.objects.values_list("state", flat=True).get(pk=campaign.pk)
     if state == Campaign.State.CANCELLED:
-        return f"{campaign.name} was cancelled already and has ended."
+        return f"{campaign.name} was already cancelled and has ended: there is nothing to cancel."
     return f"{campaign.name} had already finished: there is nothing to cancel."
 
 

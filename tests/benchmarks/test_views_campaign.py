@@ -241,7 +241,9 @@ def test_cancelling_a_campaign_again_says_it_is_being_cancelled_then_that_it_end
     )
     campaigns.finish_if_done(campaign.pk)
     ended = messages_after(client.post(url("cancel", campaign), follow=True))
-    assert ended == [("info", "bench campaign was cancelled already and has ended.")]
+    assert ended == [
+        ("info", "bench campaign was already cancelled and has ended: there is nothing to cancel.")
+    ]
     campaign.refresh_from_db()
     assert campaign.state == Campaign.State.CANCELLED
 
