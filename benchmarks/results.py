@@ -25,10 +25,17 @@ TABLE_ORDER = ("board__name", "sequence")
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
+# What a run keeps that no row shows: its output (up to 256 KiB), a sample a second from each
+# end, and the whole probe of the board; read for each row, they would make a campaign of
+# thousands of runs slow to show and to download.
+_NOT_IN_A_ROW = ("raw_output", "telemetry", "peer_telemetry", "environment", "snapshot__facts")
+
+
 def runs_of(campaign: Campaign):
     """Every run with what its row shows, in the order the lanes run them."""
     return (
         campaign.runs.select_related("board", "preset_version__preset", "snapshot")
+        .defer(*_NOT_IN_A_ROW)
         .prefetch_related(Prefetch("measurements", queryset=Measurement.objects.order_by("metric")))
         .order_by(*TABLE_ORDER)
     )
