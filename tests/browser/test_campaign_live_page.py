@@ -8,6 +8,8 @@ from playwright.sync_api import expect
 from benchmarks.models import Lane, Run
 from benchmarks.views.campaigns import RUNS_PER_PAGE
 from tests.benchmarks.factories import add_runs, make_campaign
+from tests.browser.conftest import screenshot
+from tests.browser.test_phone_layout import PHONE, fits_a_phone
 from tests.browser.test_register_board import log_in
 from tests.devices.factories import make_board
 
@@ -61,4 +63,8 @@ def test_a_later_page_of_results_follows_its_own_runs(page, live_server, user, p
         state=Run.State.RUNNING, step="measuring: sha1sum", started=timezone.now()
     )
     expect(row).to_contain_text("measuring: sha1sum")  # updated in place, by the poll
+    screenshot(page, "campaign-page-2")
+    page.set_viewport_size(PHONE)
+    fits_a_phone(page)  # the pager too
+    screenshot(page, "campaign-page-2-phone")
     assert problems == [], "\n".join(problems)
