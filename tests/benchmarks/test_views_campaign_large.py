@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from benchmarks.models import Measurement, Run
+from benchmarks.models import Lane, Measurement, Run
 from benchmarks.views.campaigns import RUNS_PER_PAGE
 from tests.benchmarks.factories import add_runs, make_campaign
 from tests.devices.factories import make_board
@@ -95,12 +95,15 @@ def test_the_status_sends_only_the_changed_rows_of_the_page_shown(client, viewer
 
 
 def test_a_cancelled_run_s_redirect_opens_the_page_that_shows_it(client, operator, board):
-    campaign = make_campaign(board, states=[])
-    add_runs(campaign.lanes.get(), 2 * RUNS_PER_PAGE + 1)
-    third_page = campaign.runs.order_by("sequence")[2 * RUNS_PER_PAGE]
+    """The table lists board by board, by name: bench-a's runs come first, though its lane
+    was made last."""
+    later = make_campaign(make_board("bench-b"), states=[])
+    add_runs(later.lanes.get(), RUNS_PER_PAGE)
+    add_runs(Lane.objects.create(campaign=later, board=board), RUNS_PER_PAGE + 1)
+    third_page = later.runs.filter(board__name="bench-b").order_by("sequence")[RUNS_PER_PAGE - 1]
     client.force_login(operator)
-    response = client.post(reverse("benchmarks:cancel_run", args=[campaign.code, third_page.code]))
-    assert response["Location"] == f"{campaign.get_absolute_url()}?page=3#run-{third_page.code}"
+    response = client.post(reverse("benchmarks:cancel_run", args=[later.code, third_page.code]))
+    assert response["Location"] == f"{later.get_absolute_url()}?page=3#run-{third_page.code}"
     body = client.get(response["Location"]).content.decode()
     assert str(third_page.code) in ROW.findall(body)
 
