@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 from django.db.models import Max
+from django.template.defaultfilters import pluralize
 from django.utils import timezone
 
 from benchmarks import catalog
@@ -424,7 +425,8 @@ def start(spec, user=None) -> Campaign:
 
 
 def cancel_run(run: Run, user=None) -> bool:
-    """A queued run ends at once; a running one is stopped by its job (remote processes too)."""
+    """A queued run ends at once; a running one is stopped by its job (remote processes too).
+    False when the run had ended, or was being stopped already: nothing changed."""
     who = f" by {user}" if user else ""
     now = timezone.now()
     if Run.objects.filter(pk=run.pk, state=Run.State.QUEUED).update(
@@ -432,24 +434,50 @@ def cancel_run(run: Run, user=None) -> bool:
     ):
         finish_if_done(run.campaign_id)
         return True
-    return bool(
-        Run.objects.filter(pk=run.pk, state=Run.State.RUNNING).update(cancel_requested=True)
-    )
+    running = Run.objects.filter(pk=run.pk, state=Run.State.RUNNING, cancel_requested=False)
+    return bool(running.update(cancel_requested=True))
 
 
-def cancel(campaign: Campaign, user=None) -> int:
+def cancel(campaign: Campaign, user=None) -> int | None:
+    """Its queued runs end at once, its running ones are stopped by their jobs: how many runs
+    that was. None when the campaign was not running any more (cancelled already, or finished):
+    nothing changed (why_not_cancelled says why)."""
     who = f" by {user}" if user else ""
     now = timezone.now()
     with transaction.atomic():
+        # First, so that of two cancels at once only one finds it running.
+        if not Campaign.objects.filter(pk=campaign.pk, state=Campaign.State.RUNNING).update(
+            state=Campaign.State.CANCELLED
+        ):
+            return None
         queued = campaign.runs.filter(state=Run.State.QUEUED).update(
             state=Run.State.CANCELLED, reason=f"the campaign was cancelled{who}", finished=now
         )
         running = campaign.runs.filter(state=Run.State.RUNNING).update(cancel_requested=True)
-        Campaign.objects.filter(pk=campaign.pk, state=Campaign.State.RUNNING).update(
-            state=Campaign.State.CANCELLED
-        )
     finish_if_done(campaign.pk)
     return queued + running
+
+
+def why_not_cancelled(campaign: Campaign) -> str:
+    """What to tell whoever cancels a campaign that cancel() found no longer running."""
+    stopping = campaign.runs.filter(state=Run.State.RUNNING).count()
+    if stopping:
+        return (
+            f"{campaign.name} is already being cancelled: "
+            f"{stopping} run{pluralize(stopping)} {pluralize(stopping, 'is,are')} still stopping."
+        )
+    state = Campaign.objects.values_list("state", flat=True).get(pk=campaign.pk)
+    if state == Campaign.State.CANCELLED:
+        return f"{campaign.name} was already cancelled and has ended: there is nothing to cancel."
+    return f"{campaign.name} had already finished: there is nothing to cancel."
+
+
+def why_run_not_cancelled(run: Run) -> str:
+    """What to tell whoever cancels a run that cancel_run() left as it was."""
+    run.refresh_from_db(fields=["state"])
+    if run.state == Run.State.RUNNING:
+        return f"{run} is already being stopped."
+    return f"{run} has already ended ({run.get_state_display()}): there is nothing to cancel."
 
 
 def retry_failed(campaign: Campaign) -> int:

@@ -8,7 +8,7 @@ secret: credentials live on Board, which only the board's name comes from.
 import csv
 import json
 
-from django.db.models import Prefetch
+from django.db.models import Prefetch, Q
 from django.utils.text import slugify
 
 from benchmarks.models import Campaign, Measurement, Run
@@ -18,17 +18,35 @@ CSV_COLUMNS = [
     "state", "reason", "suspect", "suspect_reasons", "kernel_bits", "userland_bits", "os",
     "tool_version", "peer", "measure_s", "started", "finished",
 ]  # fmt: skip
+# The table's order, the same on every page: each lane's runs in the order they run. A
+# campaign's lanes never share a board name: its boards were all in service when it started.
+TABLE_ORDER = ("board__name", "sequence")
 # What a spreadsheet starts a formula with (OWASP's list for CSV injection).
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+# What a run keeps that no row shows: its output (up to 256 KiB), a sample a second from each
+# end, and the whole probe of the board; read for each row, they would make a campaign of
+# thousands of runs slow to show and to download.
+_NOT_IN_A_ROW = ("raw_output", "telemetry", "peer_telemetry", "environment", "snapshot__facts")
 
 
 def runs_of(campaign: Campaign):
     """Every run with what its row shows, in the order the lanes run them."""
     return (
         campaign.runs.select_related("board", "preset_version__preset", "snapshot")
+        .defer(*_NOT_IN_A_ROW)
         .prefetch_related(Prefetch("measurements", queryset=Measurement.objects.order_by("metric")))
-        .order_by("board__name", "sequence")
+        .order_by(*TABLE_ORDER)
     )
+
+
+def position_of(run: Run) -> int:
+    """How many rows come before run's in its campaign's table."""
+    name = run.board.name
+    return run.campaign.runs.filter(
+        Q(board__name__lt=name) | Q(board__name=name, sequence__lt=run.sequence)
+    ).count()
 
 
 def params_text(params: dict) -> str:

@@ -10,9 +10,11 @@ from datetime import timedelta
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
+from django.core.paginator import Paginator
 from django.db import transaction
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import pluralize
 from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -25,6 +27,9 @@ from devices.views.access import permission_required
 from devices.views.responses import json_response
 
 CAMPAIGNS_LISTED = 100
+# A page of the results table: a campaign may have tens of thousands of runs (the CSV has them
+# all), and the status sends at most the rows of the page being looked at.
+RUNS_PER_PAGE = 100
 # The same spec from the same user within this long is the same form posted twice.
 DOUBLE_SUBMIT = timedelta(minutes=10)
 # Rows the status sends again, before its last answer: a run that finished while that answer
@@ -113,10 +118,12 @@ def campaign_detail(request, code):
         state__in=[Run.State.FAILED, Run.State.CANCELLED, Run.State.SKIPPED],
         retries__isnull=True,
     ).count()
+    page = Paginator(results.runs_of(campaign), RUNS_PER_PAGE).get_page(request.GET.get("page"))
     context = {
         "campaign": campaign,
         "progress": progress.of(campaign),
-        "runs": results.runs_of(campaign),
+        "page": page,
+        "runs": page.object_list,
         "retryable": retryable,
         "running": campaign.finished is None,
         "since": (timezone.now() - STATUS_OVERLAP).isoformat(),  # the first poll's
@@ -127,7 +134,7 @@ def campaign_detail(request, code):
 @permission_required("benchmarks.view_campaign", json=True)
 @require_GET
 def campaign_status(request, code):
-    """Progress, lanes, and the rows of runs that changed since the page's last poll."""
+    """Progress, lanes, and the rows of the page's runs that changed since its last poll."""
     campaign = _get_campaign(code)
     now = timezone.now()
     state = progress.of(campaign)
@@ -142,7 +149,7 @@ def campaign_status(request, code):
             "counts": state.counts,
             "eta": progress.duration_words(state.eta_s),
             "lanes": [_lane_status(lane) for lane in state.lanes],
-            "runs": _changed_rows(request, campaign, request.GET.get("since")),
+            "runs": _changed_rows(request, campaign),
             "since": (now - STATUS_OVERLAP).isoformat(),
         }
     )
@@ -162,15 +169,20 @@ def _lane_status(item: progress.LaneProgress) -> dict:
     }
 
 
-def _changed_rows(request, campaign: Campaign, since_text: str | None) -> list[dict]:
+def _changed_rows(request, campaign: Campaign) -> list[dict]:
+    """Only rows of the page shown (?page=), so never more than a page: every run of a campaign
+    ends at once when it is cancelled, and ?since= may be any time at all."""
     try:
-        since = parse_datetime(since_text or "")
+        since = parse_datetime(request.GET.get("since") or "")
     except ValueError:
         since = None
     if since is None:
-        return []  # the page was rendered with every row
+        return []  # the page was rendered with its rows as they are
+    in_order = campaign.runs.order_by(*results.TABLE_ORDER).values_list("pk", flat=True)
+    shown = Paginator(in_order, RUNS_PER_PAGE).get_page(request.GET.get("page")).object_list
     changed = results.runs_of(campaign).filter(
-        Q(state=Run.State.RUNNING) | Q(started__gte=since) | Q(finished__gte=since)
+        Q(state=Run.State.RUNNING) | Q(started__gte=since) | Q(finished__gte=since),
+        pk__in=list(shown),
     )
     return [
         {"code": str(run.code), "state": run.state, "html": _run_row(request, campaign, run)}
@@ -188,7 +200,11 @@ def _run_row(request, campaign: Campaign, run: Run) -> str:
 def campaign_cancel(request, code):
     campaign = _get_campaign(code)
     stopped = campaigns.cancel(campaign, request.user)
-    messages.success(request, f"Cancelled {campaign.name}: {stopped} run(s) stopped or dropped.")
+    if stopped is None:  # a second post, or a page left open since the campaign ended
+        messages.info(request, campaigns.why_not_cancelled(campaign))
+    else:
+        runs = f"{stopped} run{pluralize(stopped)}"
+        messages.success(request, f"Cancelled {campaign.name}: {runs} stopped or dropped.")
     return redirect(campaign)
 
 
@@ -207,10 +223,12 @@ def campaign_retry(request, code):
 @permission_required("benchmarks.run_campaign")
 @require_POST
 def run_cancel(request, code, run):
-    run = get_object_or_404(Run.objects.select_related("campaign"), code=run, campaign__code=code)
+    runs = Run.objects.select_related("campaign", "board")
+    run = get_object_or_404(runs, code=run, campaign__code=code)
     was_running = run.state == Run.State.RUNNING
     if campaigns.cancel_run(run, request.user):
         messages.success(request, f"Stopping {run}." if was_running else f"Cancelled {run}.")
     else:
-        messages.info(request, f"{run} had ended already.")
-    return redirect(f"{run.campaign.get_absolute_url()}#run-{run.code}")
+        messages.info(request, campaigns.why_run_not_cancelled(run))
+    page = results.position_of(run) // RUNS_PER_PAGE + 1
+    return redirect(f"{run.campaign.get_absolute_url()}?page={page}#run-{run.code}")

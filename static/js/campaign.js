@@ -1,15 +1,26 @@
 // Follows a campaign while it runs: overall progress and ETA, each board's lane (state, step,
-// log tail), and the result rows of runs that changed since the last poll.
+// log tail), and the rows of this page of results whose runs changed since the last poll.
 (function () {
   "use strict";
   const box = document.querySelector(".campaign[data-status-url]");
-  if (!box || box.dataset.finished === "1") return;
+  if (!box) return;
+  box.querySelectorAll(".lane-log").forEach(toBottom);
+  if (box.dataset.finished === "1") return;
   const POLL_MS = 2000;
   let since = box.dataset.since;
 
   function setText(root, selector, text) {
     const element = root.querySelector(selector);
     if (element) element.textContent = text || "";
+  }
+
+  function atBottom(element) {
+    // A pixel's slack: scroll positions are fractional on zoomed pages.
+    return element.scrollHeight - element.scrollTop - element.clientHeight <= 1;
+  }
+
+  function toBottom(element) {
+    element.scrollTop = element.scrollHeight;
   }
 
   function renderLane(lane) {
@@ -23,8 +34,11 @@
     setText(section, ".lane-eta", lane.eta);
     setText(section, ".lane-error", lane.error);
     const log = section.querySelector(".lane-log");
+    // A log is read from its newest line, at the bottom; a reader who scrolled up stays put.
+    const following = log.hidden || atBottom(log);
     log.textContent = lane.log_tail;
     log.hidden = !lane.log_tail;
+    if (following) toBottom(log);
   }
 
   function renderCounts(counts) {
@@ -66,7 +80,8 @@
   async function poll() {
     let data;
     try {
-      const url = box.dataset.statusUrl + "?since=" + encodeURIComponent(since);
+      const url = box.dataset.statusUrl + "?page=" + encodeURIComponent(box.dataset.page) +
+        "&since=" + encodeURIComponent(since);
       const response = await fetch(url, { headers: { Accept: "application/json" } });
       if (!response.ok) throw new Error(response.status);
       data = await response.json();

@@ -11,7 +11,10 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
 
+from benchmarks import campaigns
 from benchmarks.models import Campaign, CustomBenchmark, Run
+from tests.benchmarks.factories import make_campaign
+from tests.devices.factories import make_board
 from tests.devices.simfarm import register_node
 from tests.workers import ROOT
 
@@ -89,3 +92,13 @@ def test_a_campaign_with_a_skipped_run_exits_1(pisim_farm, run_jobs, tmp_path):
         call_command("campaign", "status", str(campaign.code))
     assert status.value.returncode == 1
     assert "skips: 1 skipped" in str(status.value)
+
+
+def test_cancelling_a_finished_campaign_says_so_and_changes_nothing(capsys):
+    board = make_board("bench-a")
+    campaign = make_campaign(board, name="over", states=["done"])
+    campaigns.finish_if_done(campaign.pk)
+    call_command("campaign", "cancel", str(campaign.code))
+    assert "over had already finished: there is nothing to cancel." in capsys.readouterr().err
+    campaign.refresh_from_db()
+    assert campaign.state == Campaign.State.FINISHED

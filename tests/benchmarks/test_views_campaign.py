@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from benchmarks import progress, results
+from benchmarks import campaigns, progress, results
 from benchmarks.models import Campaign, Lane, Run
 from devices.models import FactSnapshot
 from tests.benchmarks.factories import add_run, make_campaign, measure
@@ -216,3 +216,58 @@ def test_the_settings_say_what_the_spec_asked(client, viewer, board):
     body = client.get(url("campaign", campaign)).content.decode()
     assert "adaptive: 3 to 10, until the 95 % CI is within ± 2 % of the mean, within 10 min" in body
     assert 'sha1sum <span class="hint">size=16M</span>' in body
+
+
+def messages_after(response) -> list[tuple[str, str]]:
+    """(level, text) of the messages the page that a post redirected to shows."""
+    assert response.status_code == 200
+    return [(message.level_tag, str(message)) for message in response.context["messages"]]
+
+
+def test_cancelling_a_campaign_again_says_it_is_being_cancelled_then_that_it_ended(
+    client, operator, board
+):
+    campaign = make_campaign(board, states=["running", "queued"])
+    client.force_login(operator)
+    first = messages_after(client.post(url("cancel", campaign), follow=True))
+    assert first == [("success", "Cancelled bench campaign: 2 runs stopped or dropped.")]
+    again = messages_after(client.post(url("cancel", campaign), follow=True))
+    assert again == [
+        ("info", "bench campaign is already being cancelled: 1 run is still stopping.")
+    ]
+    # the running run's job stops it
+    campaign.runs.filter(state=Run.State.RUNNING).update(
+        state=Run.State.CANCELLED, finished=timezone.now()
+    )
+    campaigns.finish_if_done(campaign.pk)
+    ended = messages_after(client.post(url("cancel", campaign), follow=True))
+    assert ended == [
+        ("info", "bench campaign was already cancelled and has ended: there is nothing to cancel.")
+    ]
+    campaign.refresh_from_db()
+    assert campaign.state == Campaign.State.CANCELLED
+
+
+def test_cancelling_a_finished_campaign_says_it_had_finished(client, operator, board):
+    campaign = make_campaign(board, states=["done"])
+    campaigns.finish_if_done(campaign.pk)
+    client.force_login(operator)
+    said = messages_after(client.post(url("cancel", campaign), follow=True))
+    assert said == [("info", "bench campaign had already finished: there is nothing to cancel.")]
+    campaign.refresh_from_db()
+    assert campaign.state == Campaign.State.FINISHED
+
+
+def test_cancelling_a_run_again_says_it_is_being_stopped_or_has_ended(client, operator, board):
+    campaign = make_campaign(board, states=["running", "queued"])
+    running, queued = campaign.runs.order_by("sequence")
+    client.force_login(operator)
+    said = []
+    for run in (running, running, queued, queued):
+        said += messages_after(client.post(url("cancel_run", campaign, run.code), follow=True))
+    assert said == [
+        ("success", f"Stopping {running}."),
+        ("info", f"{running} is already being stopped."),
+        ("success", f"Cancelled {queued}."),
+        ("info", f"{queued} has already ended (cancelled): there is nothing to cancel."),
+    ]

@@ -2,9 +2,13 @@
 with the longest values pifarm shows (a rolled-back application's checksums, a retired board)."""
 
 import pytest
+from django.urls import reverse
 from django.utils import timezone
+from playwright.sync_api import expect
 
+from benchmarks.models import Campaign
 from devices.models import Application, Board
+from tests.benchmarks.factories import make_campaign
 from tests.browser.conftest import screenshot
 from tests.browser.test_content_security_policy import lab_with_one_of_everything, pifarm_pages
 from tests.browser.test_register_board import log_in
@@ -12,6 +16,8 @@ from tests.devices.factories import make_board
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PHONE = {"width": 375, "height": 812}
+SCROLLING_TABLES = """Array.from(document.querySelectorAll(".table-wrap"))
+  .filter((box) => box.scrollWidth > box.clientWidth).map((box) => box.scrollWidth)"""
 SHA256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 
 
@@ -44,3 +50,28 @@ def test_every_page_fits_a_phone_in_dark_mode(page, live_server, user, redis_que
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= PHONE["width"], f"{path} scrolls sideways on a phone ({width} px)"
     screenshot(page, "application-rolled-back-phone-dark")
+
+
+def fits_a_phone(page) -> None:
+    width = page.evaluate("document.scrollingElement.scrollWidth")
+    assert width <= PHONE["width"], f"{page.url} scrolls sideways on a phone ({width} px)"
+    # nor does a table in its own box, which would hide the cells beside a long value
+    tables = page.evaluate(SCROLLING_TABLES)
+    assert tables == [], f"{page.url}: a table scrolls sideways on a phone ({tables} px)"
+
+
+def test_a_campaign_s_longest_name_wraps_on_a_phone(page, live_server, user):
+    """A name of one unbroken word, as long as a campaign's may be."""
+    longest = "sha1sum-" + "x" * (Campaign._meta.get_field("name").max_length - 8)
+    campaign = make_campaign(make_board("bench-a"), name=longest, states=["done", "queued"])
+    log_in(page, live_server, user)
+    page.set_viewport_size(PHONE)
+    pages = {"campaigns": reverse("benchmarks:campaigns"), "campaign": campaign.get_absolute_url()}
+    for name, path in pages.items():
+        page.goto(live_server.url + path)
+        expect(page.get_by_text(longest).first).to_be_visible()
+        fits_a_phone(page)
+        screenshot(page, f"{name}-long-name-phone")
+    page.get_by_role("button", name="Cancel the campaign").click()
+    expect(page.locator(".message")).to_contain_text(longest)  # a message names it too
+    fits_a_phone(page)

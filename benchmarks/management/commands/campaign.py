@@ -45,7 +45,10 @@ class Command(BaseCommand):
             campaign = find(options["code"])
             if action == "cancel":
                 count = campaigns.cancel(campaign)
-                self.stderr.write(f"cancelled {campaign.name}: {count} runs stopped or dropped")
+                if count is None:
+                    self.stderr.write(campaigns.why_not_cancelled(campaign))
+                else:
+                    self.stderr.write(f"cancelled {campaign.name}: {count} runs stopped or dropped")
         if options["follow"]:
             self.follow(campaign)
         if options["json"]:

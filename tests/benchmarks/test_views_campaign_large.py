@@ -1,0 +1,133 @@
+"""A campaign of thousands of runs: its page shows one page of results, its status sends only
+what the page shows, in as many queries and about as many bytes as for a small campaign, and
+its CSV still holds every run."""
+
+import csv
+import io
+import re
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from django.utils import timezone
+
+from benchmarks.models import Lane, Measurement, Run
+from benchmarks.views.campaigns import RUNS_PER_PAGE
+from tests.benchmarks.factories import add_runs, make_campaign
+from tests.devices.factories import make_board
+
+pytestmark = pytest.mark.django_db
+ROW = re.compile(r'<tr id="run-([0-9a-f-]{36})"')
+
+
+@pytest.fixture
+def board():
+    return make_board("bench-a")
+
+
+def campaign_of(board, runs: int):
+    """A campaign of `runs` done runs, each with a value, on one board."""
+    campaign = make_campaign(board, name=f"{runs} runs", states=[])
+    made = add_runs(campaign.lanes.get(), runs, state=Run.State.DONE, measure_s=0.5)
+    value = {"metric": "throughput", "value": 400.0, "unit": "MB/s", "higher_is_better": True}
+    Measurement.objects.bulk_create([Measurement(run=run, **value) for run in made], batch_size=500)
+    return campaign
+
+
+def in_page_order(campaign) -> list[str]:
+    return [str(code) for code in campaign.runs.order_by("sequence").values_list("code", flat=True)]
+
+
+def get(client, path, **params):
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(path, params)
+    assert response.status_code == 200
+    return response, len(queries)
+
+
+def test_the_page_of_a_large_campaign_shows_one_page_in_as_many_queries(client, viewer, board):
+    small, large = campaign_of(board, 2 * RUNS_PER_PAGE), campaign_of(board, 20 * RUNS_PER_PAGE)
+    client.force_login(viewer)
+    pages = {}
+    for campaign in (small, large):
+        response, queries = get(client, campaign.get_absolute_url())
+        pages[campaign] = (response.content.decode(), queries)
+    (small_body, small_queries), (large_body, large_queries) = pages[small], pages[large]
+    assert ROW.findall(large_body) == in_page_order(large)[:RUNS_PER_PAGE]
+    assert large_queries == small_queries
+    # Ten times the runs, the same page but for the pager's figures.
+    assert len(large_body) - len(small_body) < len(small_body) / 100
+    assert "Page 1 of 20" in large_body
+
+
+def test_the_pages_together_show_every_run_once(client, viewer, board):
+    campaign = campaign_of(board, 2 * RUNS_PER_PAGE + 7)
+    client.force_login(viewer)
+    shown = []
+    for number in (1, 2, 3):
+        body = client.get(campaign.get_absolute_url(), {"page": number}).content.decode()
+        shown += ROW.findall(body)
+        assert f"Page {number} of 3" in body
+    assert shown == in_page_order(campaign)
+    past_the_end = client.get(campaign.get_absolute_url(), {"page": 99}).content.decode()
+    assert ROW.findall(past_the_end) == in_page_order(campaign)[-7:]
+    assert client.get(campaign.get_absolute_url(), {"page": "x"}).status_code == 200
+
+
+def test_the_status_sends_only_the_changed_rows_of_the_page_shown(client, viewer, board):
+    """Every run ending at once (a cancel) or a "since" long ago: no more than a page."""
+    small, large = campaign_of(board, 2 * RUNS_PER_PAGE), campaign_of(board, 20 * RUNS_PER_PAGE)
+    client.force_login(viewer)
+    status = {}
+    for campaign in (small, large):
+        path = reverse("benchmarks:campaign_status", args=[campaign.code])
+        first = client.get(path).json()
+        campaign.runs.update(state=Run.State.CANCELLED, finished=timezone.now())
+        status[campaign] = get(client, path, since=first["since"], page=2)
+        rows = [row["code"] for row in status[campaign][0].json()["runs"]]
+        assert rows == in_page_order(campaign)[RUNS_PER_PAGE : 2 * RUNS_PER_PAGE]
+        ancient, _ = get(client, path, since="2000-01-01T00:00:00+00:00")
+        assert len(ancient.json()["runs"]) == RUNS_PER_PAGE
+    (small_answer, small_queries), (large_answer, large_queries) = status[small], status[large]
+    assert large_queries == small_queries
+    assert len(large_answer.content) - len(small_answer.content) < len(small_answer.content) / 100
+
+
+def test_a_cancelled_run_s_redirect_opens_the_page_that_shows_it(client, operator, board):
+    """The table lists board by board, by name: bench-a's runs come first, though its lane
+    was made last."""
+    later = make_campaign(make_board("bench-b"), states=[])
+    add_runs(later.lanes.get(), RUNS_PER_PAGE)
+    add_runs(Lane.objects.create(campaign=later, board=board), RUNS_PER_PAGE + 1)
+    third_page = later.runs.filter(board__name="bench-b").order_by("sequence")[RUNS_PER_PAGE - 1]
+    client.force_login(operator)
+    response = client.post(reverse("benchmarks:cancel_run", args=[later.code, third_page.code]))
+    assert response["Location"] == f"{later.get_absolute_url()}?page=3#run-{third_page.code}"
+    body = client.get(response["Location"]).content.decode()
+    assert str(third_page.code) in ROW.findall(body)
+
+
+def test_the_csv_still_holds_every_run(client, viewer, board):
+    campaign = campaign_of(board, 3 * RUNS_PER_PAGE)
+    client.force_login(viewer)
+    sheet = client.get(reverse("benchmarks:runs_csv", args=[campaign.code])).content.decode()
+    assert [row["run"] for row in csv.DictReader(io.StringIO(sheet))] == in_page_order(campaign)
+
+
+def test_the_rows_read_no_output_telemetry_nor_probe_of_a_run(client, viewer, board):
+    """What no row shows: up to 256 KiB of output and a sample a second per run, the board's
+    whole probe; reading them for every row made a large campaign's CSV several times slower."""
+    campaign = campaign_of(board, 3)
+    client.force_login(viewer)
+    status = reverse("benchmarks:campaign_status", args=[campaign.code])
+    for path, params in [
+        (campaign.get_absolute_url(), {}),
+        (status, {"since": "2000-01-01T00:00:00+00:00"}),
+        (reverse("benchmarks:runs_csv", args=[campaign.code]), {}),
+    ]:
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(path, params).status_code == 200
+        read = " ".join(query["sql"] for query in queries.captured_queries)
+        for column in ("raw_output", "telemetry", "peer_telemetry", "environment", "facts"):
+            assert f'."{column}"' not in read, f"{path} reads {column}"
