@@ -84,7 +84,8 @@ class Comparison:
     the means, also when `test` is Mann-Whitney (which compares ranks), and it is never
     adjusted for many comparisons. `p_value` is the test's two-sided p (None with too few
     values); `p_adjusted` is its Holm-adjusted value within a table (`compare_many`), and the
-    verdict uses it when set.
+    verdict uses it when set. With Mann-Whitney, `values_tend_higher` says which way the ranks
+    lean; where a few outliers pull the mean the other way, the outcome is "cannot tell".
     """
 
     baseline: Description
@@ -98,6 +99,7 @@ class Comparison:
     ci_unbounded: bool
     p_value: float | None
     p_adjusted: float | None = None
+    values_tend_higher: bool | None = None  # Mann-Whitney: U above n * m / 2 (None: even, or Welch)
 
     @property
     def n_baseline(self) -> int:
@@ -127,6 +129,8 @@ class Comparison:
             return CANNOT_TELL
         if p >= ALPHA or abs(self.ratio - 1) < self.min_effect:
             return NO_DIFFERENCE
+        if self._ranks_disagree:
+            return CANNOT_TELL
         return BETTER if (self.ratio > 1) == self.higher_is_better else WORSE
 
     @property
@@ -143,12 +147,22 @@ class Comparison:
         change = _change(self.percent_change) if self.percent_change else "unchanged"
         interval, p = self._interval_words(), self._p_words()
         outcome = self.outcome
+        if outcome == CANNOT_TELL:  # the ranks disagree with the means
+            lean = "higher" if self.values_tend_higher else "lower"
+            return (
+                f"the ranks and the means disagree: the values tend to be {lean}, "
+                f"but their mean is {change} ({p})"
+            )
         if outcome == NO_DIFFERENCE and self._judged_p >= ALPHA:
             return f"no significant difference ({p}; {change}, {interval})"
         if outcome == NO_DIFFERENCE:
             under = f"a difference under {self.min_effect * 100:g} %"
             return f"no significant difference: {under} ({change}, {interval}; {p})"
         return f"{outcome}: {change} ({interval}; {p})"
+
+    @property
+    def _ranks_disagree(self) -> bool:
+        return self.values_tend_higher is not None and self.values_tend_higher != (self.ratio > 1)
 
     @property
     def _judged_p(self) -> float | None:
@@ -196,13 +210,15 @@ def compare(
         raise ValueError("min_effect must be a fraction of 0 or more, e.g. 0.02 for 2 %")
     baseline, values = list(baseline), list(values)  # read twice: a generator would run dry
     before, after = describe(baseline), describe(values)
-    p_value = low = high = None
+    p_value = low = high = tend_higher = None
     if before.n >= 2 and after.n >= 2:
         if test == WELCH:
             p_value = _welch_p(before, after)
         else:
             found = scipy_stats.mannwhitneyu(values, baseline, alternative="two-sided")
             p_value = float(found.pvalue)
+            even = after.n * before.n / 2
+            tend_higher = None if found.statistic == even else bool(found.statistic > even)
     ratio = after.mean / before.mean if before.mean > 0 else None
     if ratio is not None and p_value is not None:
         low, high = _fieller(before, after, ratio) or (None, None)
@@ -210,7 +226,7 @@ def compare(
         baseline=before, values=after, higher_is_better=higher_is_better, test=test,
         min_effect=min_effect, ratio=ratio, ci_low=low, ci_high=high,
         ci_unbounded=ratio is not None and p_value is not None and low is None,
-        p_value=p_value,
+        p_value=p_value, values_tend_higher=tend_higher,
     )  # fmt: skip
 
 
