@@ -10,8 +10,13 @@ root search, not the closed form the module uses.
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from benchmarks import stats
+
+FUZZ = settings(max_examples=300, deadline=None)
+TRIALS = st.lists(st.floats(min_value=1e-3, max_value=1e6), min_size=1, max_size=12)
 
 # R's ?t.test example, t.test(extra ~ group, data = sleep): Welch, t = -1.8608,
 # df = 17.776, p-value = 0.07939; means 0.75 and 2.33.
@@ -267,3 +272,31 @@ def test_a_comparison_reads_as_a_plain_dict():
     assert data["verdict"] == found.verdict
     assert data["outcome"] == "worse"
     assert data["percent_change"] == pytest.approx(10.0990099)
+
+
+@FUZZ
+@given(
+    baseline=TRIALS,
+    values=TRIALS,
+    higher_is_better=st.booleans(),
+    test=st.sampled_from(["welch", "mann-whitney"]),
+)
+def test_any_positive_trials_give_a_p_value_an_interval_and_words(
+    baseline, values, higher_is_better, test
+):
+    found = stats.compare(baseline, values, higher_is_better, test=test)
+    assert found.p_value is None or 0 <= found.p_value <= 1
+    if found.ci_low is not None:  # the estimate lies in its interval (to rounding)
+        assert found.ci_low * (1 - 1e-12) <= found.ratio <= found.ci_high * (1 + 1e-12)
+    assert found.outcome in {"better", "worse", "no difference", "cannot tell"}
+    assert found.verdict
+
+
+@FUZZ
+@given(st.lists(st.none() | st.floats(min_value=0, max_value=1)))
+def test_holm_never_lowers_a_p_value_and_keeps_their_order(p_values):
+    adjusted = stats.holm(p_values)
+    pairs = [(p, q) for p, q in zip(p_values, adjusted, strict=True) if p is not None]
+    assert all(q is None for p, q in zip(p_values, adjusted, strict=True) if p is None)
+    assert all(p <= q <= 1 for p, q in pairs)
+    assert all(q1 <= q2 for p1, q1 in pairs for p2, q2 in pairs if p1 < p2)
