@@ -240,6 +240,7 @@ def compare_many(
 ) -> dict[str, Comparison]:
     """Compare each group with the baseline, for one table: the verdicts use Holm-adjusted
     p-values, so that among many groups a chance "win" is not called one."""
+    baseline = list(baseline)  # compared with every group
     found = {
         name: compare(baseline, values, higher_is_better, test=test, min_effect=min_effect)
         for name, values in groups.items()

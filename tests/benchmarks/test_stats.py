@@ -251,7 +251,7 @@ def test_compare_many_judges_each_group_with_holm_adjusted_p_values():
     assert alone.p_value == pytest.approx(0.029136185724447514, rel=1e-6)
     assert alone.outcome == "better"
 
-    table = stats.compare_many(baseline, groups)
+    table = stats.compare_many(iter(baseline), groups)  # any iterable, read once
     assert list(table) == ["faster", "similar", "slightly", "once"]
     assert table["faster"].p_value == alone.p_value
     assert table["faster"].p_adjusted == pytest.approx(0.087408557, rel=1e-6)
