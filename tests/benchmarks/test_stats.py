@@ -182,8 +182,9 @@ def test_an_unknown_test_or_a_negative_minimum_effect_is_refused():
 
 
 def test_mann_whitney_matches_scipys_documented_example():
-    # scipy.stats.mannwhitneyu's documentation: ages at diagnosis, males [19, 22, 16, 29, 24]
-    # and females [20, 11, 17, 12]: U = 17, exact two-sided p = 0.1111 (14 of the 126 ways).
+    # scipy.stats.mannwhitneyu's documentation, after Boston University's public health course
+    # notes: ages at diagnosis, males [19, 22, 16, 29, 24] and females [20, 11, 17, 12]:
+    # U = 17, exact two-sided p = 0.1111 (14 of the C(9, 4) = 126 orderings).
     found = stats.compare([20, 11, 17, 12], [19, 22, 16, 29, 24], test="mann-whitney")
     assert found.p_value == pytest.approx(1 / 9)
 
