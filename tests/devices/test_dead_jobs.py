@@ -18,7 +18,7 @@ from django.utils import timezone
 from rq.job import Job, JobStatus
 from rq.registry import StartedJobRegistry
 
-from devices import presets, tasks
+from devices import locks, presets, tasks
 from devices.management.commands.healthcheck import fail_stale_tasks
 from devices.models import Application, Board, BoardTask, Preset
 from devices.work import JOB_GRACE
@@ -56,6 +56,9 @@ def hanging_probe(pisim_node_factory, start_worker):
     worker = start_worker(PIFARM_SSH_CONNECT_TIMEOUT="120")
     task = tasks.start(board, BoardTask.Kind.PROBE)
     wait_until(lambda: job_of(task).get_status() == JobStatus.STARTED, "the probe to start")
+    # STARTED comes from the worker, before its horse takes the board's lock: on a loaded
+    # host the sweep could otherwise find no lock yet and rightly take the job for dead.
+    wait_until(lambda: locks.is_locked(board.pk), "the probe to hold the board's lock")
     past_grace(task)
     return task, worker
 
