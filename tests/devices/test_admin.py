@@ -87,13 +87,16 @@ def test_the_admin_retires_and_restores_boards(client, staff):
     assert idle.retired is None
 
 
+def rename_in_the_admin(client, board, name: str):
+    data = {"name": name, "host": board.host, "port": 22, "username": "pi", "tags": "",
+            "queue": "default", "status": "online", "status_reason": ""}  # fmt: skip
+    return client.post(reverse("admin:devices_board_change", args=[board.pk]), data)
+
+
 def test_renaming_a_board_to_a_name_in_service_is_a_form_error(client, staff):
     client.force_login(staff)
     make_board("bench-2")
-    board = make_board()
-    data = {"name": "bench-2", "host": board.host, "port": 22, "username": "pi", "tags": "",
-            "queue": "default", "status": "online", "status_reason": ""}  # fmt: skip
-    response = client.post(reverse("admin:devices_board_change", args=[board.pk]), data)
+    response = rename_in_the_admin(client, make_board(), "bench-2")
     assert response.status_code == 200
     assert "A board in service already has this name." in response.content.decode()
 
@@ -101,9 +104,7 @@ def test_renaming_a_board_to_a_name_in_service_is_a_form_error(client, staff):
 def test_renaming_a_board_controller_in_the_admin_is_a_form_error(client, staff):
     client.force_login(staff)
     board = make_board()
-    data = {"name": "Controller", "host": board.host, "port": 22, "username": "pi", "tags": "",
-            "queue": "default", "status": "online", "status_reason": ""}  # fmt: skip
-    response = client.post(reverse("admin:devices_board_change", args=[board.pk]), data)
+    response = rename_in_the_admin(client, board, "Controller")
     assert response.status_code == 200
     assert "is what a campaign calls the worker&#x27;s own host" in response.content.decode()
     board.refresh_from_db()
