@@ -4,7 +4,8 @@
   "use strict";
   const box = document.querySelector(".campaign[data-status-url]");
   if (!box) return;
-  box.querySelectorAll(".lane-log").forEach(toBottom);
+  const logTail = window.pifarmLogTail;
+  box.querySelectorAll(".lane-log").forEach(logTail.toBottom);
   if (box.dataset.finished === "1") return;
   const POLL_MS = 2000;
   let since = box.dataset.since;
@@ -12,15 +13,6 @@
   function setText(root, selector, text) {
     const element = root.querySelector(selector);
     if (element) element.textContent = text || "";
-  }
-
-  function atBottom(element) {
-    // A pixel's slack: scroll positions are fractional on zoomed pages.
-    return element.scrollHeight - element.scrollTop - element.clientHeight <= 1;
-  }
-
-  function toBottom(element) {
-    element.scrollTop = element.scrollHeight;
   }
 
   function renderLane(lane) {
@@ -33,12 +25,7 @@
     setText(section, ".lane-runs", lane.runs);
     setText(section, ".lane-eta", lane.eta);
     setText(section, ".lane-error", lane.error);
-    const log = section.querySelector(".lane-log");
-    // A log is read from its newest line, at the bottom; a reader who scrolled up stays put.
-    const following = log.hidden || atBottom(log);
-    log.textContent = lane.log_tail;
-    log.hidden = !lane.log_tail;
-    if (following) toBottom(log);
+    logTail.show(section.querySelector(".lane-log"), lane.log_tail);
   }
 
   function renderCounts(counts) {

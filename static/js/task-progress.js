@@ -4,11 +4,7 @@
 (function () {
   "use strict";
   const POLL_MS = 1000;
-
-  // apt's output is a tail: its last lines are the news.
-  function showLatest(logEl) {
-    logEl.scrollTop = logEl.scrollHeight;
-  }
+  const logTail = window.pifarmLogTail;  // apt's output is a tail: its last lines are the news
 
   function watch(box) {
     const stateEl = box.querySelector(".task-state");
@@ -37,11 +33,7 @@
         outcomeEl.textContent = data.outcome;
         outcomeEl.hidden = !data.outcome;
       }
-      if (logEl) {
-        logEl.textContent = data.log_tail;
-        logEl.hidden = !data.log_tail;
-        showLatest(logEl);
-      }
+      if (logEl) logTail.show(logEl, data.log_tail);
       if (!data.finished) {
         setTimeout(poll, POLL_MS);
       } else if (box.dataset.reload) {
@@ -51,7 +43,7 @@
         document.getElementById(box.dataset.refreshTarget).innerHTML = html;
       }
     }
-    if (logEl) showLatest(logEl);
+    if (logEl) logTail.toBottom(logEl);
     const state = stateEl.className.match(/state-(\w+)/)[1];
     if (state === "queued" || state === "running" || state === "waiting") poll();
   }

@@ -1,5 +1,5 @@
-"""A running campaign's page as its status changes, without a farm: the rows are made here and
-the page's own script polls the live server."""
+"""A running campaign's page (and a board preparing) as its status changes, without a farm:
+the rows are made here and the page's own script polls the live server."""
 
 import pytest
 from django.utils import timezone
@@ -7,6 +7,7 @@ from playwright.sync_api import expect
 
 from benchmarks.models import Lane, Run
 from benchmarks.views.campaigns import RUNS_PER_PAGE
+from devices.models import BoardTask
 from tests.benchmarks.factories import add_runs, make_campaign
 from tests.browser.conftest import screenshot
 from tests.browser.test_phone_layout import PHONE, fits_a_phone
@@ -45,6 +46,32 @@ def test_the_log_tail_stays_at_its_newest_line_unless_scrolled_up(
     lanes.update(log_tail=output(40, 120))  # the reader went up to an earlier line: stays there
     expect(log).to_contain_text("bytes=120 ")
     assert log.evaluate("(box) => box.scrollTop") == reading
+    assert problems == [], "\n".join(problems)
+
+
+def test_a_boards_apt_output_follows_its_newest_line_unless_scrolled_up(
+    page, live_server, user, problems
+):
+    board = make_board("bench-a")
+    task = BoardTask.objects.create(
+        board=board, kind=BoardTask.Kind.PREPARE, state=BoardTask.State.RUNNING,
+        benchmarks=["sysbench-cpu"], step="installing sysbench", log_tail=output(1, 60),
+    )  # fmt: skip
+    log_in(page, live_server, user)
+    page.goto(live_server.url + board.get_absolute_url())
+    log = page.locator(".task-log")
+    expect(log).to_contain_text("bytes=60 ")
+    assert distance_from_bottom(log) <= 1
+
+    reading = log.evaluate("(box) => { box.scrollTop = 40; return box.scrollTop; }")
+    BoardTask.objects.filter(pk=task.pk).update(log_tail=output(40, 120))
+    expect(log).to_contain_text("bytes=120 ")
+    assert log.evaluate("(box) => box.scrollTop") == reading  # the reader stays where they are
+
+    log.evaluate("(box) => { box.scrollTop = box.scrollHeight; }")
+    BoardTask.objects.filter(pk=task.pk).update(log_tail=output(60, 140))
+    expect(log).to_contain_text("bytes=140 ")
+    assert distance_from_bottom(log) <= 1  # back at the bottom: it follows again
     assert problems == [], "\n".join(problems)
 
 
