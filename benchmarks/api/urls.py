@@ -1,0 +1,33 @@
+"""/api/v1/: the endpoints, the OpenAPI schema and its docs page (Swagger UI, served here)."""
+
+from django.contrib.auth.decorators import login_required
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from rest_framework.routers import SimpleRouter
+
+from benchmarks.api import views
+
+app_name = "api"
+
+
+class DocsView(SpectacularSwaggerSplitView):
+    """Swagger UI with its start-up script in a file of its own (the CSP runs no inline
+    script) and no inline style block (benchmarks/api_docs.html)."""
+
+    template_name = "benchmarks/api_docs.html"
+    url_name = "api:schema"
+
+
+router = SimpleRouter()
+router.register("boards", views.BoardViewSet, basename="board")
+router.register("presets", views.PresetViewSet, basename="preset")
+router.register("campaigns", views.CampaignViewSet, basename="campaign")
+router.register("runs", views.RunViewSet, basename="run")
+router.register("measurements", views.MeasurementViewSet, basename="measurement")
+
+urlpatterns = [
+    *router.urls,
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    # A person reads the docs: one not logged in is sent to the login page, not given a 401.
+    path("docs/", login_required(DocsView.as_view()), name="docs"),
+]
