@@ -179,7 +179,7 @@ class CampaignViewSet(mixins.ListModelMixin, ApiViewSet):
         return listed.order_by("-created", "-pk")
 
     def retrieve(self, request, *args, **kwargs):
-        return Response(self.detail(self.get_object()))
+        return Response(self.detail_of(self.get_object()))
 
     def create(self, request, *args, **kwargs):
         try:
@@ -188,9 +188,9 @@ class CampaignViewSet(mixins.ListModelMixin, ApiViewSet):
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         campaign = self.get_queryset().get(pk=campaign.pk)
         location = request.build_absolute_uri(f"{campaign.code}/")
-        return Response(self.detail(campaign), status=201, headers={"Location": location})
+        return Response(self.detail_of(campaign), status=201, headers={"Location": location})
 
-    def detail(self, campaign: Campaign) -> dict:
+    def detail_of(self, campaign: Campaign) -> dict:
         context = {**self.get_serializer_context(), "progress": progress.of(campaign)}
         return serializers.CampaignDetailSerializer(campaign, context=context).data
 
