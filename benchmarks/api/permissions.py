@@ -13,8 +13,10 @@ class HasRolePermission(permissions.BasePermission):
     def has_permission(self, request, view):
         if not request.user or not request.user.is_authenticated:
             return False  # DRF answers 401, with how to authenticate
-        safe = request.method in permissions.SAFE_METHODS
-        needed = view.read_permission if safe else view.write_permission
+        # A read-only endpoint checks its read permission for every method, and then answers
+        # a POST with 405, not with a 403 asking for a role that would not help.
+        writes = request.method not in permissions.SAFE_METHODS and view.write_permission
+        needed = view.write_permission if writes else view.read_permission
         if request.user.has_perm(needed):
             return True
         role = roles.role_for(needed)
