@@ -217,6 +217,7 @@ RQ_DASHBOARD_INLINE_STYLES = [
     "'sha256-k21rurKGtu5SGB1OFBbco10qy802mANKUYnLClIu1eQ='",  # style="margin-top: 20px;"
     "'sha256-BSTKIYoPCaklkJ9YS/ZVYuKW8e+DG8jZJCXznBzHjgg='",  # style="display: inline-block;"
 ]
+# The API's docs page adds data: images, for Swagger UI's icons (benchmarks.api.urls).
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": [SELF],

@@ -1,5 +1,7 @@
 """/api/v1/: the endpoints, the OpenAPI schema and its docs page (Swagger UI, served here)."""
 
+from csp.constants import SELF
+from csp.decorators import csp_replace
 from django.contrib.auth.decorators import login_required
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
@@ -18,6 +20,10 @@ class DocsView(SpectacularSwaggerSplitView):
     url_name = "api:schema"
 
 
+# Swagger UI's stylesheet draws its icons (arrows, the lock) as data: SVG images. This page
+# alone may show those; scripts and styles stay pifarm's own, as everywhere.
+DOCS_POLICY = {"img-src": [SELF, "data:"]}
+
 router = SimpleRouter()
 router.register("boards", views.BoardViewSet, basename="board")
 router.register("presets", views.PresetViewSet, basename="preset")
@@ -29,5 +35,5 @@ urlpatterns = [
     *router.urls,
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # A person reads the docs: one not logged in is sent to the login page, not given a 401.
-    path("docs/", login_required(DocsView.as_view()), name="docs"),
+    path("docs/", csp_replace(DOCS_POLICY)(login_required(DocsView.as_view())), name="docs"),
 ]
