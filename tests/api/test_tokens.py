@@ -160,3 +160,8 @@ def test_a_browser_session_reads_the_api_and_must_send_its_csrf_token(viewer):
     response = browser.post(reverse("api:campaign-list"), {}, content_type="application/json")
     assert response.status_code == 403
     assert "CSRF" in response.json()["detail"]
+
+
+def test_no_cache_keeps_an_answer_to_a_token(client, viewer):
+    response = Api(client, viewer).get(BOARDS)
+    assert "no-store" in response["Cache-Control"]
