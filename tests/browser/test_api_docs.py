@@ -6,6 +6,7 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
+from tests.benchmarks.factories import make_campaign
 from tests.browser.conftest import screenshot
 from tests.browser.test_register_board import log_in
 from tests.devices.factories import make_board
@@ -31,3 +32,16 @@ def test_the_docs_page_runs_under_the_policy_from_pifarm_alone(page, live_server
     screenshot(page, "api-docs")
     assert not elsewhere, elsewhere
     assert not problems, problems
+
+
+def test_a_post_from_the_docs_page_carries_the_sessions_csrf_token(page, live_server, viewer):
+    """A viewer's cancel is refused for the role it needs, not for a missing CSRF token."""
+    campaign = make_campaign(make_board("docs-pi"))
+    log_in(page, live_server, viewer)
+    page.goto(live_server.url + reverse("api:docs"))
+    page.get_by_role("button", name="POST /api/v1/campaigns/{code}/cancel/", exact=True).click()
+    page.get_by_role("button", name="Try it out").click()
+    page.get_by_placeholder("code").fill(str(campaign.code))
+    page.get_by_role("button", name="Execute").click()
+    answer = page.locator(".response-col_description .microlight").first
+    expect(answer).to_contain_text("This needs the operator role; yours is viewer")
