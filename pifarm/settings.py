@@ -242,6 +242,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_PAGINATION_CLASS": "benchmarks.api.pagination.Pages",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "benchmarks.api.errors.json_refusals",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "pifarm API",

@@ -170,3 +170,13 @@ def test_a_campaigns_detail_reads_a_fixed_number_of_queries(client, viewer, boar
         return len(captured)
 
     assert queries_for_runs(10) == queries_for_runs(500)
+
+
+def test_a_body_over_the_upload_limit_is_refused_unread(client, operator, board, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 65_536
+    spec = {**SPEC, "name": "x" * 70_000}
+    response = Api(client, operator).post(CAMPAIGNS, spec)
+    assert response.status_code == 400
+    assert response.json() == {
+        "detail": "The request body is over 65,536 bytes (PIFARM_UPLOAD_MAX_BYTES)."
+    }
