@@ -234,7 +234,8 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet):
         runs = (
             Run.objects.select_related("campaign", "board", "preset_version__preset", "snapshot")
             .annotate(rerun_of_code=F("rerun_of__code"), retry_of_code=F("retry_of__code"))
-            .prefetch_related("measurements")
+            # By metric alone: Measurement's own order ("run" first) joins lanes, campaigns, boards.
+            .prefetch_related(Prefetch("measurements", Measurement.objects.order_by("metric")))
             .order_by("campaign_id", "board_id", "sequence")
         )
         runs = runs.defer(*RUN_LEAVES_OUT, *(["environment"] if self.action == "list" else []))
