@@ -188,7 +188,9 @@ class CampaignViewSet(mixins.ListModelMixin, ApiViewSet):
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         campaign = self.get_queryset().get(pk=campaign.pk)
         location = request.build_absolute_uri(f"{campaign.code}/")
-        return Response(self.detail_of(campaign), status=201, headers={"Location": location})
+        return Response(
+            self.detail_of(campaign), status=status.HTTP_201_CREATED, headers={"Location": location}
+        )
 
     def detail_of(self, campaign: Campaign) -> dict:
         context = {**self.get_serializer_context(), "progress": progress.of(campaign)}
@@ -217,7 +219,7 @@ class CampaignViewSet(mixins.ListModelMixin, ApiViewSet):
             BENCHMARK_PARAM,
             _param("state", f"One of {', '.join(Run.State.values)}."),
             _param("suspect", "true: suspect runs only; false: the others.", bool),
-        ]  # fmt: skip
+        ]
     )
 )
 class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet):
@@ -260,7 +262,7 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet):
             BENCHMARK_PARAM,
             _param("run", "A run's code.", uuid.UUID),
             _param("metric", "A metric's name, e.g. throughput."),
-        ]  # fmt: skip
+        ]
     )
 )
 class MeasurementViewSet(mixins.ListModelMixin, ApiViewSet):
@@ -281,7 +283,7 @@ class MeasurementViewSet(mixins.ListModelMixin, ApiViewSet):
                 "run__benchmark",
                 "run__campaign__code",
                 "run__board__name",
-            )  # fmt: skip
+            )
             .order_by("run_id", "metric")
         )
         if (campaign := self.code_param("campaign")) is not None:
