@@ -89,6 +89,7 @@ ACCESS = {
     "api:measurement-list": Access("viewer", api=True),
     "api:schema": Access("viewer", api=True),
     "api:docs": Access("viewer"),
+    "api:no_such_endpoint": Access(None, allowed=404),
     "login": Access(None),
     "logout": Access(None, **POST),
 }

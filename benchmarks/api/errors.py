@@ -2,6 +2,8 @@
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
+from django.http import JsonResponse
+from django.urls import reverse
 from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
@@ -15,3 +17,9 @@ def json_refusals(exc, context):
         words = f"The request body is over {limit:,} bytes (PIFARM_UPLOAD_MAX_BYTES)."
         return Response({"detail": words}, status=status.HTTP_400_BAD_REQUEST)
     return exception_handler(exc, context)
+
+
+def no_such_endpoint(request):
+    """A mistyped path under /api/v1/ gets JSON too: a script would not read the 404 page."""
+    words = f"There is no {request.path} in the API: {reverse('api:docs')} lists what there is."
+    return JsonResponse({"detail": words}, status=404)

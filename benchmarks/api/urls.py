@@ -3,11 +3,11 @@
 from csp.constants import SELF
 from csp.decorators import csp_replace
 from django.contrib.auth.decorators import login_required
-from django.urls import path
+from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import SimpleRouter
 
-from benchmarks.api import views
+from benchmarks.api import errors, views
 
 app_name = "api"
 
@@ -36,4 +36,5 @@ urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # A person reads the docs: one not logged in is sent to the login page, not given a 401.
     path("docs/", csp_replace(DOCS_POLICY)(login_required(DocsView.as_view())), name="docs"),
+    re_path(r"^.*$", errors.no_such_endpoint, name="no_such_endpoint"),  # last
 ]
