@@ -93,7 +93,7 @@ def main() -> None:
         cases = {
             "first page": {},
             "page 400 of 500": {"page": 400},
-            "filtered: campaign, board, metric": {
+            "campaign+board+metric": {
                 "campaign": str(campaign.code),
                 "board": "api-3",
                 "metric": "throughput",
