@@ -13,7 +13,7 @@ from django import forms
 from benchmarks import campaigns, catalog
 from benchmarks.catalog import custom
 from benchmarks.catalog.spec import Benchmark, Param, ParamError
-from benchmarks.models import CONTROLLER, Campaign, CustomBenchmark
+from benchmarks.models import CONTROLLER, ApiToken, Campaign, CustomBenchmark
 from devices.models import Application, Board, PresetVersion
 
 SEED_LIMIT = 2**31 - 1
@@ -256,3 +256,10 @@ class CampaignForm(forms.Form):
         per_repetition = len(checked.boards) * len(checked.versions) * len(checked.items)
         repetitions = checked.repetitions
         return per_repetition * repetitions.minimum, per_repetition * repetitions.maximum
+
+
+class ApiTokenForm(forms.ModelForm):
+    class Meta:
+        model = ApiToken
+        fields = ["name", "sees_addresses"]
+        labels = {"sees_addresses": "May see board addresses"}

@@ -296,3 +296,31 @@ class CustomBenchmark(models.Model):
             if old and any(old[name] != getattr(self, name) for name in self.DEFINITION):
                 self.version += 1
         super().save(*args, **kwargs)
+
+
+class ApiToken(models.Model):
+    """A person's key to the JSON API (benchmarks.api): it acts with its owner's role.
+
+    Only a SHA-256 of the token is kept: the token itself is shown once, when it is made, and
+    a copy of the database opens nothing. A revoked token stays listed, refused."""
+
+    code = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    name = models.CharField(max_length=80, help_text="What it is for, e.g. “nightly CI job”.")
+    # The hex SHA-256 of the token; its unique index finds the token of each API request.
+    digest = models.CharField(max_length=64, unique=True, editable=False)
+    sees_addresses = models.BooleanField(
+        default=False,
+        help_text="Show boards' host names, addresses, ports, user names and serials.",
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    last_used = models.DateTimeField(null=True, blank=True, editable=False)
+    revoked = models.DateTimeField(null=True, blank=True, editable=False)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def __str__(self):
+        return f"{self.name} ({self.owner})"

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from benchmarks.views import campaigns, catalog, results
+from benchmarks.views import campaigns, catalog, results, tokens
 
 app_name = "benchmarks"
 
@@ -16,4 +16,6 @@ urlpatterns = [
     path("campaigns/<uuid:code>/retry/", campaigns.campaign_retry, name="retry"),
     path("campaigns/<uuid:code>/runs/<uuid:run>/cancel/", campaigns.run_cancel, name="cancel_run"),
     path("campaigns/<uuid:code>/runs.csv", results.runs_csv, name="runs_csv"),
+    path("tokens/", tokens.token_list, name="tokens"),
+    path("tokens/<uuid:code>/revoke/", tokens.token_revoke, name="revoke_token"),
 ]

@@ -44,6 +44,9 @@ INSTALLED_APPS = [
     "django_rq",
     "axes",
     "csp",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files, served from here: labs are often offline
     "devices",
     "benchmarks",
 ]
@@ -214,6 +217,7 @@ RQ_DASHBOARD_INLINE_STYLES = [
     "'sha256-k21rurKGtu5SGB1OFBbco10qy802mANKUYnLClIu1eQ='",  # style="margin-top: 20px;"
     "'sha256-BSTKIYoPCaklkJ9YS/ZVYuKW8e+DG8jZJCXznBzHjgg='",  # style="display: inline-block;"
 ]
+# The API's docs page adds data: images, for Swagger UI's icons (benchmarks.api.urls).
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": [SELF],
@@ -224,6 +228,38 @@ CONTENT_SECURITY_POLICY = {
         "form-action": [SELF],
         "frame-ancestors": [NONE],
     }
+}
+
+# The JSON API for scripts (benchmarks.api): a token per person, or the browser's session (with
+# its CSRF check) for the docs page. JSON only; lists in pages of 100, up to 1,000 on request.
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "benchmarks.api.authentication.BearerTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PAGINATION_CLASS": "benchmarks.api.pagination.Pages",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "benchmarks.api.errors.json_refusals",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "pifarm API",
+    "DESCRIPTION": "Boards, presets, campaigns, runs and measurements, for scripts. "
+    "Send a token made on the API tokens page as `Authorization: Bearer <token>`.",
+    "VERSION": "1",
+    "SCHEMA_PATH_PREFIX": "/api/v1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+    # Three models call their choices "state": each gets its own name in the schema.
+    "ENUM_NAME_OVERRIDES": {
+        "CampaignState": "benchmarks.models.Campaign.State",
+        "LaneState": "benchmarks.models.Lane.State",
+        "RunState": "benchmarks.models.Run.State",
+    },
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
 }
 
 # Django's request limits: a body over this many bytes, or with more fields, gets a 400 page

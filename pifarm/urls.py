@@ -8,6 +8,7 @@ handler400 = "devices.views.errors.bad_request"
 urlpatterns = [
     path("", include("devices.urls")),
     path("", include("benchmarks.urls")),
+    path("api/v1/", include("benchmarks.api.urls")),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),

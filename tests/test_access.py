@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
+from benchmarks.models import ApiToken
 from devices import presets
 from devices.models import Application, BoardTask, FactSnapshot, Preset
 
@@ -30,6 +31,7 @@ class Access:
     method: str = "get"
     allowed: int = 200  # what an allowed user gets (302: a POST that redirects)
     json: bool = False  # answers a JSON 403, also to the anonymous, instead of a login redirect
+    api: bool = False  # the JSON API: a 401 to the anonymous (how to send a token), JSON 403s
 
 
 POST = {"method": "post", "allowed": 302}
@@ -71,6 +73,23 @@ ACCESS = {
     "benchmarks:retry": Access("operator", **POST),
     "benchmarks:cancel_run": Access("operator", **POST),
     "benchmarks:runs_csv": Access("viewer"),
+    # Any user has API tokens; the world's token is another user's, so revoking it is a 404
+    # (the owner's revoke: tests/api/test_tokens.py).
+    "benchmarks:tokens": Access("viewer"),
+    "benchmarks:revoke_token": Access("viewer", method="post", allowed=404),
+    "api:board-list": Access("viewer", api=True),
+    "api:board-detail": Access("viewer", api=True),
+    "api:preset-list": Access("viewer", api=True),
+    "api:preset-detail": Access("viewer", api=True),
+    "api:campaign-list": Access("viewer", api=True),
+    "api:campaign-detail": Access("viewer", api=True),
+    "api:campaign-cancel": Access("operator", method="post", api=True),
+    "api:run-list": Access("viewer", api=True),
+    "api:run-detail": Access("viewer", api=True),
+    "api:measurement-list": Access("viewer", api=True),
+    "api:schema": Access("viewer", api=True),
+    "api:docs": Access("viewer"),
+    "api:no_such_endpoint": Access(None, allowed=404),
     "login": Access(None),
     "logout": Access(None, **POST),
 }
@@ -96,7 +115,7 @@ def test_every_entry_is_a_url_the_site_serves():
 
 
 @pytest.fixture
-def world():
+def world(django_user_model):
     """One of everything a URL can point at, by the first part of the URLs that show it."""
     board = make_board(offered_host_key=TEST_PUBLIC_KEY)
     snapshot = FactSnapshot.objects.create(
@@ -109,6 +128,8 @@ def world():
     application = Application.objects.create(board=board, version=version, state="verified")
     # A lane still queued: a retry adds runs without queueing anything (no Redis here).
     campaign = make_campaign(board, states=["queued", "failed"])
+    someone = django_user_model.objects.create_user("someone-else")
+    token = ApiToken.objects.create(owner=someone, name="someone's", digest="0" * 64)
     return {
         "boards": board.code,
         "presets": preset.code,
@@ -119,12 +140,15 @@ def world():
         "number": version.number,
         "campaigns": campaign.code,
         "run": campaign.runs.get(state="queued").code,
+        "runs": campaign.runs.get(state="queued").code,
+        "tokens": token.code,
     }
 
 
 def url_for(name: str, world: dict) -> str:
     route = URLS[name]
-    values = {**world, "code": world.get(route.split("/", 1)[0])}
+    path = route.removeprefix("api/v1/").removeprefix("^")  # the API's router writes regexes
+    values = {**world, "code": world.get(path.split("/", 1)[0])}
     parameters = re.findall(r"<(?:\w+:)?(\w+)>", route)
     return reverse(name, kwargs={key: values[key] for key in parameters})
 
@@ -132,6 +156,8 @@ def url_for(name: str, world: dict) -> str:
 def expected_status(access: Access, role: str) -> int:
     if access.needs is None or ROLE_ORDER.index(role) >= ROLE_ORDER.index(access.needs):
         return access.allowed
+    if role == "anonymous" and access.api:
+        return 401
     if role == "anonymous" and not access.json:
         return 302  # to the login page
     return 403
@@ -148,7 +174,7 @@ def test_each_role_gets_what_it_may_use_and_a_403_for_the_rest(name, role, clien
     response = getattr(client, access.method)(url_for(name, world))
     assert response.status_code == expected_status(access, role), response.content[:500]
     if response.status_code == 403:
-        expected_type = "application/json" if access.json else "text/html"
+        expected_type = "application/json" if access.json or access.api else "text/html"
         assert response["Content-Type"].startswith(expected_type)
     if role == "anonymous" and response.status_code == 302 and access.needs:
         assert response["Location"].startswith("/login/")

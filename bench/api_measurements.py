@@ -1,0 +1,123 @@
+"""How long does one page of the API's measurement list take, with 50,000 measurements?
+
+    .venv/bin/python bench/api_measurements.py [--rounds 20]
+
+No simulated Pi and no worker: 5 boards on addresses nobody contacts, one campaign of 25,000
+runs with 2 values each (bulk_create), in a throw-away data directory. A viewer's token reads
+GET /api/v1/measurements/ through Django's test client (the whole stack: middleware, token
+authentication, permissions, filters, the page and its count) --rounds times for each of: the
+first page, a page deep in the list, and a page filtered by campaign, board and metric; the
+SQL queries of one request are counted with CaptureQueriesContext. Target: each median under
+100 ms, with as many queries for one page as for another. Exits 1 if one is missed.
+"""
+
+import argparse
+import os
+import time
+
+import benchenv  # noqa: I001 - first: it sets up Django on a throw-away data directory
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from benchmarks.api import tokens
+from benchmarks.models import Campaign, Lane, Measurement, Run
+from devices import roles
+from devices.models import Board
+
+MEASUREMENTS = 50_000
+BOARDS = 5
+TARGET_MS = 100.0
+UNCONTACTED = "10.213.9.{}"  # a bench subnet with no farm on it
+
+
+def lab() -> Campaign:
+    """A campaign of MEASUREMENTS / 2 runs on BOARDS boards, each run with two values."""
+    campaign = Campaign.objects.create(name="api bench", spec={})
+    runs = []
+    for i in range(BOARDS):
+        board = Board(name=f"api-{i + 1}", host=UNCONTACTED.format(11 + i))
+        board.set_credential(Board.AuthMethod.PASSWORD, "bench-only")
+        board.save()
+        lane = Lane.objects.create(campaign=campaign, board=board)
+        runs += [
+            Run(campaign=campaign, lane=lane, board=board, sequence=n * 10, benchmark="sha1sum",
+                definition_version=1, params={"size": "16M"}, repetition=n + 1, state="done")
+            for n in range(MEASUREMENTS // 2 // BOARDS)
+        ]  # fmt: skip
+    Run.objects.bulk_create(runs, batch_size=2000)
+    values = [
+        Measurement(run_id=run_id, metric=metric, value=value, unit=unit, higher_is_better=better)
+        for run_id in Run.objects.values_list("pk", flat=True)
+        for metric, value, unit, better in (
+            ("throughput", 412.5, "MB/s", True), ("seconds", 0.04, "s", False),
+        )
+    ]  # fmt: skip
+    Measurement.objects.bulk_create(values, batch_size=5000)
+    return campaign
+
+
+def timed(client: Client, headers: dict, params: dict, rounds: int) -> tuple[list[float], int]:
+    """Milliseconds of each request, and the SQL queries of one."""
+    path = reverse("api:measurement-list")
+    samples = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        response = client.get(path, params, **headers)
+        samples.append((time.perf_counter() - started) * 1000)
+        if response.status_code != 200 or len(response.json()["results"]) != 100:
+            raise SystemExit(f"{params}: {response.status_code} {response.content[:200]!r}")
+    with CaptureQueriesContext(connection) as captured:
+        client.get(path, params, **headers)
+    return samples, len(captured)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=20)
+    args = parser.parse_args()
+
+    settings.STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise looks there
+    call_command("migrate", verbosity=0)
+    try:
+        campaign = lab()
+        viewer = get_user_model().objects.create_user("bench-viewer")
+        roles.assign(viewer, roles.VIEWER)
+        _, token = tokens.issue(viewer, "bench")
+        headers = {"HTTP_AUTHORIZATION": f"Bearer {token}", "HTTP_HOST": "127.0.0.1"}
+        client = Client()
+        cases = {
+            "first page": {},
+            "page 400 of 500": {"page": 400},
+            "campaign+board+metric": {
+                "campaign": str(campaign.code),
+                "board": "api-3",
+                "metric": "throughput",
+            },  # fmt: skip
+        }
+        timed(client, headers, {}, 3)  # warm-up: imports, the first connection
+        figures = {
+            name: timed(client, headers, params, args.rounds) for name, params in cases.items()
+        }
+
+        print(f"\n{Measurement.objects.count():,} measurements, {Run.objects.count():,} runs, "
+              f"{BOARDS} boards, {os.cpu_count()} cores, {connection.vendor}")  # fmt: skip
+        print(f"load seen: {benchenv.load_average()}\n")
+        met = True
+        for name, (samples, queries) in figures.items():
+            median = benchenv.report(f"GET measurements, {name}", samples, unit="ms", digits=1)
+            print(f"{'  SQL queries of one request':<44} {queries:9d}")
+            met &= benchenv.verdict("  median (ms), target", median, TARGET_MS)
+        counts = {queries for _, queries in figures.values()}
+        met &= benchenv.verdict("query counts that differ between pages", len(counts) - 1, 0)
+    finally:
+        benchenv.cleanup()
+    raise SystemExit(0 if met else 1)
+
+
+if __name__ == "__main__":
+    main()

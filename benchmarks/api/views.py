@@ -1,0 +1,296 @@
+"""The API's endpoints: read-only lists and details, and campaigns started and cancelled.
+
+Every endpoint needs the permission its page needs (permissions.HasRolePermission); lists are
+paged (settings.REST_FRAMEWORK) and filtered by query parameters, each checked: a filter that
+cannot match (a code that is no UUID, an unknown state) is a 400 that says so, not an empty
+page.
+"""
+
+import uuid
+
+from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery
+from django.db.models.fields.json import KT, KeyTransform
+from django.template.defaultfilters import pluralize
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from rest_framework import mixins, status, viewsets
+from rest_framework import serializers as drf_serializers
+from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
+
+from benchmarks import campaigns, progress
+from benchmarks.api import serializers
+from benchmarks.api.authentication import sees_addresses
+from benchmarks.api.permissions import HasRolePermission
+from benchmarks.api.redact import Redactor, ShowAll
+from benchmarks.models import Campaign, Measurement, Run
+from devices.models import Board, FactSnapshot, Preset, PresetVersion
+
+UUID_PATTERN = "[0-9a-fA-F-]{32,36}"
+# What no run shows here: its output (up to 256 KiB), a sample a second from each end, the
+# whole probe of the board; read for each run, they would make a page of runs slow.
+RUN_LEAVES_OUT = ("raw_output", "telemetry", "peer_telemetry", "snapshot__facts", "campaign__spec")
+
+
+def _param(name: str, description: str, kind=str) -> OpenApiParameter:
+    return OpenApiParameter(name, kind, OpenApiParameter.QUERY, description=description)
+
+
+BOARD_PARAM = _param("board", "A board's code, or its name (retired boards of that name too).")
+CAMPAIGN_PARAM = _param("campaign", "A campaign's code.", uuid.UUID)
+BENCHMARK_PARAM = _param("benchmark", "A benchmark's name, e.g. sha1sum.")
+
+
+class ApiViewSet(viewsets.GenericViewSet):
+    permission_classes = [HasRolePermission]
+    lookup_field = "code"
+    lookup_value_regex = UUID_PATTERN
+    write_permission = ""  # read-only unless a view says otherwise
+
+    def get_serializer_context(self):
+        sees = sees_addresses(self.request)
+        redactor = ShowAll() if sees else Redactor()
+        return {**super().get_serializer_context(), "sees_addresses": sees, "redactor": redactor}
+
+    def code_param(self, name: str) -> uuid.UUID | None:
+        raw = self.request.query_params.get(name)
+        if raw is None:
+            return None
+        try:
+            return uuid.UUID(raw)
+        except ValueError:
+            raise ValidationError({name: f"{raw[:60]!r} is not a code (a UUID)."}) from None
+
+    def board_filter(self, prefix: str = "") -> Q:
+        raw = self.request.query_params.get("board")
+        if raw is None:
+            return Q()
+        try:
+            return Q(**{f"{prefix}board__code": uuid.UUID(raw)})
+        except ValueError:
+            return Q(**{f"{prefix}board__name": raw})
+
+    def yes_no_param(self, name: str) -> bool | None:
+        raw = self.request.query_params.get(name)
+        if raw is None:
+            return None
+        if raw.lower() not in ("true", "false"):
+            raise ValidationError({name: "true or false."})
+        return raw.lower() == "true"
+
+
+@extend_schema_view(
+    list=extend_schema(
+        parameters=[_param("in_service", "true: boards in service; false: retired ones.", bool)]
+    )
+)
+class BoardViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet):
+    """Boards, with their latest probe. Never a credential or a host key; the host, port, user
+    name, serial and the board's own host name only for a token that may see addresses."""
+
+    serializer_class = serializers.BoardSerializer
+    read_permission = "devices.view_board"
+
+    def get_queryset(self):
+        latest = FactSnapshot.objects.filter(board=OuterRef("pk")).order_by("-taken_at")
+        boards = Board.objects.annotate(latest_probe_id=Subquery(latest.values("pk")[:1]))
+        in_service = self.yes_no_param("in_service")
+        if in_service is not None:
+            boards = boards.filter(retired__isnull=in_service)
+        return boards.order_by("name", "pk")
+
+    def list(self, request, *args, **kwargs):
+        page = self.paginate_queryset(self.get_queryset())
+        data = self.get_serializer(with_latest_probes(page), many=True).data
+        return self.get_paginated_response(data)
+
+    def retrieve(self, request, *args, **kwargs):
+        board = with_latest_probes([self.get_object()])[0]
+        return Response(self.get_serializer(board).data)
+
+
+def with_latest_probes(boards) -> list[Board]:
+    """boards, each with .latest_probe: its latest snapshot's columns (one query for all)."""
+    boards = list(boards)
+    probes = (
+        FactSnapshot.objects.defer("facts")
+        .annotate(
+            simulated=KeyTransform("simulated", "facts"),
+            serial=KT("facts__serial"),
+            hostname=KT("facts__hostname"),
+        )
+        .in_bulk([board.latest_probe_id for board in boards if board.latest_probe_id])
+    )
+    for board in boards:
+        board.latest_probe = probes.get(board.latest_probe_id)
+    return boards
+
+
+class PresetViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet):
+    """Presets with every version (newest first), as a campaign spec names them."""
+
+    serializer_class = serializers.PresetSerializer
+    read_permission = "devices.view_preset"
+
+    def get_queryset(self):
+        versions = PresetVersion.objects.select_related("author", "parent").order_by("-number")
+        return (
+            Preset.objects.select_related("created_by")
+            .prefetch_related(Prefetch("versions", queryset=versions))
+            .order_by("name")
+        )
+
+
+class CancelledSerializer(drf_serializers.Serializer):
+    detail = drf_serializers.CharField()
+    stopped = drf_serializers.IntegerField()
+
+
+@extend_schema_view(
+    list=extend_schema(parameters=[_param("state", "running, finished or cancelled.")]),
+    create=extend_schema(
+        request={"application/json": dict},
+        responses={201: serializers.CampaignDetailSerializer},
+        description="Start a campaign from a spec, as `manage.py campaign start` reads it. A "
+        "refused spec is a 400 whose detail says what to change; nothing is written then.",
+    ),
+)
+class CampaignViewSet(mixins.ListModelMixin, ApiViewSet):
+    """Campaigns, each with its runs counted by state; the detail adds its progress."""
+
+    read_permission = "benchmarks.view_campaign"
+    write_permission = "benchmarks.run_campaign"
+
+    def get_serializer_class(self):
+        return (
+            serializers.CampaignSerializer
+            if self.action == "list"
+            else serializers.CampaignDetailSerializer
+        )
+
+    def get_queryset(self):
+        counts = {f"n_{state}": Count("runs", filter=Q(runs__state=state)) for state in Run.State}
+        listed = Campaign.objects.select_related("created_by").annotate(**counts)
+        state = self.request.query_params.get("state")
+        if state is not None:
+            if state not in Campaign.State.values:
+                raise ValidationError({"state": f"one of {', '.join(Campaign.State.values)}."})
+            listed = listed.filter(state=state)
+        return listed.order_by("-created", "-pk")
+
+    def retrieve(self, request, *args, **kwargs):
+        return Response(self.detail_of(self.get_object()))
+
+    def create(self, request, *args, **kwargs):
+        try:
+            campaign = campaigns.start(request.data, request.user)
+        except campaigns.SpecError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        campaign = self.get_queryset().get(pk=campaign.pk)
+        location = request.build_absolute_uri(f"{campaign.code}/")
+        return Response(
+            self.detail_of(campaign), status=status.HTTP_201_CREATED, headers={"Location": location}
+        )
+
+    def detail_of(self, campaign: Campaign) -> dict:
+        context = {**self.get_serializer_context(), "progress": progress.of(campaign)}
+        return serializers.CampaignDetailSerializer(campaign, context=context).data
+
+    @extend_schema(request=None, responses={200: CancelledSerializer, 409: CancelledSerializer})
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, code=None):
+        """Queued runs end at once, running ones are stopped by their jobs. A campaign that is
+        not running any more is a 409 saying why."""
+        campaign = self.get_object()
+        stopped = campaigns.cancel(campaign, request.user)
+        if stopped is None:
+            words = campaigns.why_not_cancelled(campaign)
+            return Response({"detail": words, "stopped": 0}, status=status.HTTP_409_CONFLICT)
+        runs = f"{stopped} run{pluralize(stopped)}"
+        words = f"Cancelled {campaign.name}: {runs} stopped or dropped."
+        return Response({"detail": words, "stopped": stopped})
+
+
+@extend_schema_view(
+    list=extend_schema(
+        parameters=[
+            CAMPAIGN_PARAM,
+            BOARD_PARAM,
+            BENCHMARK_PARAM,
+            _param("state", f"One of {', '.join(Run.State.values)}."),
+            _param("suspect", "true: suspect runs only; false: the others.", bool),
+        ]
+    )
+)
+class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet):
+    """Runs in the order their lanes run them; the detail adds the environment."""
+
+    read_permission = "benchmarks.view_run"
+
+    def get_serializer_class(self):
+        if self.action == "list":
+            return serializers.RunSerializer
+        return serializers.RunDetailSerializer
+
+    def get_queryset(self):
+        runs = (
+            Run.objects.select_related("campaign", "board", "preset_version__preset", "snapshot")
+            .annotate(rerun_of_code=F("rerun_of__code"), retry_of_code=F("retry_of__code"))
+            # By metric alone: Measurement's own order ("run" first) joins lanes, campaigns, boards.
+            .prefetch_related(Prefetch("measurements", Measurement.objects.order_by("metric")))
+            .order_by("campaign_id", "board_id", "sequence")
+        )
+        runs = runs.defer(*RUN_LEAVES_OUT, *(["environment"] if self.action == "list" else []))
+        if (campaign := self.code_param("campaign")) is not None:
+            runs = runs.filter(campaign__code=campaign)
+        if (benchmark := self.request.query_params.get("benchmark")) is not None:
+            runs = runs.filter(benchmark=benchmark)
+        if (state := self.request.query_params.get("state")) is not None:
+            if state not in Run.State.values:
+                raise ValidationError({"state": f"one of {', '.join(Run.State.values)}."})
+            runs = runs.filter(state=state)
+        if (suspect := self.yes_no_param("suspect")) is not None:
+            runs = runs.filter(suspect=suspect)
+        return runs.filter(self.board_filter())
+
+
+@extend_schema_view(
+    list=extend_schema(
+        parameters=[
+            CAMPAIGN_PARAM,
+            BOARD_PARAM,
+            BENCHMARK_PARAM,
+            _param("run", "A run's code.", uuid.UUID),
+            _param("metric", "A metric's name, e.g. throughput."),
+        ]
+    )
+)
+class MeasurementViewSet(mixins.ListModelMixin, ApiViewSet):
+    """Every value measured, one per run and metric, in run order."""
+
+    serializer_class = serializers.MeasurementSerializer
+    read_permission = "benchmarks.view_run"  # as the CSV of a campaign's values
+
+    def get_queryset(self):
+        measurements = (
+            Measurement.objects.select_related("run__campaign", "run__board")
+            .only(
+                "metric",
+                "value",
+                "unit",
+                "higher_is_better",
+                "run__code",
+                "run__benchmark",
+                "run__campaign__code",
+                "run__board__name",
+            )
+            .order_by("run_id", "metric")
+        )
+        if (campaign := self.code_param("campaign")) is not None:
+            measurements = measurements.filter(run__campaign__code=campaign)
+        if (run := self.code_param("run")) is not None:
+            measurements = measurements.filter(run__code=run)
+        for name, lookup in (("metric", "metric"), ("benchmark", "run__benchmark")):
+            if (value := self.request.query_params.get(name)) is not None:
+                measurements = measurements.filter(**{lookup: value})
+        return measurements.filter(self.board_filter("run__"))
