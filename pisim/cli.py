@@ -1,10 +1,11 @@
-"""python -m pisim up|status|down|supervise"""
+"""python -m pisim up|status|down|build-root|supervise"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+import time
 
 from .farm import Farm, cleanup_all, list_farms, stop_supervisor, teardown_farm
 from .profiles import PROFILES
@@ -82,6 +83,20 @@ def cmd_down(args) -> int:
     return 0
 
 
+def cmd_build_root(_args) -> int:
+    """The i386 root of the 32-bit nodes (pisim.rootfs), built now if it is not cached."""
+    from . import rootfs
+
+    started = time.monotonic()
+    try:
+        root = rootfs.ensure_root(say=print)
+    except PisimError as exc:
+        print(f"pisim build-root: {exc}", file=sys.stderr)
+        return 1
+    print(f"{rootfs.ARCH} root ready in {time.monotonic() - started:.0f} s: {root}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m pisim", description="Simulated Raspberry Pi farm (needs root)."
@@ -100,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     group = down.add_mutually_exclusive_group()
     group.add_argument("--name", default="demo")
     group.add_argument("--all", action="store_true")
+    sub.add_parser("build-root", help="build the i386 root of the 32-bit nodes (cached)")
     sv = sub.add_parser("supervise", help=argparse.SUPPRESS)
     sv.add_argument("rundir")
     sv.add_argument("--owner-pid", type=int)
@@ -108,4 +124,5 @@ def main(argv: list[str] | None = None) -> int:
         from .supervisor import main as supervise
 
         return supervise(args.rundir, args.owner_pid)
-    return {"up": cmd_up, "status": cmd_status, "down": cmd_down}[args.cmd](args)
+    commands = {"up": cmd_up, "status": cmd_status, "down": cmd_down, "build-root": cmd_build_root}
+    return commands[args.cmd](args)
