@@ -34,6 +34,8 @@ PACKAGES = (
     "lame", "openvpn", "wireguard-tools", "wireguard-go", "ethtool", "nftables", "fio", "gcc",
     "libc6-dev", "make",
 )  # fmt: skip
+# What _configure() does to the root: a change to it bumps this, and the cached root is rebuilt.
+RECIPE = 2
 ATTEMPTS = 3  # a mirror that drops a download now and then
 RETRY_PAUSE_S = 5.0
 STEP_TIMEOUT_S = 1800
@@ -48,7 +50,7 @@ def root_dir(cache_dir: Path | None = None) -> Path:
 
 
 def stamp_for(packages: tuple[str, ...]) -> dict:
-    return {"arch": ARCH, "suite": SUITE, "packages": sorted(packages)}
+    return {"arch": ARCH, "suite": SUITE, "packages": sorted(packages), "recipe": RECIPE}
 
 
 def is_built(cache_dir: Path | None = None, packages: tuple[str, ...] = PACKAGES) -> bool:
@@ -57,7 +59,8 @@ def is_built(cache_dir: Path | None = None, packages: tuple[str, ...] = PACKAGES
         stamp = json.loads((final / "stamp.json").read_text())
     except (OSError, ValueError):
         return False
-    return {k: stamp.get(k) for k in ("arch", "suite", "packages")} == stamp_for(packages)
+    expected = stamp_for(packages)
+    return {k: stamp.get(k) for k in expected} == expected
 
 
 def ensure_root(
@@ -185,5 +188,7 @@ def _configure(root: Path, source_files: list[Path], log: Path) -> None:
     _step("apt-get clean in the i386 root", [*chroot, "apt-get", "clean"], log)
     for key in (root / "etc/ssh").glob("ssh_host_*"):
         key.unlink()  # each node has its own (pisim.nodefs); none is shared through the cache
+    # Where pisim.boot mounts the node's own files and directories.
     for mountpoint in ("boot", "home", "usr/local/bin", "usr/local/sbin", "var/tmp"):
         (root / mountpoint).mkdir(parents=True, exist_ok=True)
+    (root / "etc/hosts").touch()
