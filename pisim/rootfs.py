@@ -114,13 +114,14 @@ def _build(cache_dir: Path, packages, mirror, attempts: int, say) -> None:
     mirror = mirror or uri
     debs = cache_dir / f"debs-{ARCH}-{SUITE}"  # downloads kept for a retry or a rebuild
     debs.mkdir(exist_ok=True)
+    _remove_leftovers(cache_dir)
     work = cache_dir / f".{ARCH}-{SUITE}.build-{os.getpid()}"
     log = cache_dir / f"{ARCH}-{SUITE}.build.log"
     log.write_bytes(b"")  # this build's log only
     started = time.monotonic()
     last_error = ""
     for attempt in range(1, attempts + 1):
-        shutil.rmtree(work, ignore_errors=True)
+        _remove_tree(work)
         (work / "root").mkdir(parents=True)
         say(f"building the {ARCH} root from {mirror} (attempt {attempt} of {attempts})")
         try:
@@ -132,7 +133,7 @@ def _build(cache_dir: Path, packages, mirror, attempts: int, say) -> None:
             if attempt < attempts:
                 time.sleep(RETRY_PAUSE_S)
     else:
-        shutil.rmtree(work, ignore_errors=True)
+        _remove_tree(work)
         raise PisimError(
             f"could not build the {ARCH} root for the 32-bit nodes from {mirror} "
             f"({attempts} attempts): {last_error} (log: {log})"
@@ -140,12 +141,66 @@ def _build(cache_dir: Path, packages, mirror, attempts: int, say) -> None:
     seconds = time.monotonic() - started
     stamp = {**stamp_for(packages), "mirror": mirror, "built_at": time.time(), "seconds": seconds}
     (work / "stamp.json").write_text(json.dumps(stamp, indent=1) + "\n")
-    old = cache_dir / f".{ARCH}-{SUITE}.old-{os.getpid()}"
-    if final.exists():
-        final.rename(old)  # a root of another package list: nodes still running keep theirs
+    if final.exists():  # a root of another package list, perhaps still in use
+        final.rename(cache_dir / f".{ARCH}-{SUITE}.old-{os.getpid()}-{time.time_ns()}")
     work.rename(final)
-    shutil.rmtree(old, ignore_errors=True)
+    _remove_leftovers(cache_dir)
     say(f"{ARCH} root built in {seconds:.0f} s: {final / 'root'}")
+
+
+def _remove_leftovers(cache_dir: Path) -> None:
+    """Builds that died (we hold the lock: nobody else builds) and replaced roots that no node
+    has mounted any more (running nodes of another session keep theirs until they stop)."""
+    for path in cache_dir.glob(f".{ARCH}-{SUITE}.build-*"):
+        _remove_tree(path)
+    in_use = _mounted_sources()
+    for path in cache_dir.glob(f".{ARCH}-{SUITE}.old-*"):
+        device, inside = _filesystem_path(path)
+        if not any(d == device and root.startswith(f"{inside}/") for d, root in in_use):
+            _remove_tree(path)
+
+
+def _filesystem_path(path: Path) -> tuple[str, str]:
+    """(device, path inside that filesystem) of a directory, as mountinfo names mounts' roots."""
+    best = ("", "/", "/")
+    with open("/proc/self/mountinfo") as mountinfo:
+        for line in mountinfo:
+            device, root, mountpoint = line.split()[2:5]
+            inside = f"{path}/".startswith(mountpoint.rstrip("/") + "/")
+            if inside and len(mountpoint) >= len(best[2]):
+                best = (device, root, mountpoint)
+    device, root, mountpoint = best
+    return device, root.rstrip("/") + str(path)[len(mountpoint.rstrip("/")) :]
+
+
+def _mounted_sources() -> set[tuple[str, str]]:
+    """(device, root) of every mount of every mount namespace on the machine: what each has
+    mounted, as a path inside its filesystem (a renamed directory shows under its new name)."""
+    seen, sources = set(), set()
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            namespace = os.readlink(f"/proc/{pid}/ns/mnt")
+            if namespace in seen:
+                continue
+            seen.add(namespace)
+            with open(f"/proc/{pid}/mountinfo") as mountinfo:
+                sources.update((f[2], f[3].rstrip("/") + "/") for f in map(str.split, mountinfo))
+        except OSError:
+            continue  # gone meanwhile
+    return sources
+
+
+def _remove_tree(path: Path) -> None:
+    """rm -r that never reaches into a mount: a debootstrap that died may have left /proc or
+    /sys mounted inside its target; they are unmounted first (deepest first)."""
+    if not path.exists():
+        return
+    prefix = f"{path}/"
+    with open("/proc/self/mountinfo") as mountinfo:
+        mounts = [line.split()[4] for line in mountinfo if line.split()[4].startswith(prefix)]
+    for target in sorted(mounts, key=len, reverse=True):
+        subprocess.run(["umount", "-l", "--", target], check=False, timeout=30)
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def _step(what: str, cmd: list[str], log: Path) -> None:
