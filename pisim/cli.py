@@ -7,6 +7,7 @@ import json
 import sys
 import time
 
+from . import rootfs
 from .farm import Farm, cleanup_all, list_farms, stop_supervisor, teardown_farm
 from .profiles import PROFILES
 from .util import RUN_ROOT, PisimError
@@ -20,6 +21,9 @@ def cmd_up(args) -> int:
         return 2
     farm = Farm(args.name, args.subnet_index, args.downtime)
     try:
+        if any(PROFILES[p].userland for p in profiles[: args.nodes]):
+            # The first 32-bit node builds their root unless it is cached: say so meanwhile.
+            rootfs.ensure_root(say=lambda line: print(line, file=sys.stderr))
         for i in range(args.nodes):
             farm.add_node(f"node{i + 1}", profile=profiles[i % len(profiles)])
         farm.start(detach=True)
@@ -33,7 +37,7 @@ def cmd_up(args) -> int:
         print(f"farm {farm.name} up (simulated Raspberry Pis), details in {farm.dir}/farm.json")
         for n in doc["nodes"]:
             print(
-                f"  {n['name']:<8} {n['profile']:<14} {n['user']}@{n['host']}:{n['port']}  "
+                f"  {n['name']:<8} {n['profile']:<16} {n['user']}@{n['host']}:{n['port']}  "
                 f"key {n['private_key_path']}  host key {n['host_key_fingerprint']}"
             )
     return 0
@@ -56,7 +60,7 @@ def cmd_status(args) -> int:
         for node in farm.nodes.values():
             reach = "ssh ok" if node.accepts_tcp(0.3) else "no ssh"
             print(
-                f"  {node.name:<8} {node.info['profile']:<14} {node.host:<14} "
+                f"  {node.name:<8} {node.info['profile']:<16} {node.host:<14} "
                 f"{node.state:<8} boot_count={node.boot_count} {reach} {cpu_quota(node)}"
             )
     return 0
@@ -85,8 +89,6 @@ def cmd_down(args) -> int:
 
 def cmd_build_root(_args) -> int:
     """The i386 root of the 32-bit nodes (pisim.rootfs), built now if it is not cached."""
-    from . import rootfs
-
     started = time.monotonic()
     try:
         root = rootfs.ensure_root(say=print)
