@@ -9,11 +9,13 @@ import os
 
 import pytest
 
+from benchmarks.catalog import cpu
 from devices import tasks
 from devices.models import BoardTask
 from pisim import Faults, rootfs
 from pisim.pytest_plugin import SESSION_SUBNETS, start_free_farm
 
+from ..benchmarks.catalog_support import assert_sane, run_on_node
 from ..devices.simfarm import register_node
 from .sshutil import connect_error, out, run, wait_for
 
@@ -128,3 +130,11 @@ def test_the_probe_reports_the_boards_as_they_are(farm, run_jobs, name, kernel_b
     assert facts["simulated"] is True
     assert facts["model"] == node.profile.model
     assert facts["tools"]["sha1sum"] and facts["tools"]["iperf3"] and facts["tools"]["sudo"]
+
+
+# The quick ones: intloop is built by the node's own (i386) gcc. 7zip, fio and the rest of the
+# catalog run there too, but take 10 s each or need a peer.
+@pytest.mark.parametrize("benchmark", [cpu.SHA1SUM, cpu.INTLOOP], ids=lambda b: b.name)
+def test_pifarm_benchmarks_run_on_a_32_bit_node(farm, benchmark):
+    raw = {"seconds": 1} if benchmark is cpu.INTLOOP else {}
+    assert_sane(benchmark, run_on_node(farm.nodes["p4"], benchmark, raw))
