@@ -6,6 +6,7 @@ userland. pi3b-legacy-32 is 32-bit through and through: `uname -m` says i686 in 
 
 import hashlib
 import os
+from pathlib import Path
 
 import pytest
 
@@ -21,6 +22,7 @@ from .sshutil import connect_error, out, run, wait_for
 
 pytestmark = pytest.mark.pisim
 
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 ELFCLASS32, ELFCLASS64 = 1, 2
 HOST_MACHINE = os.uname().machine  # what a 64-bit kernel says here (a Pi 4's says aarch64)
 # name: (profile, uname -m, getconf LONG_BIT, dpkg architecture, ELF class)
@@ -75,6 +77,14 @@ def test_the_programs_the_node_runs_are_of_its_userland(farm, name):
     if expected == ELFCLASS32:
         on_disk = (rootfs.root_dir() / "usr/bin/sha1sum").read_bytes()
         assert running == hashlib.sha1(on_disk).hexdigest()  # noqa: S324 - a file's identity
+
+
+def test_the_pi4_on_a_32_bit_os_has_the_files_of_a_real_one(farm):
+    real = FIXTURES / "probe" / "roots" / "pi4_bookworm32"
+    node = farm.nodes["p4"]
+    assert out(node, "cat /etc/os-release") == (real / "etc" / "os-release").read_text()
+    config_txt = "boot/firmware/config.txt"
+    assert node.read_file(f"/{config_txt}") == (real / config_txt).read_bytes()
 
 
 @pytest.mark.parametrize("name", ["p4", "p3"])
