@@ -12,7 +12,8 @@ PID 1 joins the node's cgroup first (pisim/nodecpu.py) and sets its CPU quota fr
 emulated Arm clock, which it re-evaluates every CLOCK_SAMPLE_S from the governor and the load.
 A node with a USB NIC gets its eth0 from a relay (pisim/usbnic.py) that PID 1 starts before
 sshd and restarts when it dies; killing "every process" for SIGUSR1 spares it (it is the
-board's Ethernet, not a session).
+board's Ethernet, not a session). A 32-bit node's sshd runs chrooted into the i386 root of
+pisim.rootfs, where PID 1 mounts the node's own files (setup_userland_root).
 """
 
 from __future__ import annotations
@@ -202,7 +203,7 @@ def setup_userland_root(node: Path, root: str, missing_tools: list[str]) -> None
     (setup_mounts then adds the node's /proc, /sys, /dev, /run, /tmp and /var/log).
 
     PID 1 stays in the host's root (its Python is the host's); sshd, and with it every session,
-    and run_as_root are chrooted here (userland_argv)."""
+    is chrooted here (userland_argv), and so is Node.run_as_root."""
     mount(root, root, flags=MS_BIND)
     mount(None, root, flags=MS_BIND | MS_REMOUNT | MS_RDONLY)
     etc = node / "etc"

@@ -203,6 +203,10 @@ def prepare_node(
     profile = PROFILES[profile_key]
     userland = None
     if profile.userland:  # built (or found in the cache) before anything of the node exists
+        if profile.userland != rootfs.ARCH:
+            raise PisimError(
+                f"profile {profile_key}: no {profile.userland} root, only {rootfs.ARCH}"
+            )
         userland = {
             "arch": profile.userland,
             "root": str(rootfs.ensure_root()),
