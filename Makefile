@@ -6,8 +6,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 # Debian packages: sshd/sudo/iproute2 for the simulated Pis, the benchmark tools they run,
 # busybox to check the probe script on coreutils-free boards,
-# Chromium for the browser tests, gcc for building Python wheels when needed.
-APT_PACKAGES := python3-venv openssh-server openssh-client sudo iproute2 procps busybox \
+# Chromium for the browser tests, gcc for building Python wheels when needed,
+# debootstrap for the i386 root of the 32-bit simulated Pis.
+APT_PACKAGES := python3-venv openssh-server openssh-client sudo iproute2 procps busybox debootstrap \
 	iperf3 openssl sysbench stress-ng 7zip flac lame openvpn wireguard-tools wireguard-go \
 	ethtool nftables fio chromium chromium-driver gcc libc6-dev make
 # bench/ scripts that check a target: the benchmark engine's (issue 7), then the API's.
@@ -44,6 +45,8 @@ test: setup
 	$(VENV)/bin/ruff format --check .
 	# The suite runs on its own SQLite and embedded Redis, whatever the shell exports: it
 	# empties its Redis between tests. (tests/test_team_server.py uses local servers itself.)
+	# The 32-bit nodes' i386 root first: built once per machine and cached (~1.5 min, 600 MB).
+	$(PY) -m pisim build-root
 	env -u DATABASE_URL -u REDIS_URL PIFARM_DATA_DIR=$(CURDIR)/var/test $(PY) -m pytest $(PYTEST_ARGS)
 
 bench: setup

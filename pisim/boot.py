@@ -12,7 +12,8 @@ PID 1 joins the node's cgroup first (pisim/nodecpu.py) and sets its CPU quota fr
 emulated Arm clock, which it re-evaluates every CLOCK_SAMPLE_S from the governor and the load.
 A node with a USB NIC gets its eth0 from a relay (pisim/usbnic.py) that PID 1 starts before
 sshd and restarts when it dies; killing "every process" for SIGUSR1 spares it (it is the
-board's Ethernet, not a session).
+board's Ethernet, not a session). A 32-bit node's sshd runs chrooted into the i386 root of
+pisim.rootfs, where PID 1 mounts the node's own files (setup_userland_root).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ MS_REC = 0x4000
 MS_RDONLY = 0x1
 MS_NOSUID = 0x2
 MS_NODEV = 0x4
+MS_REMOUNT = 0x20
 SSHD = "/usr/sbin/sshd"
 SSHD_CONFIG = "/etc/ssh/sshd_config"
 GATED_SSHD_CONFIG = "/run/sshd_config.gated"  # this boot's sshd config behind SshGate
@@ -167,7 +169,11 @@ def setup_mounts(node: Path, booted: dict) -> int:
         except OSError as exc:
             log(f"overlay on {target} failed ({exc}); plain bind")
             mount(str(node / sub), target, flags=MS_BIND)
-    hide_missing_tools(node, booted.get("missing_tools", []))
+    userland = booted.get("userland")
+    if userland:  # while the node directory is still in reach: /run is covered below
+        setup_userland_root(node, userland["root"], booted.get("missing_tools", []))
+    else:
+        hide_missing_tools(node, booted.get("missing_tools", []))
     tmpfs("/tmp", "1777")  # noqa: S108 - the node's own, empty /tmp
     tmpfs("/dev/shm", "1777")  # noqa: S108
     tmpfs("/var/log", "755", "64m")
@@ -182,10 +188,51 @@ def setup_mounts(node: Path, booted: dict) -> int:
         os.mkdir(d)
         os.chmod(d, mode)
     mount(f"/proc/self/fd/{run_fd}", "/run/pisim", flags=MS_BIND)
+    if userland:
+        # The node's /proc (its pid namespace, Pi-shaped files), /sys (its netns, cpufreq and
+        # device tree), /dev (with its /dev/shm), /run (with /run/pisim), /tmp and /var/log:
+        # the very mounts set up above, with everything mounted under them.
+        for path in ("/proc", "/sys", "/dev", "/run", "/tmp", "/var/log"):  # noqa: S108
+            mount(path, f"{userland['root']}{path}", flags=MS_BIND | MS_REC)
     return run_fd
 
 
-def hide_missing_tools(node: Path, tools: list[str]) -> None:
+def setup_userland_root(node: Path, root: str, missing_tools: list[str]) -> None:
+    """A 32-bit node: the i386 root of pisim.rootfs (read-only: every node shares it) made into
+    the node's filesystem, with what the node has of its own mounted in it as on the host side
+    (setup_mounts then adds the node's /proc, /sys, /dev, /run, /tmp and /var/log).
+
+    PID 1 stays in the host's root (its Python is the host's); sshd, and with it every session,
+    is chrooted here (userland_argv), and so is Node.run_as_root."""
+    mount(root, root, flags=MS_BIND)
+    mount(None, root, flags=MS_BIND | MS_REMOUNT | MS_RDONLY)
+    etc = node / "etc"
+    for name in ("passwd", "shadow", "group", "gshadow", "hostname", "hosts", "os-release"):
+        if (etc / name).exists():
+            mount(str(etc / name), f"{root}/etc/{name}", flags=MS_BIND)
+    for name in ("sudoers.d", "default", "ssh"):
+        mount(str(etc / name), f"{root}/etc/{name}", flags=MS_BIND)
+    mount(str(node / "boot"), f"{root}/boot", flags=MS_BIND)
+    mount(str(node / "home"), f"{root}/home", flags=MS_BIND)
+    for sub in ("bin", "sbin"):  # the emulators, over the root's own (empty) /usr/local
+        target = f"{root}/usr/local/{sub}"
+        mount("overlay", target, "overlay", MS_RDONLY, f"lowerdir={node / sub}:{target}")
+    hide_missing_tools(node, missing_tools, root)
+    tmpfs(f"{root}/var/tmp", "1777")  # noqa: S108 - the node's own, empty /var/tmp
+    log(f"userland: {root} (read-only; the node's own files mounted in it)")
+
+
+def userland_argv(booted: dict, argv: list[str]) -> list[str]:
+    """argv run from the node's userland: chrooted into a 32-bit node's root, with the 32-bit
+    personality where its profile has one (inherited by every child)."""
+    userland = booted.get("userland")
+    if not userland:
+        return argv
+    personality = ["/usr/bin/setarch", userland["personality"]] if userland["personality"] else []
+    return ["/usr/sbin/chroot", userland["root"], *personality, *argv]
+
+
+def hide_missing_tools(node: Path, tools: list[str], root: str = "") -> None:
     """Faults.missing_tools: each tool's name vanishes from every directory of the node's PATH.
 
     A read-only overlay over the directory, whose top layer holds an overlayfs whiteout (a 0:0
@@ -193,12 +240,14 @@ def hide_missing_tools(node: Path, tools: list[str]) -> None:
     says so (something mounted over the file would still exist, and bash names a file that
     exists even when it may not run). The simulated apt-get rebuilds these overlays without
     the tools of what it installs (listed in run/apt-installed.json, kept across boots); it
-    learns which directory hides what from run/hidden-tools.json.
+    learns which directory hides what from run/hidden-tools.json. root: the node's userland
+    root (a 32-bit node's), whose PATH directories these are; the file names them as the
+    node sees them.
     """
     installed = set(_read_json(node / "run" / "apt-installed.json", []))
     hidden: dict[str, list[str]] = {}
     for index, directory in enumerate(
-        dict.fromkeys(os.path.realpath(d) for d in NODE_PATH.split(":"))
+        dict.fromkeys(os.path.realpath(root + d) for d in NODE_PATH.split(":"))
     ):
         names = [t for t in tools if t not in installed and os.path.lexists(f"{directory}/{t}")]
         if not names:
@@ -209,7 +258,7 @@ def hide_missing_tools(node: Path, tools: list[str]) -> None:
         for name in names:
             os.mknod(layer / name, 0o600 | stat.S_IFCHR, os.makedev(0, 0))
         mount("overlay", directory, "overlay", MS_RDONLY, f"lowerdir={layer}:{directory}")
-        hidden[directory] = names
+        hidden[directory.removeprefix(root)] = names
     write(str(node / "run" / "hidden-tools.json"), json.dumps(hidden), 0o644)
     if hidden:
         log(f"tools hidden (Faults.missing_tools): {hidden}")
@@ -458,9 +507,10 @@ class Init:
         os.replace(tmp, "/run/pisim/sshd.json")
 
     def start_sshd(self) -> None:
+        argv = userland_argv(self.booted, [SSHD, "-D", "-e", "-f", self.sshd_config])
         self.sshd_pid = os.posix_spawn(
-            SSHD,
-            [SSHD, "-D", "-e", "-f", self.sshd_config],
+            argv[0],
+            argv,
             {
                 "PATH": NODE_PATH,
                 "LANG": "C.UTF-8",

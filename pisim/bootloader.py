@@ -82,6 +82,7 @@ def firmware_boot(nodedir: Path, info: dict, profile: Profile, state: dict, faul
         "close_after_banner": faults.close_after_banner,
         "missing_tools": list(faults.missing_tools),
         "usb_nic": _usb_nic(info),
+        "userland": info.get("userland"),
         "booted_at": time.time(),
     }
     proc_dir = nodedir / "proc"

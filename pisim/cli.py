@@ -1,11 +1,13 @@
-"""python -m pisim up|status|down|supervise"""
+"""python -m pisim up|status|down|build-root|supervise"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+import time
 
+from . import rootfs
 from .farm import Farm, cleanup_all, list_farms, stop_supervisor, teardown_farm
 from .profiles import PROFILES
 from .util import RUN_ROOT, PisimError
@@ -19,6 +21,9 @@ def cmd_up(args) -> int:
         return 2
     farm = Farm(args.name, args.subnet_index, args.downtime)
     try:
+        if any(PROFILES[p].userland for p in profiles[: args.nodes]):
+            # The first 32-bit node builds their root unless it is cached: say so meanwhile.
+            rootfs.ensure_root(say=lambda line: print(line, file=sys.stderr))
         for i in range(args.nodes):
             farm.add_node(f"node{i + 1}", profile=profiles[i % len(profiles)])
         farm.start(detach=True)
@@ -32,7 +37,7 @@ def cmd_up(args) -> int:
         print(f"farm {farm.name} up (simulated Raspberry Pis), details in {farm.dir}/farm.json")
         for n in doc["nodes"]:
             print(
-                f"  {n['name']:<8} {n['profile']:<14} {n['user']}@{n['host']}:{n['port']}  "
+                f"  {n['name']:<8} {n['profile']:<16} {n['user']}@{n['host']}:{n['port']}  "
                 f"key {n['private_key_path']}  host key {n['host_key_fingerprint']}"
             )
     return 0
@@ -55,7 +60,7 @@ def cmd_status(args) -> int:
         for node in farm.nodes.values():
             reach = "ssh ok" if node.accepts_tcp(0.3) else "no ssh"
             print(
-                f"  {node.name:<8} {node.info['profile']:<14} {node.host:<14} "
+                f"  {node.name:<8} {node.info['profile']:<16} {node.host:<14} "
                 f"{node.state:<8} boot_count={node.boot_count} {reach} {cpu_quota(node)}"
             )
     return 0
@@ -82,6 +87,18 @@ def cmd_down(args) -> int:
     return 0
 
 
+def cmd_build_root(_args) -> int:
+    """The i386 root of the 32-bit nodes (pisim.rootfs), built now if it is not cached."""
+    started = time.monotonic()
+    try:
+        root = rootfs.ensure_root(say=print)
+    except PisimError as exc:
+        print(f"pisim build-root: {exc}", file=sys.stderr)
+        return 1
+    print(f"{rootfs.ARCH} root ready in {time.monotonic() - started:.0f} s: {root}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m pisim", description="Simulated Raspberry Pi farm (needs root)."
@@ -100,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     group = down.add_mutually_exclusive_group()
     group.add_argument("--name", default="demo")
     group.add_argument("--all", action="store_true")
+    sub.add_parser("build-root", help="build the i386 root of the 32-bit nodes (cached)")
     sv = sub.add_parser("supervise", help=argparse.SUPPRESS)
     sv.add_argument("rundir")
     sv.add_argument("--owner-pid", type=int)
@@ -108,4 +126,5 @@ def main(argv: list[str] | None = None) -> int:
         from .supervisor import main as supervise
 
         return supervise(args.rundir, args.owner_pid)
-    return {"up": cmd_up, "status": cmd_status, "down": cmd_down}[args.cmd](args)
+    commands = {"up": cmd_up, "status": cmd_status, "down": cmd_down, "build-root": cmd_build_root}
+    return commands[args.cmd](args)

@@ -219,8 +219,15 @@ class Node:
         timeout: float = 30,
         check: bool = False,
     ) -> subprocess.CompletedProcess:
-        """Run cmd as root inside the node's namespaces and cgroup (not through SSH)."""
-        argv = ["nsenter", "-t", str(self._init_pid()), "-m", "-u", "-n", "-p", "--", *cmd]
+        """Run cmd as root inside the node's namespaces and cgroup (not through SSH), from the
+        node's userland (a 32-bit node's root and personality, as its sessions have them)."""
+        argv = ["nsenter", "-t", str(self._init_pid()), "-m", "-u", "-n", "-p", "--"]
+        userland = self.info.get("userland")
+        if userland:
+            argv += ["chroot", userland["root"]]
+            if userland["personality"]:
+                argv += ["/usr/bin/setarch", userland["personality"]]
+        argv += cmd
         quota = self.cpu_quota
         if quota.get("mode") in ("v1", "v2"):  # the shell joins the node's group, then is nsenter
             argv = ["sh", "-c", JOIN_THEN_EXEC, "sh", f"{quota['cgroup']}/cgroup.procs", *argv]

@@ -16,7 +16,7 @@ from pathlib import Path
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from . import hostile
+from . import hostile, rootfs
 from .faults import Faults
 from .profiles import BOOKWORM_STUB_CONFIG_TXT, CMDLINE_TXT, PROFILES, Profile
 from .util import SUBNET_PREFIX, PisimError, write_atomic, write_json
@@ -201,6 +201,17 @@ def prepare_node(
     except ValueError as exc:
         raise PisimError(str(exc)) from None
     profile = PROFILES[profile_key]
+    userland = None
+    if profile.userland:  # built (or found in the cache) before anything of the node exists
+        if profile.userland != rootfs.ARCH:
+            raise PisimError(
+                f"profile {profile_key}: no {profile.userland} root, only {rootfs.ARCH}"
+            )
+        userland = {
+            "arch": profile.userland,
+            "root": str(rootfs.ensure_root()),
+            "personality": profile.personality or None,
+        }
     node.mkdir(parents=True, mode=0o700)
     for sub in ("key", "etc", "boot", "home", "run", "proc", "log"):
         (node / sub).mkdir(mode=0o755)
@@ -227,6 +238,8 @@ def prepare_node(
         "reported_config_path": faults.reported_config_path,
         # So is a USB NIC: the node's veth end is made for it (pisim.netns).
         "usb_nic_cycles": faults.usb_nic_cycles,
+        # A 32-bit node's processes run from this root (pisim.rootfs, pisim.boot).
+        "userland": userland,
     }
 
     pem, pub = new_keypair(f"pisim@{farm}-{name}")

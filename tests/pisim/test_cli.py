@@ -1,4 +1,4 @@
-"""python -m pisim up / status / down."""
+"""python -m pisim up / status / down / build-root."""
 
 import json
 import os
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pisim import cgroup
+from pisim import cgroup, rootfs
 from pisim.pytest_plugin import FACTORY_SUBNETS
 
 from .sshutil import out
@@ -68,3 +68,13 @@ def test_up_status_down():
     assert down.returncode == 0, down.stderr
     assert not Path(f"/run/pisim/{name}").exists()
     assert not Path(f"/sys/class/net/psbr{k}").exists()
+
+
+def test_build_root_says_where_the_32_bit_root_is():
+    if os.geteuid() != 0:
+        pytest.skip("building the i386 root needs root (debootstrap)")
+    proc = pisim("build-root", timeout=1800)  # built once per machine, then from the cache
+    assert proc.returncode == 0, proc.stderr
+    root = rootfs.root_dir()
+    assert proc.stdout.strip().splitlines()[-1].endswith(f": {root}")
+    assert (root / "usr/sbin/sshd").is_file()
