@@ -639,7 +639,11 @@ def main(argv: list[str]) -> int:
     if init.usb_nic:
         init.usb_nic.start()  # eth0 and its address first: sshd and SshGate listen on it
     if booted.get("banner_delay") or booted.get("close_after_banner"):
-        gate = SshGate(init.booted_at, booted["banner_delay"], booted["close_after_banner"])
+        # "After the boot": from the firmware's boot that booted.json records, as the node's
+        # users see it (node.booted), not from when this PID 1 got to run on a loaded host.
+        since_boot = max(0.0, time.time() - booted["booted_at"])
+        booted_at = time.monotonic() - since_boot
+        gate = SshGate(booted_at, booted["banner_delay"], booted["close_after_banner"])
         gate.start()
         init.sshd_config = GATED_SSHD_CONFIG
     for sig in (signal.SIGUSR1, signal.SIGUSR2, signal.SIGHUP):
