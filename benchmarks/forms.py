@@ -13,7 +13,13 @@ from django import forms
 from benchmarks import campaigns, catalog
 from benchmarks.catalog import custom
 from benchmarks.catalog.spec import Benchmark, Param, ParamError
-from benchmarks.models import CONTROLLER, ApiToken, Campaign, CustomBenchmark
+from benchmarks.models import (
+    CONTROLLER,
+    ApiToken,
+    Campaign,
+    CustomBenchmark,
+    validate_shown_name,
+)
 from devices.models import Application, Board, PresetVersion
 
 SEED_LIMIT = 2**31 - 1
@@ -91,7 +97,7 @@ def _preset_choices() -> list[tuple[str, str]]:
 
 
 class CampaignForm(forms.Form):
-    name = forms.CharField(max_length=120)
+    name = forms.CharField(max_length=120, validators=[validate_shown_name])
     boards = forms.ModelMultipleChoiceField(
         queryset=Board.objects.none(), to_field_name="name", widget=forms.CheckboxSelectMultiple,
         help_text="Boards in service whose host key is confirmed. Each one runs its part in "

@@ -45,6 +45,9 @@ def test_json_paths_follow_keys_and_list_indexes():
         ({"timeout_s": 10**9}, "timeout_s", "less than or equal to 3600"),
         ({"name": "sha1sum"}, "name", "A built-in benchmark has this name"),
         ({"params": {"Bad Name": "x"}}, "params", "parameter names"),
+        ({"title": "dd\u202e to RAM"}, "title", "U+202E RIGHT-TO-LEFT OVERRIDE"),
+        ({"title": "two\u2028lines"}, "title", "U+2028 LINE SEPARATOR"),
+        ({"unit": "MB/s\x85"}, "unit", "U+0085"),
     ],
 )
 def test_an_admin_cannot_save_a_definition_the_engine_cannot_run(fields, field, words):

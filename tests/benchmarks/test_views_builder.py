@@ -128,6 +128,15 @@ def test_a_bad_parameter_is_shown_at_its_field(client, operator, boards):
     assert Campaign.objects.count() == 0
 
 
+def test_a_name_with_a_bidi_override_is_refused_at_its_field(client, operator, boards):
+    client.force_login(operator)
+    response = client.post(NEW, form_data(boards, name="\u202egnp.exe\u200f evil"))
+    assert response.status_code == 400
+    errors = response.context["form"].errors["name"]
+    assert any("U+202E RIGHT-TO-LEFT OVERRIDE" in error for error in errors)
+    assert Campaign.objects.count() == 0
+
+
 def test_no_benchmark_chosen_is_refused(client, operator, boards):
     client.force_login(operator)
     response = client.post(NEW, form_data(boards, **{"use-sha1sum": None}))
