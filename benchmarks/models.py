@@ -5,7 +5,6 @@ lanes run in parallel on as many workers as exist. The rows are the truth about 
 Redis only carries the lane's next job (see benchmarks.engine).
 """
 
-import re
 import unicodedata
 import uuid
 
@@ -313,15 +312,8 @@ class CustomBenchmark(models.Model):
                 raise ValidationError({field: refused}) from None
         if self.parser == self.Parser.REGEX and (problem := custom.pattern_problem(self.pattern)):
             raise ValidationError({"pattern": f"This pattern cannot be used: {problem}."})
-        if not isinstance(self.params, dict) or not all(
-            re.fullmatch(r"[a-z][a-z0-9_]{0,31}", str(key)) for key in self.params
-        ):
-            raise ValidationError(
-                {
-                    "params": "An object of parameter names (lower-case letters, digits, _) and "
-                    "their defaults."
-                }  # fmt: skip
-            )
+        if problem := custom.params_problem(self.params):
+            raise ValidationError({"params": f"{problem}."})
 
     def save(self, *args, **kwargs):
         if self.pk is not None:

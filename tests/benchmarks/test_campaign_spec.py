@@ -4,7 +4,7 @@ every value the engine could not run or store."""
 import pytest
 
 from benchmarks import campaigns
-from benchmarks.models import Campaign
+from benchmarks.models import Campaign, CustomBenchmark
 from devices import presets
 from devices.models import FactSnapshot, Preset
 from tests.devices.factories import make_board
@@ -71,6 +71,19 @@ def test_a_name_with_a_character_pages_cannot_show_as_written_is_refused(board, 
 def test_a_name_in_any_script_with_symbols_is_accepted(board):
     name = "Prüfung – Pi 4 ✓ 日本語 عربي"
     assert campaigns.check(spec(board, name=name)).spec["name"] == name
+
+
+def test_a_custom_benchmark_saved_with_a_default_it_cannot_take_is_refused_by_name(board):
+    CustomBenchmark.objects.create(
+        name="longdef", title="long default", command="true", params={"p": "x" * 300},
+        pattern="(?P<value>x)", unit="x",
+    )  # fmt: skip
+    with pytest.raises(campaigns.SpecError) as refused:
+        campaigns.check(spec(board, benchmarks=["longdef"]))
+    assert str(refused.value) == (
+        "longdef cannot be used until an admin fixes it in Admin › Custom benchmarks: p: the "
+        "default is 300 characters long; a parameter holds at most 200"
+    )
 
 
 def test_a_refused_value_is_shown_cut_short(board):
