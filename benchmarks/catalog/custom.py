@@ -62,6 +62,12 @@ class UnusableBenchmark(UnknownBenchmark):
     """A custom benchmark whose stored definition cannot run (saved before a check existed, or
     around the admin): refused wherever it is named, as an unknown one, with what to fix."""
 
+    def __init__(self, name: str, problem: str):
+        super().__init__(
+            f"{name} cannot be used until an admin fixes it in Admin › Custom benchmarks: {problem}"
+        )
+        self.problem = problem
+
 
 def _param(name: str, default: str) -> Param:
     return Param(
@@ -97,9 +103,9 @@ def params_problem(params) -> str:
     return ""
 
 
-def defined() -> tuple[list[Benchmark], list[tuple[object, str]]]:
-    """The custom benchmarks that can be used, and the rows of those that cannot with the
-    reason: one bad definition must not take the builder or the catalog down for the others.
+def defined() -> tuple[list[Benchmark], list[tuple[object, UnusableBenchmark]]]:
+    """The custom benchmarks that can be used, and the rows of those that cannot with their
+    refusal: one bad definition must not take the builder or the catalog down for the others.
     A row with a built-in's name is left out, as lookup() finds the built-in."""
     from benchmarks.catalog import BUILT_IN
     from benchmarks.models import CustomBenchmark
@@ -109,17 +115,14 @@ def defined() -> tuple[list[Benchmark], list[tuple[object, str]]]:
         try:
             usable.append(from_row(row))
         except UnusableBenchmark as exc:
-            unusable.append((row, str(exc)))
+            unusable.append((row, exc))
     return usable, unusable
 
 
 def from_row(row) -> Benchmark:
     """The catalog entry of a row; UnusableBenchmark if its parameters cannot be used."""
     if problem := params_problem(row.params):
-        raise UnusableBenchmark(
-            f"{row.name} cannot be used until an admin fixes it in Admin › Custom benchmarks: "
-            f"{problem}"
-        )
+        raise UnusableBenchmark(row.name, problem)
     params = tuple(_param(key, default) for key, default in sorted(row.params.items()))
 
     def plan(values: dict, ctx) -> Plan:

@@ -14,8 +14,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, json: bool = False, **options):
         usable, unusable = custom.defined()
-        for _row, reason in unusable:
-            self.stderr.write(reason)
+        for _row, refusal in unusable:
+            self.stderr.write(str(refusal))
         benchmarks = [*BUILT_IN.values(), *usable]
         if json:
             self.stdout.write(_json([describe(benchmark) for benchmark in benchmarks]))
