@@ -80,7 +80,9 @@ def param_field(param: Param) -> forms.Field:
         attrs.update({key: f"{value:g}" for key, value in
                       (("min", param.min), ("max", param.max)) if value is not None})  # fmt: skip
         return forms.CharField(widget=forms.NumberInput(attrs=attrs), **common)
-    return forms.CharField(max_length=custom.MAX_PARAM_LENGTH, **common)
+    # Text goes to the command as it is written, spaces at its ends too (sizes are read).
+    strip = param.kind != "text"
+    return forms.CharField(max_length=custom.MAX_PARAM_LENGTH, strip=strip, **common)
 
 
 def _preset_choices() -> list[tuple[str, str]]:

@@ -173,8 +173,10 @@ def test_the_fields_of_benchmarks_not_chosen_never_block_the_form(client, operat
     assert list(response.context["form"].errors) == ["p-my-dd-count"]  # chosen: it counts
 
 
-def test_a_default_as_long_as_a_custom_parameter_may_be_is_previewed(client, operator, boards):
-    longest = "y" * custom.MAX_PARAM_LENGTH
+@pytest.mark.parametrize("longest", ["y" * custom.MAX_PARAM_LENGTH, "  spaced  words  "])
+def test_a_default_a_custom_parameter_may_hold_is_previewed_as_it_is(
+    client, operator, boards, longest
+):
     CustomBenchmark.objects.create(
         name="longest", title="longest default", command="true", params={"p": longest},
         pattern="(?P<value>y)", unit="x",
