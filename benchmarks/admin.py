@@ -1,13 +1,27 @@
 """The admin: custom benchmarks are edited here (admins); campaigns and runs are history,
 shown read-only and never deleted (results point at them)."""
 
+from django import forms
 from django.contrib import admin
 
+from benchmarks.catalog import custom
 from benchmarks.models import Campaign, CustomBenchmark, Lane, Measurement, Run
+
+
+class CustomBenchmarkForm(forms.ModelForm):
+    class Meta:
+        model = CustomBenchmark
+        fields = "__all__"
+        # Said here, not on the model field: a help text there needs a migration.
+        help_texts = {
+            "params": 'Parameter names and their defaults, each one text in quotes, e.g. {"size": '
+            f'"64M", "count": "8"}}; at most {custom.MAX_PARAM_LENGTH} characters a value.'
+        }
 
 
 @admin.register(CustomBenchmark)
 class CustomBenchmarkAdmin(admin.ModelAdmin):
+    form = CustomBenchmarkForm
     list_display = ["name", "title", "metric", "unit", "version", "changed"]
     search_fields = ["name", "title", "description"]
     readonly_fields = ["version", "created", "changed"]

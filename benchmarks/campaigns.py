@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from benchmarks import catalog
 from benchmarks.catalog.spec import Benchmark, ParamError
-from benchmarks.models import CONTROLLER, Campaign, Lane, Run
+from benchmarks.models import CONTROLLER, Campaign, Lane, Run, hidden_character
 from devices import configtxt, presets
 from devices.configtxt.findings import ERROR
 from devices.configtxt.rules import FAMILY_NAMES
@@ -131,8 +131,8 @@ def _text(value, what: str, limit: int) -> str:
         raise SpecError(f"{what} is missing: give the campaign a name")
     if len(value) > limit:
         raise SpecError(f"{what} is longer than {limit} characters")
-    if any(ord(character) < 32 or ord(character) == 127 for character in value):
-        raise SpecError(f"{what} holds a control character (a NUL, a line break...)")
+    if found := hidden_character(value):
+        raise SpecError(f"{what} holds a control or invisible character ({found}); remove it")
     return value.strip()
 
 

@@ -13,16 +13,16 @@ from django import forms
 from benchmarks import campaigns, catalog
 from benchmarks.catalog import custom
 from benchmarks.catalog.spec import Benchmark, Param, ParamError
-from benchmarks.models import CONTROLLER, ApiToken, Campaign, CustomBenchmark
+from benchmarks.models import CONTROLLER, ApiToken, Campaign, validate_shown_name
 from devices.models import Application, Board, PresetVersion
 
 SEED_LIMIT = 2**31 - 1
 
 
 def every_benchmark() -> list[Benchmark]:
-    """Built-in benchmarks, then the custom ones (a built-in name wins, as lookup() does)."""
-    rows = CustomBenchmark.objects.exclude(name__in=list(catalog.BUILT_IN))
-    return [*catalog.BUILT_IN.values(), *(custom.from_row(row) for row in rows)]
+    """Built-in benchmarks, then the custom ones that can be used (a built-in name wins, as
+    lookup() does)."""
+    return [*catalog.BUILT_IN.values(), *custom.defined()[0]]
 
 
 def allowed_values(param: Param) -> str:
@@ -80,7 +80,9 @@ def param_field(param: Param) -> forms.Field:
         attrs.update({key: f"{value:g}" for key, value in
                       (("min", param.min), ("max", param.max)) if value is not None})  # fmt: skip
         return forms.CharField(widget=forms.NumberInput(attrs=attrs), **common)
-    return forms.CharField(max_length=custom.MAX_PARAM_LENGTH, **common)
+    # Text goes to the command as it is written, spaces at its ends too (sizes are read).
+    strip = param.kind != "text"
+    return forms.CharField(max_length=custom.MAX_PARAM_LENGTH, strip=strip, **common)
 
 
 def _preset_choices() -> list[tuple[str, str]]:
@@ -91,7 +93,7 @@ def _preset_choices() -> list[tuple[str, str]]:
 
 
 class CampaignForm(forms.Form):
-    name = forms.CharField(max_length=120)
+    name = forms.CharField(max_length=120, validators=[validate_shown_name])
     boards = forms.ModelMultipleChoiceField(
         queryset=Board.objects.none(), to_field_name="name", widget=forms.CheckboxSelectMultiple,
         help_text="Boards in service whose host key is confirmed. Each one runs its part in "
@@ -169,7 +171,8 @@ class CampaignForm(forms.Form):
         self.fields["peer"].choices += [(board.name, board.name) for board in boards]
         self.fields["presets"].choices = _preset_choices()
         self.fields["seed"].initial = random.SystemRandom().randrange(1, SEED_LIMIT)
-        self.benchmarks = every_benchmark()
+        usable, self.unusable_benchmarks = custom.defined()
+        self.benchmarks = [*catalog.BUILT_IN.values(), *usable]
         for benchmark in self.benchmarks:
             self.fields[use_field_name(benchmark)] = forms.BooleanField(
                 label=benchmark.title, required=False
@@ -189,6 +192,7 @@ class CampaignForm(forms.Form):
 
     def clean(self):
         cleaned = super().clean()
+        self._forget_unchosen_fields()
         items = self._items(cleaned)
         if self.errors:
             return cleaned
@@ -212,6 +216,14 @@ class CampaignForm(forms.Form):
         except campaigns.SpecError as exc:
             raise forms.ValidationError(str(exc)) from None
         return cleaned
+
+    def _forget_unchosen_fields(self) -> None:
+        """The parameter fields of a benchmark not chosen are not read: what they hold (the
+        browser posts every prefilled value) must not refuse the form."""
+        for benchmark in self.benchmarks:
+            if not self.cleaned_data.get(use_field_name(benchmark)):
+                for param in benchmark.params:
+                    self.errors.pop(param_field_name(benchmark, param), None)
 
     def _items(self, cleaned) -> list[dict]:
         items = []

@@ -5,7 +5,7 @@ lanes run in parallel on as many workers as exist. The rows are the truth about 
 Redis only carries the lane's next job (see benchmarks.engine).
 """
 
-import re
+import unicodedata
 import uuid
 
 from django.conf import settings
@@ -215,6 +215,32 @@ class Measurement(models.Model):
         return f"{self.metric} = {self.value:g} {self.unit}"
 
 
+# What a name or title must not hold, by Unicode category: controls (Cc: NUL, tab, line
+# breaks, C1 controls such as NEXT LINE), format characters (Cf: bidi overrides and isolates,
+# which reorder the text around them, zero-width spaces and marks) and line and paragraph
+# separators (Zl, Zp). A page, a CSV file or a terminal would show such a name as another.
+HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
+
+
+def hidden_character(text: str) -> str:
+    """The first character of text in HIDDEN_CATEGORIES, as "U+202E RIGHT-TO-LEFT OVERRIDE"
+    (controls have no name: "U+0085"); "" when there is none."""
+    for character in text:
+        if unicodedata.category(character) in HIDDEN_CATEGORIES:
+            return " ".join(filter(None, [f"U+{ord(character):04X}",
+                                          unicodedata.name(character, "")]))  # fmt: skip
+    return ""
+
+
+def validate_shown_name(value: str) -> None:
+    """A campaign's name, a custom benchmark's title or unit: shown as written, or refused."""
+    if found := hidden_character(value):
+        raise ValidationError(
+            f"This holds a control or invisible character ({found}); remove it.",
+            code="hidden_character",
+        )
+
+
 slug_validator = RegexValidator(
     r"^[a-z][a-z0-9_-]{0,47}$", "Lower-case letters, digits, '-' and '_', starting with a letter."
 )
@@ -278,17 +304,16 @@ class CustomBenchmark(models.Model):
 
         if self.name in BUILT_IN:
             raise ValidationError({"name": "A built-in benchmark has this name."})
+        # Here, not as field validators: those would need a migration of their own.
+        for field in ("title", "unit"):
+            try:
+                validate_shown_name(getattr(self, field))
+            except ValidationError as refused:
+                raise ValidationError({field: refused}) from None
         if self.parser == self.Parser.REGEX and (problem := custom.pattern_problem(self.pattern)):
             raise ValidationError({"pattern": f"This pattern cannot be used: {problem}."})
-        if not isinstance(self.params, dict) or not all(
-            re.fullmatch(r"[a-z][a-z0-9_]{0,31}", str(key)) for key in self.params
-        ):
-            raise ValidationError(
-                {
-                    "params": "An object of parameter names (lower-case letters, digits, _) and "
-                    "their defaults."
-                }  # fmt: skip
-            )
+        if problem := custom.params_problem(self.params):
+            raise ValidationError({"params": f"{problem}."})
 
     def save(self, *args, **kwargs):
         if self.pk is not None:

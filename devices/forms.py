@@ -128,3 +128,7 @@ class PrepareForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["benchmarks"].choices = [(b.name, b.title) for b in preparable_benchmarks()]
+
+    def clean_benchmarks(self) -> list[str]:
+        # A hand-made post may name one twice; the task and its words name each once.
+        return list(dict.fromkeys(self.cleaned_data["benchmarks"]))

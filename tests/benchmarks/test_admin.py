@@ -19,14 +19,46 @@ def run():
     return done
 
 
+def custom_benchmark_data(**changes) -> dict:
+    return {"name": "my-dd", "title": "dd", "command": "dd if=/dev/zero", "params": "{}",
+            "parser": "regex", "pattern": "(?P<value>\\d+)", "metric": "value", "unit": "MB/s",
+            "higher_is_better": "on", "repetitions": "3", "timeout_s": "60", **changes}  # fmt: skip
+
+
 def test_an_admin_adds_a_custom_benchmark(client, user):
     client.force_login(user)
-    data = {"name": "my-dd", "title": "dd", "command": "dd if=/dev/zero", "params": "{}",
-            "parser": "regex", "pattern": "(?P<value>\\d+)", "metric": "value", "unit": "MB/s",
-            "higher_is_better": "on", "repetitions": "3", "timeout_s": "60"}  # fmt: skip
-    response = client.post(reverse("admin:benchmarks_custombenchmark_add"), data)
+    response = client.post(reverse("admin:benchmarks_custombenchmark_add"), custom_benchmark_data())
     assert response.status_code == 302, response.content.decode()[-2000:]
     assert CustomBenchmark.objects.get().command == "dd if=/dev/zero"
+
+
+def test_parameter_defaults_are_stored_as_the_text_the_admin_wrote(client, user):
+    client.force_login(user)
+    params = '{"size": "64M", "flags": "--fast \\"quoted\\"", "empty": ""}'
+    data = custom_benchmark_data(params=params)
+    response = client.post(reverse("admin:benchmarks_custombenchmark_add"), data)
+    assert response.status_code == 302, response.content.decode()[-2000:]
+    stored = CustomBenchmark.objects.get().params
+    assert stored == {"size": "64M", "flags": '--fast "quoted"', "empty": ""}
+
+
+@pytest.mark.parametrize(
+    ("params", "words"),
+    [
+        ('{"p": null}', "p: the default must be text, in quotes"),
+        ('{"q": [1, 2]}', "q: the default must be text, in quotes"),
+        ('{"r": {"a": 1}}', "r: the default must be text, in quotes"),
+        ('{"n": 8}', "n: the default must be text, in quotes, such as &quot;8&quot;"),
+        ('{"p": "' + "x" * 300 + '"}', "p: the default is 300 characters long"),
+    ],
+)
+def test_the_admin_refuses_a_default_the_parameter_cannot_take(client, user, params, words):
+    client.force_login(user)
+    data = custom_benchmark_data(params=params)
+    response = client.post(reverse("admin:benchmarks_custombenchmark_add"), data)
+    assert response.status_code == 200
+    assert words in response.content.decode()
+    assert not CustomBenchmark.objects.exists()
 
 
 def test_a_run_shows_its_measurements_and_cannot_be_changed(client, user, run):

@@ -42,6 +42,19 @@ def test_the_catalog_lists_metrics_parameters_tools_and_peers():
     assert as_json["sha1sum"]["tools"] == ["sha1sum", "truncate"]
 
 
+def test_a_custom_benchmark_that_cannot_be_used_is_named_and_the_others_listed():
+    CustomBenchmark.objects.create(
+        name="nulldef", title="null default", command="true", params={"p": None},
+        pattern="(?P<value>x)", unit="x",
+    )  # fmt: skip
+    for argv in [("benchmarks",), ("benchmarks", "--json")]:
+        listed = manage(*argv)
+        assert listed.returncode == 0, listed.stderr
+        assert "sha1sum" in listed.stdout and "nulldef" not in listed.stdout
+        assert "nulldef cannot be used until an admin fixes it" in listed.stderr
+        assert "p: the default must be text" in listed.stderr
+
+
 @pytest.mark.pisim
 def test_a_spec_file_starts_a_campaign_that_is_followed_to_its_end(
     pisim_farm, start_worker, tmp_path

@@ -4,7 +4,7 @@ every value the engine could not run or store."""
 import pytest
 
 from benchmarks import campaigns
-from benchmarks.models import Campaign
+from benchmarks.models import Campaign, CustomBenchmark
 from devices import presets
 from devices.models import FactSnapshot, Preset
 from tests.devices.factories import make_board
@@ -36,14 +36,54 @@ def spec(board, **changes) -> dict:
         ({"benchmarks": [{"name": "sha1sum", "params": [1]}]}, "params of 'sha1sum' must be"),
         ({"benchmarks": [{"name": "sha1sum", "params": "abc"}]}, "params of 'sha1sum' must be"),
         ({"benchmarks": ["sha1sum", "sha1sum"]}, "sha1sum is listed twice"),
-        ({"name": "a\x00b"}, "control character"),
-        ({"name": "two\nlines"}, "control character"),
     ],
 )
 def test_a_spec_the_engine_cannot_run_is_refused_in_words(board, changes, words):
     with pytest.raises(campaigns.SpecError, match=words.replace("(", r"\(")):
         campaigns.check(spec(board, **changes))
     assert not Campaign.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "named"),
+    [
+        ("a\x00b", "U+0000"),
+        ("two\nlines", "U+000A"),
+        ("a\x85b", "U+0085"),  # C1: NEXT LINE
+        ("a\u2028b", "U+2028 LINE SEPARATOR"),
+        ("a\u2029b", "U+2029 PARAGRAPH SEPARATOR"),
+        ("\u202egnp.exe", "U+202E RIGHT-TO-LEFT OVERRIDE"),
+        ("evil\u2066 name", "U+2066 LEFT-TO-RIGHT ISOLATE"),
+        ("mark\u200f", "U+200F RIGHT-TO-LEFT MARK"),
+        ("zero\u200bwidth", "U+200B ZERO WIDTH SPACE"),
+    ],
+)
+def test_a_name_with_a_character_pages_cannot_show_as_written_is_refused(board, name, named):
+    """Controls (C0 and C1), format characters (bidi overrides, zero-width) and line and
+    paragraph separators: a page or a terminal would show the name as something else."""
+    with pytest.raises(campaigns.SpecError) as refused:
+        campaigns.check(spec(board, name=name))
+    assert str(refused.value).startswith("name holds a control or invisible character")
+    assert named in str(refused.value)
+    assert not Campaign.objects.exists()
+
+
+def test_a_name_in_any_script_with_symbols_is_accepted(board):
+    name = "Prüfung – Pi 4 ✓ 日本語 عربي"
+    assert campaigns.check(spec(board, name=name)).spec["name"] == name
+
+
+def test_a_custom_benchmark_saved_with_a_default_it_cannot_take_is_refused_by_name(board):
+    CustomBenchmark.objects.create(
+        name="longdef", title="long default", command="true", params={"p": "x" * 300},
+        pattern="(?P<value>x)", unit="x",
+    )  # fmt: skip
+    with pytest.raises(campaigns.SpecError) as refused:
+        campaigns.check(spec(board, benchmarks=["longdef"]))
+    assert str(refused.value) == (
+        "longdef cannot be used until an admin fixes it in Admin › Custom benchmarks: p: the "
+        "default is 300 characters long; a parameter holds at most 200"
+    )
 
 
 def test_a_refused_value_is_shown_cut_short(board):

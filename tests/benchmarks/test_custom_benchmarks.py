@@ -5,6 +5,7 @@ import time
 import pytest
 from django.core.exceptions import ValidationError
 
+from benchmarks import catalog
 from benchmarks.catalog import custom
 from benchmarks.catalog.spec import ParseError
 from benchmarks.models import CustomBenchmark
@@ -35,6 +36,19 @@ def test_json_paths_follow_keys_and_list_indexes():
         custom.extract("json", "end.nope", text)
 
 
+def definition(**fields) -> CustomBenchmark:
+    return CustomBenchmark(
+        **{
+            "name": "mine",
+            "title": "mine",
+            "command": "echo value=1",
+            "pattern": r"value=(?P<value>\d+)",
+            "unit": "x",
+            **fields,
+        }
+    )
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     ("fields", "field", "words"),
@@ -45,19 +59,52 @@ def test_json_paths_follow_keys_and_list_indexes():
         ({"timeout_s": 10**9}, "timeout_s", "less than or equal to 3600"),
         ({"name": "sha1sum"}, "name", "A built-in benchmark has this name"),
         ({"params": {"Bad Name": "x"}}, "params", "parameter names"),
+        ({"params": {"p": None}}, "params", "p: the default must be text, in quotes"),
+        ({"params": {"q": [1, 2]}}, "params", "q: the default must be text, in quotes"),
+        ({"params": {"r": {"a": 1}}}, "params", "r: the default must be text, in quotes"),
+        ({"params": {"n": 8}}, "params", 'n: the default must be text, in quotes, such as "8"'),
+        ({"params": {"b": True}}, "params", "b: the default must be text, in quotes"),
+        ({"params": {"p": "x" * 201}}, "params", "p: the default is 201 characters long"),
+        ({"params": {"p": "a\x00b"}}, "params", "p: a NUL character cannot be"),
+        ({"params": ["x"]}, "params", "parameter names"),
+        ({"title": "dd\u202e to RAM"}, "title", "U+202E RIGHT-TO-LEFT OVERRIDE"),
+        ({"title": "two\u2028lines"}, "title", "U+2028 LINE SEPARATOR"),
+        ({"unit": "MB/s\x85"}, "unit", "U+0085"),
     ],
 )
 def test_an_admin_cannot_save_a_definition_the_engine_cannot_run(fields, field, words):
-    row = CustomBenchmark(
-        **{
-            "name": "mine",
-            "title": "mine",
-            "command": "echo value=1",
-            "pattern": r"value=(?P<value>\d+)",
-            "unit": "x",
-            **fields,
-        }  # fmt: skip
-    )
+    row = definition(**fields)
     with pytest.raises(ValidationError) as refused:
         row.full_clean()
     assert any(words in message for message in refused.value.message_dict[field])
+
+
+@pytest.mark.django_db
+def test_a_default_as_long_as_a_parameter_may_be_is_saved_and_offered_as_it_is():
+    longest = "x" * custom.MAX_PARAM_LENGTH
+    row = definition(params={"p": longest, "empty": ""})
+    row.full_clean()
+    row.save()
+    benchmark = custom.from_row(CustomBenchmark.objects.get())
+    assert benchmark.clean_params({}) == {"p": longest, "empty": ""}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("params", "words"),
+    [
+        ({"p": "x" * 300}, "p: the default is 300 characters long"),
+        ({"p": None}, "p: the default must be text, in quotes"),
+        ({"Bad Name": "x"}, "parameter names"),
+    ],
+)
+def test_a_stored_definition_with_bad_parameters_is_unusable_with_its_reason(params, words):
+    """A row saved before these checks (or around the admin) is refused by name, with what an
+    admin must fix: never run with the repr of its default (PIFARM_P=None)."""
+    definition(params=params).save()
+    with pytest.raises(catalog.UnknownBenchmark) as refused:
+        catalog.lookup("mine")
+    assert "mine cannot be used until an admin fixes it in Admin › Custom benchmarks" in str(
+        refused.value
+    )
+    assert words in str(refused.value)

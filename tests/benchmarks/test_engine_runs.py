@@ -7,6 +7,7 @@ import time
 import pytest
 
 from benchmarks import campaigns
+from benchmarks.catalog import custom
 from benchmarks.models import Campaign, CustomBenchmark, Run
 from devices import presets
 from devices.models import Board, Preset
@@ -90,6 +91,21 @@ def test_a_parameter_with_shell_metacharacters_arrives_as_one_literal_word(pisim
     assert run.state == Run.State.DONE, run.reason
     assert run.measurements.get().value == len(word)
     assert "pwned" not in node.run_as_root(["ls", "/tmp"], check=True).stdout.decode()
+
+
+def test_a_default_the_admin_stored_reaches_the_command_as_written(pisim_farm, run_jobs):
+    """The longest default a custom parameter may hold, with quotes and spaces: the command
+    gets that text, not a repr of it."""
+    default = ('--fast "quoted" ' * 20)[: custom.MAX_PARAM_LENGTH]
+    run = run_once(
+        register_node(pisim_farm.nodes["pi4"]), run_jobs, "echo-default",
+        command='echo "length=${#PIFARM_WORD} start=${PIFARM_WORD%% *}"',
+        params={"word": default}, pattern=r"length=(?P<value>\d+)",
+    )  # fmt: skip
+    assert run.state == Run.State.DONE, run.reason
+    assert run.params == {"word": default}
+    assert run.measurements.get().value == len(default)
+    assert "start=--fast" in run.raw_output
 
 
 def test_a_missing_tool_skips_the_run_and_says_which(pisim_farm, run_jobs):

@@ -9,6 +9,7 @@ import pytest
 from django.urls import reverse
 
 from benchmarks import campaigns, catalog, progress
+from benchmarks.catalog import custom
 from benchmarks.catalog.cpu import SHA1SUM
 from benchmarks.catalog.spec import Param
 from benchmarks.models import Campaign, CustomBenchmark, Run
@@ -125,6 +126,75 @@ def test_a_bad_parameter_is_shown_at_its_field(client, operator, boards):
     assert response.status_code == 400
     field = body[body.index('id="field-p-sha1sum-size"') :]
     assert "size: &#x27;LOTS&#x27; is not a size" in field[: field.index("</div>")]
+    assert Campaign.objects.count() == 0
+
+
+def test_a_custom_benchmark_whose_stored_default_cannot_be_used_is_shown_unavailable(
+    client, operator, boards
+):
+    """A row saved before the admin checked defaults: its field used to refuse every post
+    (the browser posts the prefilled value, chosen or not), so nobody could preview."""
+    CustomBenchmark.objects.create(
+        name="longdef", title="long default", command="true", params={"p": "x" * 300},
+        pattern="(?P<value>x)", unit="x",
+    )  # fmt: skip
+    CustomBenchmark.objects.create(
+        name="nulldef", title="null default", command="true", params={"p": None},
+        pattern="(?P<value>x)", unit="x",
+    )  # fmt: skip
+    client.force_login(operator)
+    body = client.get(NEW).content.decode()
+    assert 'name="p-longdef-p"' not in body and 'name="use-longdef"' not in body
+    unavailable = body[body.index('id="unavailable-longdef"') :]
+    unavailable = unavailable[: unavailable.index("</li>")]
+    assert "long default" in unavailable
+    assert "p: the default is 300 characters long" in unavailable
+    assert (
+        "p: the default must be text, in quotes" in body[body.index('id="unavailable-nulldef"') :]
+    )
+    response = client.post(NEW, form_data(boards, **{"p-longdef-p": "x" * 300}))
+    assert response.status_code == 200, response.context["form"].errors
+    assert f"{len(boards) * 3} trials" in response.content.decode()
+
+
+def test_the_fields_of_benchmarks_not_chosen_never_block_the_form(client, operator, boards):
+    CustomBenchmark.objects.create(
+        name="my-dd", title="dd to RAM", command="true", params={"count": "8"},
+        pattern="(?P<value>x)", unit="x",
+    )  # fmt: skip
+    client.force_login(operator)
+    unchosen = {"p-my-dd-count": "9" * 300, "p-openssl-speed-algorithm": "no-such-cipher",
+                "p-lame-bitrate": "\x00"}  # fmt: skip
+    response = client.post(NEW, form_data(boards, **unchosen))
+    assert response.status_code == 200, response.context["form"].errors
+    chosen = {**unchosen, "use-my-dd": "on"}
+    response = client.post(NEW, form_data(boards, **chosen))
+    assert response.status_code == 400
+    assert list(response.context["form"].errors) == ["p-my-dd-count"]  # chosen: it counts
+
+
+@pytest.mark.parametrize("longest", ["y" * custom.MAX_PARAM_LENGTH, "  spaced  words  "])
+def test_a_default_a_custom_parameter_may_hold_is_previewed_as_it_is(
+    client, operator, boards, longest
+):
+    CustomBenchmark.objects.create(
+        name="longest", title="longest default", command="true", params={"p": longest},
+        pattern="(?P<value>y)", unit="x",
+    )  # fmt: skip
+    client.force_login(operator)
+    assert f'name="p-longest-p" value="{longest}"' in client.get(NEW).content.decode()
+    response = client.post(NEW, form_data(boards, **{"use-longest": "on", "p-longest-p": longest}))
+    assert response.status_code == 200, response.context["form"].errors
+    items = response.context["form"].spec["benchmarks"]
+    assert {"name": "longest", "params": {"p": longest}} in items
+
+
+def test_a_name_with_a_bidi_override_is_refused_at_its_field(client, operator, boards):
+    client.force_login(operator)
+    response = client.post(NEW, form_data(boards, name="\u202egnp.exe\u200f evil"))
+    assert response.status_code == 400
+    errors = response.context["form"].errors["name"]
+    assert any("U+202E RIGHT-TO-LEFT OVERRIDE" in error for error in errors)
     assert Campaign.objects.count() == 0
 
 

@@ -54,6 +54,17 @@ def test_a_custom_benchmark_is_listed_with_its_parameters(client, viewer):
     assert "defined by an admin" in section
 
 
+def test_a_custom_benchmark_that_cannot_be_used_leaves_the_others_listed(client, viewer):
+    CustomBenchmark.objects.create(
+        name="nulldef", title="null default", command="true", params={"p": None},
+        pattern="(?P<value>x)", unit="x",
+    )  # fmt: skip
+    client.force_login(viewer)
+    response = client.get(CATALOG)
+    assert response.status_code == 200
+    assert 'id="benchmark-sha1sum"' in response.content.decode()
+
+
 def test_the_catalog_is_read_only(client, viewer):
     client.force_login(viewer)
     assert client.post(CATALOG).status_code == 405

@@ -6,7 +6,7 @@ from django.urls import reverse
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from benchmarks.models import Campaign
+from benchmarks.models import Campaign, CustomBenchmark, Run
 from devices.models import Application, Board
 from tests.benchmarks.factories import make_campaign
 from tests.browser.conftest import screenshot
@@ -75,3 +75,54 @@ def test_a_campaign_s_longest_name_wraps_on_a_phone(page, live_server, user):
     page.get_by_role("button", name="Cancel the campaign").click()
     expect(page.locator(".message")).to_contain_text(longest)  # a message names it too
     fits_a_phone(page)
+
+
+def test_a_campaign_with_runs_in_every_state_fits_a_phone(page, live_server, user):
+    """Its runs cell lists six counts: they wrap within the card, and the cells beside them
+    stay on screen; so do the counts on the campaign's own page."""
+    every_state = [state for state, _ in Run.State.choices]
+    campaign = make_campaign(make_board("bench-a"), states=every_state)
+    log_in(page, live_server, user)
+    page.set_viewport_size(PHONE)
+    page.goto(live_server.url + reverse("benchmarks:campaigns"))
+    for state in every_state:
+        expect(page.locator(f".count.state-{state}")).to_be_visible()
+    fits_a_phone(page)
+    row = page.locator("tbody tr", has_text=campaign.name)
+    for label in ["State", "Runs", "Created"]:
+        cell = row.locator(f'td[data-label="{label}"]').bounding_box()
+        assert cell["x"] >= 0 and cell["x"] + cell["width"] <= PHONE["width"], label
+    screenshot(page, "campaigns-every-run-state-phone")
+    page.goto(live_server.url + campaign.get_absolute_url())  # its counts above the runs
+    expect(page.locator(".campaign-counts .count")).to_have_count(len(every_state))
+    fits_a_phone(page)
+    screenshot(page, "campaign-every-run-state-phone")
+
+
+def test_the_builder_previews_with_a_custom_benchmark_it_cannot_use(
+    page, live_server, user, problems
+):
+    """One custom benchmark saved with a default longer than a parameter holds: the browser
+    posted that prefilled value, so every preview was refused. Now it is listed apart, with
+    the reason, and the rest of the builder works."""
+    CustomBenchmark.objects.create(
+        name="longdef", title="long default", command="true", params={"p": "x" * 300},
+        pattern="(?P<value>x)", unit="x",
+    )  # fmt: skip
+    board = make_board("bench-a")
+    page.emulate_media(color_scheme="dark")
+    log_in(page, live_server, user)
+    page.set_viewport_size(PHONE)
+    page.goto(live_server.url + reverse("benchmarks:campaign_new"))
+    expect(page.locator("#unavailable-longdef")).to_contain_text(
+        "p: the default is 300 characters long"
+    )
+    fits_a_phone(page)
+    page.fill("#id_name", "sha1 beside a broken definition")
+    page.get_by_label(board.name, exact=True).check()
+    page.get_by_label("sha1sum of a sparse file").check()
+    page.get_by_role("button", name="Preview").click()
+    expect(page.locator("#preview .trials")).to_contain_text("trials")
+    fits_a_phone(page)
+    screenshot(page, "builder-unusable-custom-phone-dark")
+    assert problems == [], "\n".join(problems)

@@ -27,6 +27,14 @@ def test_an_operator_prepares_a_board_for_the_chosen_benchmarks(client, operator
     assert task.benchmarks == ["sysbench-cpu", "fio"]
 
 
+def test_a_benchmark_chosen_more_than_once_is_prepared_for_once(client, operator):
+    board = make_board()
+    client.force_login(operator)
+    chosen = ["sysbench-cpu", "fio", "sysbench-cpu", "sysbench-cpu"]
+    assert client.post(prepare_url(board), {"benchmarks": chosen}).status_code == 302
+    assert board.tasks.get().benchmarks == ["sysbench-cpu", "fio"]
+
+
 def test_a_second_post_while_one_is_unfinished_starts_nothing_and_says_so(client, operator):
     board = make_board()
     client.force_login(operator)

@@ -4,7 +4,6 @@ from django.core.management.base import BaseCommand
 
 from benchmarks.catalog import BUILT_IN, custom
 from benchmarks.catalog.spec import Benchmark
-from benchmarks.models import CustomBenchmark
 
 
 class Command(BaseCommand):
@@ -14,7 +13,10 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print the catalog as JSON")
 
     def handle(self, *args, json: bool = False, **options):
-        benchmarks = [*BUILT_IN.values(), *map(custom.from_row, CustomBenchmark.objects.all())]
+        usable, unusable = custom.defined()
+        for _row, refusal in unusable:
+            self.stderr.write(str(refusal))
+        benchmarks = [*BUILT_IN.values(), *usable]
         if json:
             self.stdout.write(_json([describe(benchmark) for benchmark in benchmarks]))
             return
