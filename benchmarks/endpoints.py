@@ -146,14 +146,48 @@ exit 0
 )
 
 # $1 dir. Every process that still carries the trial's mark in its environment (a child that
-# left its process group with setsid, say): KILL. One grep reads every environ at once.
-# Then the directory goes.
+# left its process group with setsid, say), and every descendant of one (sudo empties the
+# environment, so what it starts has no mark, but sudo waits for it, marked): KILL. The tree
+# is read whole before anything is killed, so no child is orphaned on the way. One grep reads
+# every environ at once. Then the directory goes. Not found: a child sudo started that left
+# its parent too (`sudo -b`, or a root shell that daemonized it): nothing on it is the trial's.
+_SWEEP = r"""
+dir=$1
+marked=$(grep -lzx -- "PIFARM_TRIAL=$dir" /proc/[0-9]*/environ 2>/dev/null \
+  | sed 's|^/proc/||; s|/environ$||')
+if [ -n "$marked" ]; then
+  victims=$(
+    for f in /proc/[0-9]*/stat; do
+      read -r stat < "$f" 2>/dev/null || continue
+      pid=${f#/proc/}; pid=${pid%/stat}
+      set -- ${stat##*) }  # after the name, which may hold anything: state, parent, ...
+      echo "$pid $2"
+    done | awk -v marked="$marked" '
+      BEGIN { n = split(marked, found, "\n"); for (i = 1; i <= n; i++) doomed[found[i]] = 1 }
+      { parent[$1] = $2 }
+      END {
+        do {
+          more = 0
+          for (p in parent)
+            if (!(p in doomed) && (parent[p] in doomed)) { doomed[p] = 1; more = 1 }
+        } while (more)
+        for (p in doomed) print p
+      }'
+  )
+  for pid in $victims; do
+    [ "$pid" = "$$" ] || kill -KILL "$pid" 2>/dev/null
+  done
+fi
+rm -rf -- "$dir"
+"""
+# $1 dir, $2 the sweep: as root when sudo allows it without a password (as Raspberry Pi OS's
+# `pi`), since a process the trial started through sudo is root's, and only root may read its
+# environment and kill it.
 _FINISH = r"""
-for f in $(grep -lzx -- "PIFARM_TRIAL=$1" /proc/[0-9]*/environ 2>/dev/null); do
-  pid=${f#/proc/}; pid=${pid%/environ}
-  [ "$pid" = "$$" ] || kill -KILL "$pid" 2>/dev/null
-done
-rm -rf -- "$1"
+if [ "$(id -u)" != 0 ] && sudo -n true 2>/dev/null; then
+  exec sudo -n sh -c "$2" pifarm-sweep "$1"
+fi
+exec sh -c "$2" pifarm-sweep "$1"
 """
 
 WAIT_SLICE_S = 2  # longest single wait: between two, the job renews its lock and checks cancel
@@ -210,8 +244,10 @@ class Endpoint:
 
     def finish(self, directory: str, *, sudo: bool = False) -> ssh.Result:
         """End what the trial's commands left behind, however it left (a child in a session of
-        its own: they all carry the trial's mark), and remove the trial's directory."""
-        return self.run(["sh", "-c", _FINISH, "pifarm-finish", directory], 30, sudo=sudo)
+        its own: they all carry the trial's mark; one started through sudo: its parent does),
+        as root where sudo allows, and remove the trial's directory."""
+        argv = ["sh", "-c", _FINISH, "pifarm-finish", directory, _SWEEP]
+        return self.run(argv, 30, sudo=sudo)
 
     def read(self, path: str, cap: int, *, sudo: bool = False) -> ssh.Result:
         return self.run(["cat", "--", path], 30, sudo=sudo, output_cap=cap)

@@ -217,3 +217,18 @@ def test_a_command_that_kills_what_watches_it_fails_its_run_soon_with_the_reason
     assert run.state == Run.State.FAILED
     assert "the process that watched it there was killed" in run.reason, run.reason
     assert "pifarm" not in node.run_as_root(["ps", "-eo", "args"], check=True).stdout.decode()
+
+
+def test_what_a_command_started_through_sudo_is_ended_with_the_run(pisim_farm, run_jobs):
+    """sudo empties the environment, trial mark included; its child is still sudo's child."""
+    node = pisim_farm.nodes["pi4"]
+    board = register_node(node)
+    run = run_once(
+        board,
+        run_jobs,
+        "sudobg",
+        command="sudo -n setsid sleep 3002 > /dev/null 2>&1 < /dev/null & sleep 0.5; echo value=1",
+        pattern=r"value=(?P<value>\d+)",
+    )
+    assert run.state == Run.State.DONE, run.reason
+    assert "sleep 3002" not in node.run_as_root(["ps", "-eo", "args"], check=True).stdout.decode()
