@@ -76,6 +76,7 @@ pid=
 [ -s "$dir/$name.pid" ] && read -r pid < "$dir/$name.pid"
 leader_gone() {
   [ -n "$pid" ] || return 1
+  [ -r /proc/1/stat ] || return 1  # /proc hides others' processes (hidepid): cannot tell
   stat=
   read -r stat < "/proc/$pid/stat" 2>/dev/null || return 0
   state=${stat##*) }
