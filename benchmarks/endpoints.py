@@ -185,7 +185,7 @@ rm -rf -- "$dir"
 # `pi`), since a process the trial started through sudo is root's, and only root may read its
 # environment and kill it.
 _FINISH = r"""
-if [ "$(id -u)" != 0 ] && sudo -n true 2>/dev/null; then
+if [ "$(id -u)" != 0 ] && sudo -n sh -c : 2>/dev/null; then
   exec sudo -n sh -c "$2" pifarm-sweep "$1"
 fi
 exec sh -c "$2" pifarm-sweep "$1"

@@ -179,7 +179,7 @@ class _Trial:
                     raise TrialFailed(
                         f"{command.argv[0]} did not end within {deadline_s:g} s (its limit of "
                         f"{command.timeout_s:g} s and {deadline_s - command.timeout_s:g} s of "
-                        "grace), and the board never reported it stopped; it was stopped now"
+                        f"grace), and the {command.on} never reported it stopped; it was stopped"
                     )
         finally:
             seconds = time.monotonic() - began
