@@ -201,7 +201,8 @@ def test_what_a_command_started_in_a_session_of_its_own_is_ended_with_the_run(pi
 def test_a_command_that_kills_what_watches_it_fails_its_run_soon_with_the_reason(
     pisim_farm, run_jobs
 ):
-    """pkill -f matches the wrapper too (its words hold the command): no exit status comes."""
+    """pkill -f matches the wrapper too (its words hold the command): no exit status comes.
+    (It waits a second first: the shell that started it, whose words hold it too, has ended.)"""
     node = pisim_farm.nodes["pi4"]
     board = register_node(node)
     started = time.monotonic()
@@ -209,7 +210,7 @@ def test_a_command_that_kills_what_watches_it_fails_its_run_soon_with_the_reason
         board,
         run_jobs,
         "sabotage",
-        command="pkill -f pifarm-sampler; sleep 1; echo value=1",
+        command="sleep 1; pkill -f pifarm-sampler; sleep 1; echo value=1",
         pattern=r"value=(?P<value>\d+)",
         timeout_s=300,
     )
