@@ -12,7 +12,7 @@ from django.db.models import Max
 
 from benchmarks.campaigns import GROUP_GAP, REPETITION_GAP
 from benchmarks.catalog.spec import Benchmark
-from benchmarks.models import Measurement, Run
+from benchmarks.models import Campaign, Measurement, Run
 
 log = logging.getLogger(__name__)
 
@@ -70,15 +70,25 @@ def _maybe_one_more(run: Run, benchmark: Benchmark, repetitions: dict) -> str:
     last = Run.objects.filter(
         lane_id=run.lane_id, sequence__gte=preset_group, sequence__lt=preset_group + GROUP_GAP
     ).aggregate(last=Max("sequence"))["last"]
-    _add(
-        run, sequence=last + REPETITION_GAP, repetition=runs.aggregate(r=Max("repetition"))["r"] + 1
-    )
+    repetition = runs.aggregate(r=Max("repetition"))["r"] + 1
+    if not _add(run, sequence=last + REPETITION_GAP, repetition=repetition):
+        return "the campaign was cancelled"
     return "added a trial"
 
 
-def _add(run: Run, *, sequence: int, repetition: int | None = None, rerun_of=None) -> None:
+def _add(run: Run, *, sequence: int, repetition: int | None = None, rerun_of=None) -> bool:
+    """Queue a trial after run, unless its campaign is no longer running. False: not added."""
     try:
         with transaction.atomic():
+            # Under the campaign's row lock, which cancel() takes too (its first write): a
+            # cancel either comes first and is seen here, or waits and cancels this trial.
+            state = (
+                Campaign.objects.select_for_update()
+                .values_list("state", flat=True)
+                .get(pk=run.campaign_id)
+            )
+            if state != Campaign.State.RUNNING:
+                return False
             Run.objects.create(
                 campaign_id=run.campaign_id, lane_id=run.lane_id, board_id=run.board_id,
                 sequence=sequence, preset_version_id=run.preset_version_id,
@@ -87,3 +97,4 @@ def _add(run: Run, *, sequence: int, repetition: int | None = None, rerun_of=Non
             )  # fmt: skip
     except IntegrityError:  # that place in the lane is taken (a retry came first): skip it
         pass
+    return True

@@ -445,7 +445,8 @@ def cancel(campaign: Campaign, user=None) -> int | None:
     who = f" by {user}" if user else ""
     now = timezone.now()
     with transaction.atomic():
-        # First, so that of two cancels at once only one finds it running.
+        # First, so that of two cancels at once only one finds it running; and it locks the
+        # campaign's row, under which adaptive trials are added (adaptive._add).
         if not Campaign.objects.filter(pk=campaign.pk, state=Campaign.State.RUNNING).update(
             state=Campaign.State.CANCELLED
         ):

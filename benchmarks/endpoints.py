@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 from devices import ssh
 
+KILL_AFTER_S = 5  # `timeout` sends KILL this long after its TERM, to a command that lingers
+
 # $1 dir, then for each command: its name, its timeout (s), the line it prints once ready (or
 # nothing), its number of words, its words. Several commands start in one round trip (the
 # sampler with the measurement), in order; the next starts once the one before printed its
@@ -35,7 +37,7 @@ start_one() {
   rm -f -- "$dir/$name.pid" "$dir/$name.exit"  # a name used before must not seem done at once
   setsid sh -c '
     dir=$1 name=$2 limit=$3; shift 3
-    PIFARM_TRIAL=$dir timeout -k 5 "$limit" "$@" \
+    PIFARM_TRIAL=$dir timeout -k {kill_after} "$limit" "$@" \
       > "$dir/$name.out" 2> "$dir/$name.err" < /dev/null &
     echo $! > "$dir/$name.pid"
     wait $!
@@ -60,16 +62,40 @@ while [ $# -gt 0 ]; do
   eval "start_one \"\$name\" \"\$limit\" \"\$ready\" $words"
   shift "$count"
 done
-"""
+""".replace("{kill_after}", str(KILL_AFTER_S))
 
 # $1 dir, $2 name, $3 seconds to wait at most, $4 bytes of log tail. Prints the exit status
 # (or "running") and the output's size on its first line, then the output's tail: for a short
-# output, all of it, so no second round trip reads it.
+# output, all of it, so no second round trip reads it. "vanished" instead of a status: the
+# command's `timeout` is gone (or a zombie) and no exit status came, so the wrapper that
+# writes it was killed (out of memory, or by the command itself) and none ever will. Only
+# /proc is read for that: kill -0 cannot tell a gone process from a root one (sudo).
 _WAIT = r"""
 dir=$1 name=$2 limit=$3 tail=$4
+pid=
+[ -s "$dir/$name.pid" ] && read -r pid < "$dir/$name.pid"
+leader_gone() {
+  [ -n "$pid" ] || return 1
+  [ -r /proc/1/stat ] || return 1  # /proc hides others' processes (hidepid): cannot tell
+  stat=
+  read -r stat < "/proc/$pid/stat" 2>/dev/null || return 0
+  state=${stat##*) }
+  [ "${state%% *}" = Z ]
+}
 i=0 steps=$((limit * 20))
-while [ ! -e "$dir/$name.exit" ] && [ $i -lt $steps ]; do sleep 0.05; i=$((i + 1)); done
-if [ -e "$dir/$name.exit" ]; then status=$(cat -- "$dir/$name.exit"); else status=running; fi
+while [ ! -e "$dir/$name.exit" ] && [ $i -lt $steps ]; do
+  if leader_gone; then
+    # The wrapper writes the status just after `timeout` ends: give it a moment.
+    j=0
+    while [ ! -e "$dir/$name.exit" ] && [ $j -lt 40 ]; do sleep 0.05; j=$((j + 1)); done
+    break
+  fi
+  sleep 0.05; i=$((i + 1))
+done
+if [ -e "$dir/$name.exit" ]; then status=$(cat -- "$dir/$name.exit")
+elif leader_gone; then status=vanished
+else status=running
+fi
 size=$(wc -c < "$dir/$name.out" 2>/dev/null) || size=0
 echo "$status $size"
 tail -c "$tail" -- "$dir/$name.out" 2>/dev/null
@@ -121,14 +147,48 @@ exit 0
 )
 
 # $1 dir. Every process that still carries the trial's mark in its environment (a child that
-# left its process group with setsid, say): KILL. One grep reads every environ at once.
-# Then the directory goes.
+# left its process group with setsid, say), and every descendant of one (sudo empties the
+# environment, so what it starts has no mark, but sudo waits for it, marked): KILL. The tree
+# is read whole before anything is killed, so no child is orphaned on the way. One grep reads
+# every environ at once. Then the directory goes. Not found: a child sudo started that left
+# its parent too (`sudo -b`, or a root shell that daemonized it): nothing on it is the trial's.
+_SWEEP = r"""
+dir=$1
+marked=$(grep -lzx -- "PIFARM_TRIAL=$dir" /proc/[0-9]*/environ 2>/dev/null \
+  | sed 's|^/proc/||; s|/environ$||')
+if [ -n "$marked" ]; then
+  victims=$(
+    for f in /proc/[0-9]*/stat; do
+      read -r stat < "$f" 2>/dev/null || continue
+      pid=${f#/proc/}; pid=${pid%/stat}
+      set -- ${stat##*) }  # after the name, which may hold anything: state, parent, ...
+      echo "$pid $2"
+    done | awk -v marked="$marked" '
+      BEGIN { n = split(marked, found, "\n"); for (i = 1; i <= n; i++) doomed[found[i]] = 1 }
+      { parent[$1] = $2 }
+      END {
+        do {
+          more = 0
+          for (p in parent)
+            if (!(p in doomed) && (parent[p] in doomed)) { doomed[p] = 1; more = 1 }
+        } while (more)
+        for (p in doomed) print p
+      }'
+  )
+  for pid in $victims; do
+    [ "$pid" = "$$" ] || kill -KILL "$pid" 2>/dev/null
+  done
+fi
+rm -rf -- "$dir"
+"""
+# $1 dir, $2 the sweep: as root when sudo allows it without a password (as Raspberry Pi OS's
+# `pi`), since a process the trial started through sudo is root's, and only root may read its
+# environment and kill it.
 _FINISH = r"""
-for f in $(grep -lzx -- "PIFARM_TRIAL=$1" /proc/[0-9]*/environ 2>/dev/null); do
-  pid=${f#/proc/}; pid=${pid%/environ}
-  [ "$pid" = "$$" ] || kill -KILL "$pid" 2>/dev/null
-done
-rm -rf -- "$1"
+if [ "$(id -u)" != 0 ] && sudo -n sh -c : 2>/dev/null; then
+  exec sudo -n sh -c "$2" pifarm-sweep "$1"
+fi
+exec sh -c "$2" pifarm-sweep "$1"
 """
 
 WAIT_SLICE_S = 2  # longest single wait: between two, the job renews its lock and checks cancel
@@ -168,12 +228,12 @@ class Endpoint:
         first, _, tail = result.text.partition("\n")
         status, _, size = first.strip().partition(" ")
         try:
-            exit_status = None if status == "running" else int(status)
+            exit_status = None if status in ("running", "vanished") else int(status)
             whole = int(size) <= tail_bytes  # the tail is all there is
         except ValueError:
             problem = f"could not tell whether the command ended: {first[:200]!r}"
             raise ssh.SSHError(problem) from None
-        return Waited(exit_status, tail, whole)
+        return Waited(exit_status, tail, whole, vanished=status == "vanished")
 
     def stop(self, directory: str, names: Sequence[str], *, sudo: bool = False) -> None:
         if names:
@@ -185,8 +245,10 @@ class Endpoint:
 
     def finish(self, directory: str, *, sudo: bool = False) -> ssh.Result:
         """End what the trial's commands left behind, however it left (a child in a session of
-        its own: they all carry the trial's mark), and remove the trial's directory."""
-        return self.run(["sh", "-c", _FINISH, "pifarm-finish", directory], 30, sudo=sudo)
+        its own: they all carry the trial's mark; one started through sudo: its parent does),
+        as root where sudo allows, and remove the trial's directory."""
+        argv = ["sh", "-c", _FINISH, "pifarm-finish", directory, _SWEEP]
+        return self.run(argv, 30, sudo=sudo)
 
     def read(self, path: str, cap: int, *, sudo: bool = False) -> ssh.Result:
         return self.run(["cat", "--", path], 30, sudo=sudo, output_cap=cap)
@@ -207,10 +269,11 @@ class Waited:
     exit_status: int | None  # None: still running
     tail: str
     whole: bool = False  # the tail is the whole output
+    vanished: bool = False  # it ended, but its exit status never will be known (_WAIT)
 
     @property
     def finished(self) -> bool:
-        return self.exit_status is not None
+        return self.exit_status is not None or self.vanished
 
 
 class BoardEndpoint(Endpoint):

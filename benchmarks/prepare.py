@@ -158,12 +158,18 @@ class _Preparing:
             return
         if status == 124:
             problem = f"apt-get did not finish within {APT_DEADLINE_S} s and was stopped"
+        elif status is None:
+            problem = (
+                "apt-get ended, but the process that watched it on the board was killed, "
+                "so whether it succeeded is unknown"
+            )
         else:
             problem = f"apt-get failed (exit status {status})"
         raise PrepareFailed(f"{problem}; its last lines:\n{clean_for_db(_last_lines(tail))}")
 
-    def follow(self, packages: list[str]) -> tuple[int, str]:
-        """Poll apt into the task until it ends; its exit status and the tail of its output."""
+    def follow(self, packages: list[str]) -> tuple[int | None, str]:
+        """Poll apt into the task until it ends; its exit status (None: unknown, its watcher
+        was killed) and the tail of its output."""
         give_up = time.monotonic() + APT_DEADLINE_S + POLL_GRACE_S
         installing = False
         while time.monotonic() < give_up:

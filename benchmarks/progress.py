@@ -18,7 +18,7 @@ class LaneProgress:
     lane: Lane
     total: int
     ended: int
-    eta_s: float | None  # None: nothing left to run
+    eta_s: float | None  # None: nothing left to run; 0: only runs past their expected length
 
 
 @dataclass(frozen=True)
@@ -73,15 +73,23 @@ def _lane_progress(lane: Lane, runs: list, fallback_s: float) -> LaneProgress:
     ]
     per_run = sum(measured) / len(measured) if measured else fallback_s
     now = timezone.now()
-    # The running run is partly done already.
-    elapsed = sum((now - run[2]).total_seconds() for run in left if run[2])
-    return LaneProgress(lane, len(runs), len(ended), max(0.0, len(left) * per_run - elapsed))
+    # A running run is partly done already; one past the length expected has none left that
+    # anyone could tell (it is finishing), and it takes nothing from the runs queued after it.
+    eta = sum(
+        max(0.0, per_run - (now - started).total_seconds()) if started else per_run
+        for _, _, started, _ in left
+    )
+    return LaneProgress(lane, len(runs), len(ended), eta)
 
 
 def duration_words(seconds: float | None) -> str:
-    """A duration as a person reads it: '45 s', '12 min', '2 h 05 min'."""
+    """A duration as a person reads it: '45 s', '12 min', '2 h 05 min'. Under a second is
+    "finishing": only an ETA gets that low (estimates hold each run's overhead), and an ETA
+    of 0 with work left means the work is past its expected length, not done."""
     if seconds is None:
         return "–"
+    if seconds < 0.5:
+        return "finishing"
     seconds = round(seconds)
     if seconds < 90:
         return f"{seconds} s"

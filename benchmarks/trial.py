@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from benchmarks.catalog.spec import Command, Context, Plan
-from benchmarks.endpoints import Detached, Endpoint
+from benchmarks.endpoints import KILL_AFTER_S, Detached, Endpoint
 from devices import ssh
 
 log = logging.getLogger(__name__)
@@ -22,6 +22,9 @@ log = logging.getLogger(__name__)
 OUTPUT_CAP = 256 * 1024  # bytes of a measurement's output kept with the run
 MEASURE = "measure"
 SERVER_GRACE_S = 60  # a server outlives the measurement's deadline by this much at most
+# Past its limit and `timeout`'s KILL, the exit status comes within a poll or two: a
+# measurement still "running" this much later can no longer be believed to end by itself.
+MEASURE_MARGIN_S = 15
 
 
 class TrialFailed(Exception):
@@ -145,9 +148,10 @@ class _Trial:
             waited = self.ends[command.on].wait(self.dirs[command.on], name, up_to_s=0)
             if waited.finished:
                 error = self.error_of(command, name)
+                status = "unknown" if waited.vanished else waited.exit_status
                 raise TrialFailed(
                     f"{command.argv[0]} on the {command.on} stopped as soon as it started "
-                    f"(exit status {waited.exit_status}): {error or waited.tail[-300:]}"
+                    f"(exit status {status}): {error or waited.tail[-300:]}"
                 )
 
     def error_of(self, command: Command, name: str) -> str:
@@ -160,6 +164,8 @@ class _Trial:
         end, directory = self.end(command), self.dirs[command.on]
         companions = self.hooks.measuring()
         began = time.monotonic()
+        # Its own deadline, should the board's `timeout` never report (stopped, say).
+        deadline_s = command.timeout_s + KILL_AFTER_S + MEASURE_MARGIN_S
         try:
             self.start_detached(command, MEASURE, command.timeout_s, companions)
             while True:
@@ -169,6 +175,12 @@ class _Trial:
                     break
                 if self.hooks.cancelled():
                     raise Cancelled("cancelled while measuring")
+                if time.monotonic() - began > deadline_s:
+                    raise TrialFailed(
+                        f"{command.argv[0]} did not end within {deadline_s:g} s (its limit of "
+                        f"{command.timeout_s:g} s and {deadline_s - command.timeout_s:g} s of "
+                        f"grace), and the {command.on} never reported it stopped; it was stopped"
+                    )
         finally:
             seconds = time.monotonic() - began
             self.hooks.measured()
@@ -178,6 +190,13 @@ class _Trial:
         else:
             output = end.read(f"{directory}/{MEASURE}.out", OUTPUT_CAP, sudo=command.sudo)
         outputs = {MEASURE: output.text}
+        if waited.vanished:
+            raise TrialFailed(
+                f"{command.argv[0]} ended on the {command.on}, but the process that watched it "
+                "there was killed (out of memory, or by the command itself), so its exit "
+                "status is unknown; its output is kept",
+                outputs,
+            )
         if waited.exit_status == ssh.TIMEOUT_EXIT_STATUS:
             raise TrialFailed(
                 f"{command.argv[0]} did not finish within {command.timeout_s:g} s; it was stopped",

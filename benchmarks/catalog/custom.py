@@ -157,7 +157,10 @@ def extract(parser: str, pattern: str, text: str) -> float:
         found = _search(pattern, text)
     else:
         try:
-            found = json_path(json.loads(text), pattern)
+            # Integers read as floats: one too large for a float is then inf (refused below,
+            # as 1e400 is) rather than an OverflowError, and past 4,300 digits Python's int
+            # would refuse to read it at all.
+            found = json_path(json.loads(text, parse_int=float), pattern)
         except json.JSONDecodeError as exc:
             raise ParseError(f"the output is not JSON: {exc}") from None
         except RecursionError:

@@ -1,8 +1,15 @@
 """After each run: a campaign of fixed repetitions does not pay for the statistics (scipy, about
-a second to import) in every job's work horse."""
+a second to import) in every job's work horse; a cancelled campaign gets no further trial."""
 
 import subprocess
 import sys
+
+import pytest
+
+from benchmarks import adaptive, campaigns, catalog
+from benchmarks.models import Run
+from tests.benchmarks.factories import add_run, make_campaign, measure
+from tests.devices.factories import make_board
 
 
 def test_the_engine_of_a_fixed_campaign_loads_no_scipy():
@@ -16,3 +23,40 @@ def test_the_engine_of_a_fixed_campaign_loads_no_scipy():
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
     )
     assert done.stdout.strip() == "False", done.stderr
+
+
+@pytest.fixture
+def adaptive_lane(db):
+    """An adaptive campaign whose two trials so far disagree: it wants another."""
+    campaign = make_campaign(make_board(), name="adaptive", states=())
+    campaign.spec = {**campaign.spec, "repetitions": {"min": 2, "max": 40, "target_pct": 0.001}}
+    campaign.save()
+    lane = campaign.lanes.get()
+    for value in (100.0, 140.0):
+        measure(add_run(lane, state=Run.State.DONE), throughput=(value, "MB/s"))
+    return lane
+
+
+def test_an_adaptive_group_whose_interval_is_wide_gets_another_trial(adaptive_lane):
+    last = adaptive_lane.runs.order_by("sequence").last()
+    adaptive.after_run(last, catalog.lookup("sha1sum"), suspect=False)
+    assert adaptive_lane.runs.filter(state=Run.State.QUEUED).count() == 1
+
+
+def test_a_campaign_cancelled_just_after_a_run_ended_gets_no_further_trial(adaptive_lane):
+    """The gap the cancel can fall in: the run is done, the next trial not yet added."""
+    last = adaptive_lane.runs.order_by("sequence").last()
+    assert campaigns.cancel(adaptive_lane.campaign) == 0  # nothing was queued or running
+    adaptive.after_run(last, catalog.lookup("sha1sum"), suspect=False)
+    assert not adaptive_lane.runs.filter(state__in=Run.UNFINISHED).exists()
+    assert adaptive_lane.runs.count() == 2
+
+
+def test_a_suspect_run_of_a_cancelled_campaign_is_not_run_again(adaptive_lane):
+    campaign = adaptive_lane.campaign
+    campaign.spec = {**campaign.spec, "repetitions": 2, "rerun_suspect": True}
+    campaign.save()
+    last = adaptive_lane.runs.order_by("sequence").last()
+    campaigns.cancel(campaign)
+    adaptive.after_run(last, catalog.lookup("sha1sum"), suspect=True)
+    assert adaptive_lane.runs.count() == 2

@@ -29,6 +29,14 @@ def test_json_nested_too_deeply_is_a_parse_error_not_a_crash():
         custom.extract("json", "a.b", "[" * 100_000 + "]" * 100_000)
 
 
+@pytest.mark.parametrize("digits", [400, 5000])
+def test_json_with_an_integer_too_large_for_a_number_is_a_parse_error_not_a_crash(digits):
+    """400 digits overflow a float; past 4,300 Python refuses to read the integer at all."""
+    text = '{"v": 1' + "0" * (digits - 1) + "}"
+    with pytest.raises(ParseError, match="not a finite number"):
+        custom.extract("json", "v", text)
+
+
 def test_json_paths_follow_keys_and_list_indexes():
     text = '{"end": {"streams": [{"bps": 941.5}]}}'
     assert custom.extract("json", "end.streams.0.bps", text) == 941.5

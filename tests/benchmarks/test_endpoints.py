@@ -1,6 +1,9 @@
 """Detached commands on an end: several start in one round trip, each word stays a word."""
 
+import os
+import signal
 import time
+from pathlib import Path
 
 import pytest
 
@@ -63,3 +66,40 @@ def test_a_ready_line_that_never_comes_holds_the_next_command_two_seconds_at_mos
     assert end.wait(directory, "second").exit_status == 0
     assert 1.5 <= float((tmp_path / "trial" / "second.out").read_text()) - began <= 4
     end.stop(directory, ["first"])
+
+
+def wrapper_pids(directory: str, name: str) -> list[int]:
+    """The detached wrapper (`sh -c ... pifarm-detached DIR NAME ...`) watching name."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            words = cmdline.read_bytes().split(b"\0")
+        except OSError:  # it ended meanwhile
+            continue
+        if words[3:6] == [b"pifarm-detached", directory.encode(), name.encode()]:
+            found.append(int(cmdline.parent.name))
+    return found
+
+
+def test_a_command_whose_wrapper_was_killed_is_reported_vanished_once_it_ends(tmp_path):
+    """The wrapper writes the exit status; killed (out of memory, say), it never does."""
+    end, directory = ControllerEndpoint(), str(tmp_path / "trial")
+    end.start(directory, "measure", ["sleep", "1"], 10)
+    [wrapper] = wrapper_pids(directory, "measure")
+    os.kill(wrapper, signal.SIGKILL)
+    began = time.monotonic()
+    waited = end.wait(directory, "measure")
+    while not waited.finished and time.monotonic() - began < 10:
+        waited = end.wait(directory, "measure")
+    assert waited.vanished and waited.exit_status is None
+    assert time.monotonic() - began < 5
+
+
+def test_a_running_command_whose_wrapper_was_killed_is_still_running(tmp_path):
+    end, directory = ControllerEndpoint(), str(tmp_path / "trial")
+    end.start(directory, "measure", ["sleep", "30"], 60)
+    os.kill(wrapper_pids(directory, "measure")[0], signal.SIGKILL)
+    waited = end.wait(directory, "measure", up_to_s=1)
+    assert not waited.finished and not waited.vanished
+    end.stop(directory, ["measure"])
+    assert end.wait(directory, "measure", up_to_s=1).vanished

@@ -212,3 +212,40 @@ def test_what_a_command_started_in_a_session_of_its_own_is_ended_with_the_run(pi
     assert run.state == Run.State.DONE
     left = node.run_as_root(["ps", "-eo", "args"], check=True).stdout.decode()
     assert "sleep 334" not in left and "sleep 335" not in left
+
+
+def test_a_command_that_kills_what_watches_it_fails_its_run_soon_with_the_reason(
+    pisim_farm, run_jobs
+):
+    """pkill -f matches the wrapper too (its words hold the command): no exit status comes.
+    (It waits a second first: the shell that started it, whose words hold it too, has ended.)"""
+    node = pisim_farm.nodes["pi4"]
+    board = register_node(node)
+    started = time.monotonic()
+    run = run_once(
+        board,
+        run_jobs,
+        "sabotage",
+        command="sleep 1; pkill -f pifarm-sampler; sleep 1; echo value=1",
+        pattern=r"value=(?P<value>\d+)",
+        timeout_s=300,
+    )
+    assert time.monotonic() - started < 60
+    assert run.state == Run.State.FAILED
+    assert "the process that watched it there was killed" in run.reason, run.reason
+    assert "pifarm" not in node.run_as_root(["ps", "-eo", "args"], check=True).stdout.decode()
+
+
+def test_what_a_command_started_through_sudo_is_ended_with_the_run(pisim_farm, run_jobs):
+    """sudo empties the environment, trial mark included; its child is still sudo's child."""
+    node = pisim_farm.nodes["pi4"]
+    board = register_node(node)
+    run = run_once(
+        board,
+        run_jobs,
+        "sudobg",
+        command="sudo -n setsid sleep 3002 > /dev/null 2>&1 < /dev/null & sleep 0.5; echo value=1",
+        pattern=r"value=(?P<value>\d+)",
+    )
+    assert run.state == Run.State.DONE, run.reason
+    assert "sleep 3002" not in node.run_as_root(["ps", "-eo", "args"], check=True).stdout.decode()

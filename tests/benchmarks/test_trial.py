@@ -1,0 +1,42 @@
+"""A trial's measurement always ends: also when the wrapper that records its exit status is
+killed, or when it outlives every limit. The controller stands in for the board here (the
+same detached scripts, run by the local shell)."""
+
+import subprocess
+import time
+
+import pytest
+
+from benchmarks import trial
+from benchmarks.catalog.spec import Command, Context, Plan
+from benchmarks.endpoints import ControllerEndpoint
+
+# Kills the wrapper watching it (the parent of its `timeout`), as the kernel's OOM killer
+# or a careless `pkill -f` would, then prints its result and ends normally.
+KILLS_ITS_WRAPPER = 'kill -KILL "$(ps -o ppid= -p "$(cat "$1/measure.pid")")"; echo value=1'
+# Stops its own `timeout` (SIGSTOP), which then never times it out, then sleeps on.
+STOPS_ITS_TIMEOUT = 'kill -STOP "$(cat "$1/measure.pid")"; exec sleep 3007'
+
+
+def measuring(tmp_path, script: str, timeout_s: float) -> trial.Outcome:
+    workdir = str(tmp_path / "trial")
+    plan = Plan(measure=Command("board", ("sh", "-c", script, "sh", workdir), timeout_s))
+    return trial.run(plan, {"board": ControllerEndpoint()}, Context(workdir=workdir))
+
+
+def test_a_measurement_whose_wrapper_was_killed_fails_soon_and_keeps_its_output(tmp_path):
+    began = time.monotonic()
+    with pytest.raises(trial.TrialFailed, match="its exit status is unknown") as failed:
+        measuring(tmp_path, KILLS_ITS_WRAPPER, 60)
+    assert time.monotonic() - began < 10
+    assert failed.value.outputs[trial.MEASURE] == "value=1\n"
+
+
+def test_a_measurement_that_outlives_its_limit_and_the_grace_is_stopped(tmp_path, monkeypatch):
+    monkeypatch.setattr(trial, "MEASURE_MARGIN_S", 1)  # the margin's size is not the point
+    began = time.monotonic()
+    with pytest.raises(trial.TrialFailed, match=r"did not end within 7 s \(its limit of 1 s"):
+        measuring(tmp_path, STOPS_ITS_TIMEOUT, 1)
+    assert time.monotonic() - began < 15
+    left = subprocess.run(["pgrep", "-f", "sleep 3007"], capture_output=True, check=False)
+    assert left.stdout == b""
