@@ -20,7 +20,7 @@ def test_commands_started_together_run_in_order_with_their_words_intact(tmp_path
     second = Detached("second", ["sh", "-c", 'printf "%s|" "$@"', "sh", *AWKWARD[::-1]], 10)
     end.start(directory, "last", [*printer, "last", "${2}"], 10, after=[first, second])
     for name in ("first", "second", "last"):
-        assert end.wait(directory, name).exit_status == 0, name
+        assert end.wait(directory, name, up_to_s=30).exit_status == 0, name
     first_line = (tmp_path / "trial" / "first.out").read_text()
     last_line = (tmp_path / "trial" / "last.out").read_text()
     assert first_line.split(" ", 1)[1].strip() == repr(AWKWARD)
@@ -52,7 +52,7 @@ def test_what_starts_after_a_command_with_a_ready_line_waits_for_that_line(tmp_p
     end, directory = ControllerEndpoint(), str(tmp_path / "trial")
     sampler_like = Detached("first", ["python3", "-c", STAMPS_READY], 10, ready="ready")
     end.start(directory, "second", STAMP, 10, after=[sampler_like])
-    assert end.wait(directory, "second").exit_status == 0
+    assert end.wait(directory, "second", up_to_s=30).exit_status == 0
     ready_at = float((tmp_path / "trial" / "first.out").read_text().split()[0])
     assert float((tmp_path / "trial" / "second.out").read_text()) >= ready_at
     end.stop(directory, ["first"])
