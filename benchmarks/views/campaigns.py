@@ -26,7 +26,7 @@ from benchmarks.models import Campaign, Run
 from devices.views.access import permission_required
 from devices.views.responses import json_response
 
-CAMPAIGNS_LISTED = 100
+CAMPAIGNS_PER_PAGE = 100
 # A page of the results table: a campaign may have tens of thousands of runs (the CSV has them
 # all), and the status sends at most the rows of the page being looked at.
 RUNS_PER_PAGE = 100
@@ -45,13 +45,17 @@ def _get_campaign(code) -> Campaign:
 @require_GET
 def campaign_list(request):
     counts = {f"n_{state}": Count("runs", filter=Q(runs__state=state)) for state in Run.State}
-    listed = Campaign.objects.select_related("created_by").annotate(**counts)
+    # Newest first, said again: a query with Count() groups by, and then Django drops Meta.ordering.
+    listed = (
+        Campaign.objects.select_related("created_by").annotate(**counts).order_by("-created", "-pk")
+    )
+    page = Paginator(listed, CAMPAIGNS_PER_PAGE).get_page(request.GET.get("page"))
     rows = [
         (campaign, [(state, getattr(campaign, f"n_{state}")) for state in Run.State.values
                     if getattr(campaign, f"n_{state}")])
-        for campaign in listed[:CAMPAIGNS_LISTED]
+        for campaign in page.object_list
     ]  # fmt: skip
-    return render(request, "benchmarks/campaigns.html", {"rows": rows})
+    return render(request, "benchmarks/campaigns.html", {"rows": rows, "page": page})
 
 
 @permission_required("benchmarks.run_campaign")

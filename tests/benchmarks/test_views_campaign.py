@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from benchmarks import campaigns, progress, results
 from benchmarks.models import Campaign, Lane, Run
+from benchmarks.views.campaigns import CAMPAIGNS_PER_PAGE
 from devices.models import FactSnapshot
 from tests.benchmarks.factories import add_run, make_campaign, measure
 from tests.devices.factories import TEST_PRIVATE_KEY, make_board
@@ -271,3 +272,20 @@ def test_cancelling_a_run_again_says_it_is_being_stopped_or_has_ended(client, op
         ("success", f"Cancelled {queued}."),
         ("info", f"{queued} has already ended (cancelled): there is nothing to cancel."),
     ]
+
+
+def test_the_list_shows_the_newest_first_and_pages_the_rest(client, viewer, board):
+    start = timezone.now() - timedelta(days=1)
+    made = []
+    for number in range(CAMPAIGNS_PER_PAGE + 5):
+        campaign = make_campaign(board, name=f"campaign {number:03}", states=[])
+        Campaign.objects.filter(pk=campaign.pk).update(created=start + timedelta(minutes=number))
+        made.append(campaign.name)
+    newest_first = made[::-1]
+    client.force_login(viewer)
+    listed = re.compile(r'campaign-name"><a href="[^"]+">([^<]+)</a>')
+    first = client.get(reverse("benchmarks:campaigns")).content.decode()
+    assert listed.findall(first) == newest_first[:CAMPAIGNS_PER_PAGE]
+    assert "Page 1 of 2" in first
+    second = client.get(reverse("benchmarks:campaigns"), {"page": 2}).content.decode()
+    assert listed.findall(second) == newest_first[CAMPAIGNS_PER_PAGE:]
