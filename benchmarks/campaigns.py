@@ -15,6 +15,7 @@ with optional "order" (grouped, interleaved, shuffled), "seed", "repetitions" as
 import math
 import random
 import statistics
+import time
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -35,6 +36,10 @@ MAX_RUNS = 20_000  # per campaign: beyond this it is surely a typo
 MAX_REPETITIONS = 1_000
 GROUP_GAP = 100_000  # sequence numbers per preset group in a lane
 REPETITION_GAP = 10  # between runs in a group: room for a suspect run's re-run right after
+RETRY_BATCH = 500  # runs a retry copies in one transaction (a fraction of a second's lock)
+# Between two batches: SQLite's busy handler polls a waiting writer's lock every 100 ms once it
+# has waited a while, and would find batch after batch holding it.
+RETRY_PAUSE_S = 0.1
 APPLY_ESTIMATE_S = 90  # one application (trial boot, verify) when the board has no history
 RUN_OVERHEAD_S = 2  # connect, quiet check, sampler, clean-up
 MAX_QUIET_WAIT_S = 600
@@ -482,29 +487,69 @@ def why_run_not_cancelled(run: Run) -> str:
 
 def retry_failed(campaign: Campaign) -> int:
     """A new queued run for each failed, cancelled or skipped one (kept as they are), at the
-    end of its lane; lanes that had finished start again."""
+    end of its lane; lanes that had finished start again. 0 when none is left to retry:
+    nothing changed, a finished campaign stays finished.
+
+    RETRY_BATCH runs a transaction, each in a few statements (bulk_create): on SQLite a
+    transaction holds the database's only write lock, and a retry of thousands of runs in one,
+    a query or two per run, kept every other lane's writes waiting past the lock's timeout.
+    Each batch re-reads its runs, so a retry cut short is finished by the next one."""
+    again = [Run.State.FAILED, Run.State.CANCELLED, Run.State.SKIPPED]
+    pending = list(
+        campaign.runs.filter(state__in=again, retries__isnull=True)
+        .order_by("lane", "sequence")
+        .values_list("pk", flat=True)
+    )
+    copied = 0
+    for start in range(0, len(pending), RETRY_BATCH):
+        if start:
+            time.sleep(RETRY_PAUSE_S)
+        copied += _retry_batch(campaign, pending[start : start + RETRY_BATCH])
+    return copied
+
+
+def _retry_batch(campaign: Campaign, run_pks: list[int]) -> int:
+    """Retry those of run_pks that no retry has copied yet (another post of the button may
+    have); queue their lanes again if they had ended."""
     from benchmarks import jobs
 
-    again = [Run.State.FAILED, Run.State.CANCELLED, Run.State.SKIPPED]
+    copied = ("lane_id", "board_id", "preset_version_id", "benchmark", "definition_version",
+              "params", "repetition")  # fmt: skip
     with transaction.atomic():
-        Campaign.objects.filter(pk=campaign.pk).update(state=Campaign.State.RUNNING, finished=None)
+        # One batch at a time per campaign, so two retries at once cannot both copy a run.
+        list(Campaign.objects.select_for_update().filter(pk=campaign.pk).values("pk"))
         failed = list(
-            campaign.runs.filter(state__in=again, retries__isnull=True).order_by("lane", "sequence")
+            Run.objects.filter(pk__in=run_pks, retries__isnull=True)
+            .order_by("lane", "sequence")
+            .values("pk", *copied)
         )
-        lanes = set()
+        if not failed:
+            return 0
+        lanes = {run["lane_id"] for run in failed}
+        last = dict(
+            Run.objects.filter(lane__in=lanes)
+            .values("lane")
+            .annotate(last=Max("sequence"))
+            .values_list("lane", "last")
+        )
+        retries = []
         for run in failed:
-            last = run.lane.runs.aggregate(last=Max("sequence"))["last"]
-            Run.objects.create(
-                campaign=campaign, lane=run.lane, board=run.board, sequence=last + REPETITION_GAP,
-                preset_version=run.preset_version, benchmark=run.benchmark,
-                definition_version=run.definition_version, params=run.params,
-                repetition=run.repetition, retry_of=run,
-            )  # fmt: skip
-            lanes.add(run.lane_id)
-        for lane in Lane.objects.filter(pk__in=lanes).exclude(state__in=Lane.UNFINISHED):
-            Lane.objects.filter(pk=lane.pk).update(
-                state=Lane.State.QUEUED, finished=None, error="", job_id=""
-            )
+            last[run["lane_id"]] += REPETITION_GAP
+            fields = {name: run[name] for name in copied}
+            retries.append(Run(campaign=campaign, sequence=last[run["lane_id"]],
+                               retry_of_id=run["pk"], **fields))  # fmt: skip
+        Run.objects.bulk_create(retries)
+        Campaign.objects.filter(pk=campaign.pk).update(state=Campaign.State.RUNNING, finished=None)
+        # A lane may have run the batch before and ended again: each batch looks anew.
+        ended = list(
+            Lane.objects.filter(pk__in=lanes)
+            .exclude(state__in=Lane.UNFINISHED)
+            .select_related("board")
+        )
+        Lane.objects.filter(pk__in=[lane.pk for lane in ended]).update(
+            state=Lane.State.QUEUED, finished=None, error="", job_id=""
+        )
+        for lane in ended:
             jobs.queue_lane(lane)
     return len(failed)
 

@@ -289,3 +289,17 @@ def test_the_list_shows_the_newest_first_and_pages_the_rest(client, viewer, boar
     assert "Page 1 of 2" in first
     second = client.get(reverse("benchmarks:campaigns"), {"page": 2}).content.decode()
     assert listed.findall(second) == newest_first[CAMPAIGNS_PER_PAGE:]
+
+
+def test_retry_with_nothing_to_retry_leaves_a_finished_campaign_finished(client, operator, board):
+    """A stale page's button, or a second operator's click after the first retry's runs ended."""
+    campaign = make_campaign(board, states=["done"])
+    campaigns.finish_if_done(campaign.pk)
+    campaign.refresh_from_db()
+    ended = campaign.finished
+    client.force_login(operator)
+    said = messages_after(client.post(url("retry", campaign), follow=True))
+    assert said == [("info", "No failed, cancelled or skipped run is left to retry.")]
+    campaign.refresh_from_db()
+    assert (campaign.state, campaign.finished) == (Campaign.State.FINISHED, ended)
+    assert "Cancel the campaign" not in client.get(url("campaign", campaign)).content.decode()
