@@ -6,7 +6,7 @@ workers, and the page follows it by polling campaign_status.
 
 import hashlib
 import json
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -176,10 +176,7 @@ def _lane_status(item: progress.LaneProgress) -> dict:
 def _changed_rows(request, campaign: Campaign) -> list[dict]:
     """Only rows of the page shown (?page=), so never more than a page: every run of a campaign
     ends at once when it is cancelled, and ?since= may be any time at all."""
-    try:
-        since = parse_datetime(request.GET.get("since") or "")
-    except ValueError:
-        since = None
+    since = _since(request.GET.get("since") or "")
     if since is None:
         return []  # the page was rendered with its rows as they are
     in_order = campaign.runs.order_by(*results.TABLE_ORDER).values_list("pk", flat=True)
@@ -192,6 +189,17 @@ def _changed_rows(request, campaign: Campaign) -> list[dict]:
         {"code": str(run.code), "state": run.state, "html": _run_row(request, campaign, run)}
         for run in changed
     ]
+
+
+def _since(text: str):
+    """The time ?since= gives, in UTC; None for anything but what a status answer sends (an
+    ISO time with its offset) that the database can compare: a time naive, made up or out of
+    range once in UTC (0001-01-01T00:00:00+23:59) is no since at all."""
+    try:
+        since = parse_datetime(text)
+        return since.astimezone(UTC) if since and since.tzinfo else None
+    except (ValueError, OverflowError):
+        return None
 
 
 def _run_row(request, campaign: Campaign, run: Run) -> str:

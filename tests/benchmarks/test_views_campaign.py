@@ -303,3 +303,16 @@ def test_retry_with_nothing_to_retry_leaves_a_finished_campaign_finished(client,
     campaign.refresh_from_db()
     assert (campaign.state, campaign.finished) == (Campaign.State.FINISHED, ended)
     assert "Cancel the campaign" not in client.get(url("campaign", campaign)).content.decode()
+
+
+@pytest.mark.parametrize(
+    "since",
+    ["0001-01-01T00:00:00+23:59", "9999-12-31T23:59:59-23:59", "2026-13-01T00:00:00+00:00",
+     "yesterday", "2026-01-01T00:00:00"],
+)  # fmt: skip
+def test_a_since_out_of_range_or_bad_is_no_since(client, viewer, finished_run, since):
+    """As for the page's first poll: no rows (the page was rendered with them as they are)."""
+    client.force_login(viewer)
+    response = client.get(url("campaign_status", finished_run.campaign), {"since": since})
+    assert response.status_code == 200
+    assert response.json()["runs"] == []
