@@ -159,7 +159,7 @@ def test_the_csv_has_a_row_per_run_and_a_column_per_metric(client, viewer, finis
     client.force_login(viewer)
     response = client.get(url("runs_csv", finished_run.campaign))
     assert response["Content-Type"].startswith("text/csv")
-    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    rows = list(csv.DictReader(io.StringIO(response.getvalue().decode())))
     assert list(rows[0]) == results.CSV_COLUMNS + ["seconds [s]", "throughput [MB/s]"]
     done = next(row for row in rows if row["run"] == str(finished_run.code))
     assert float(done["throughput [MB/s]"]) == 412.5
@@ -175,7 +175,7 @@ def test_the_csv_name_is_safe_and_its_cells_never_formulas_nor_secrets(client, v
     response = client.get(url("runs_csv", campaign))
     disposition = response["Content-Disposition"]
     assert re.fullmatch(r'attachment; filename="[a-z0-9-]+-runs\.csv"', disposition), disposition
-    body = response.content.decode()
+    body = response.getvalue().decode()
     row = next(csv.DictReader(io.StringIO(body)))
     assert row["reason"].startswith("'=")
     assert TEST_PRIVATE_KEY.splitlines()[1] not in body
