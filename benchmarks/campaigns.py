@@ -24,7 +24,7 @@ from django.template.defaultfilters import pluralize
 from django.utils import timezone
 
 from benchmarks import catalog
-from benchmarks.catalog.spec import Benchmark, ParamError
+from benchmarks.catalog.spec import Benchmark, ParamError, shown, shown_names
 from benchmarks.models import CONTROLLER, Campaign, Lane, Run
 from devices import configtxt, presets
 from devices.configtxt.findings import ERROR
@@ -90,7 +90,7 @@ def check(spec) -> Checked:
     unknown = sorted(set(spec) - known)
     if unknown:
         raise SpecError(
-            f"unknown key {', '.join(unknown)} (the keys are: {', '.join(sorted(known))})"
+            f"unknown key {shown_names(unknown)} (the keys are: {', '.join(sorted(known))})"
         )
     name = _text(spec.get("name"), "name", 120)
     boards = _boards(spec.get("boards"))
@@ -102,13 +102,15 @@ def check(spec) -> Checked:
     repetitions = _repetitions(spec.get("repetitions"), items)
     order = spec.get("order", Campaign.Order.GROUPED)
     if order not in Campaign.Order.values:
-        raise SpecError(f"order must be one of {', '.join(Campaign.Order.values)}, not {order!r}")
+        raise SpecError(
+            f"order must be one of {', '.join(Campaign.Order.values)}, not {shown(order)}"
+        )
     seed = spec.get("seed", random.SystemRandom().randrange(1, 2**31))
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**31:
         raise SpecError("seed must be a whole number from 0 to 2147483647")
     apply_mode = spec.get("apply_mode", Application.Mode.TRIAL)
     if apply_mode not in Application.Mode.values:
-        raise SpecError(f"apply_mode must be trial or direct, not {apply_mode!r}")
+        raise SpecError(f"apply_mode must be trial or direct, not {shown(apply_mode)}")
     quiet = _quiet(spec.get("quiet", True))
     total = len(boards) * len(versions) * len(items) * repetitions.minimum
     if total > MAX_RUNS:
@@ -156,10 +158,10 @@ def _boards(value) -> list[Board]:
     found = {board.name: board for board in Board.objects.in_service().filter(name__in=names)}
     missing = [name for name in names if name not in found]
     if missing:
-        raise SpecError(f"no board in service is named {', '.join(missing)}")
+        raise SpecError(f"no board in service is named {shown_names(missing)}")
     unconfirmed = [name for name in names if not found[name].host_key]
     if unconfirmed:
-        raise SpecError(f"{', '.join(unconfirmed)} has no confirmed host key yet")
+        raise SpecError(f"{shown_names(unconfirmed)} has no confirmed host key yet")
     return [found[name] for name in names]
 
 
@@ -196,7 +198,7 @@ def _peer(value, boards: list[Board], items: list[Item]):
         return CONTROLLER
     peer = Board.objects.in_service().exclude(host_key="").filter(name=value).first()
     if peer is None:
-        raise SpecError(f'the peer {value!r} is neither "controller" nor a registered board')
+        raise SpecError(f'the peer {shown(value)} is neither "controller" nor a registered board')
     if peer in boards:
         raise SpecError(f"{peer.name} cannot be its own peer: leave it out of boards")
     other_queues = sorted({board.queue for board in boards} - {peer.queue})
@@ -218,12 +220,12 @@ def _versions(value) -> list:
         preset_name, _, number = name.rpartition("@") if "@" in name else (name, "", "")
         preset = Preset.objects.filter(name=preset_name).first()
         if preset is None:
-            raise SpecError(f'there is no preset {preset_name!r} (write "{AS_IS}" for none)')
+            raise SpecError(f'there is no preset {shown(preset_name)} (write "{AS_IS}" for none)')
         if number:
             version = preset.versions.filter(number=int(number) if number.isdigit() else -1)
             version = version.first()
             if version is None:
-                raise SpecError(f"{preset_name} has no version {number}")
+                raise SpecError(f"{shown(preset_name)} has no version {shown(number)}")
         else:
             version = preset.latest
         versions.append(version)

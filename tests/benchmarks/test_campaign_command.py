@@ -67,7 +67,7 @@ def test_a_refused_spec_exits_2_with_the_reason_and_starts_nothing(tmp_path):
     spec.write_text(json.dumps({"name": "x", "boards": ["nowhere"], "benchmarks": ["sha1sum"]}))
     refused = manage("campaign", "start", str(spec))
     assert refused.returncode == 2
-    assert "the spec was refused: no board in service is named nowhere" in refused.stderr
+    assert "the spec was refused: no board in service is named 'nowhere'" in refused.stderr
     garbage = manage("campaign", "start", "-", stdin="{not: [json")
     assert garbage.returncode == 2
     assert "is neither JSON nor YAML" in garbage.stderr
@@ -102,3 +102,38 @@ def test_cancelling_a_finished_campaign_says_so_and_changes_nothing(capsys):
     assert "over had already finished: there is nothing to cancel." in capsys.readouterr().err
     campaign.refresh_from_db()
     assert campaign.state == Campaign.State.FINISHED
+
+
+HUGE = "A" * 3_000_000
+# YAML, whose loader reads JSON too, takes no key of over 1,024 characters: many keys, then.
+MANY_KEYS = {f"key{n}": 1 for n in range(100_000)}
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [{"order": HUGE}, {"apply_mode": HUGE}, {"presets": [HUGE]}, {"presets": [f"{HUGE}@2"]},
+     MANY_KEYS, {"boards": [HUGE]}, {"boards": [f"b{n}" for n in range(100_000)]},
+     {"peer": HUGE}, {"benchmarks": [HUGE]},
+     {"benchmarks": [{"name": "sha1sum", "params": MANY_KEYS}]}],
+)  # fmt: skip
+def test_a_refusal_shows_what_it_refused_cut_short(tmp_path, changes):
+    """A spec file is any size; its refusal is a line or two."""
+    make_board("bench-a")
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"name": "x", "boards": ["bench-a"], "benchmarks": ["sha1sum"],
+                                **changes}))  # fmt: skip
+    with pytest.raises(CommandError) as refused:
+        call_command("campaign", "start", str(spec))
+    assert refused.value.returncode == 2
+    assert "the spec was refused: " in str(refused.value)
+    assert len(str(refused.value)) < 500, str(refused.value)[:200]
+    assert not Campaign.objects.exists()
+
+
+def test_an_unknown_user_is_shown_cut_short(tmp_path):
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"name": "x", "boards": ["bench-a"], "benchmarks": ["sha1sum"]}))
+    with pytest.raises(CommandError) as refused:
+        call_command("campaign", "start", str(spec), "--user", HUGE)
+    assert refused.value.returncode == 2
+    assert len(str(refused.value)) < 200

@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from benchmarks import campaigns, progress, results
+from benchmarks.catalog.spec import shown
 from benchmarks.models import Campaign, Run
 
 POLL_S = 1.0
@@ -92,7 +93,7 @@ def campaigns_start(path: str, username: str | None) -> Campaign:
     if username:
         user = get_user_model().objects.filter(username=username).first()
         if user is None:
-            raise CommandError(f"there is no user {username!r}", returncode=REFUSED)
+            raise CommandError(f"there is no user {shown(username)}", returncode=REFUSED)
     try:
         return campaigns.start(spec, user)
     except campaigns.SpecError as exc:
@@ -112,7 +113,7 @@ def find(code: str) -> Campaign:
     except ValidationError:
         campaign = None
     if campaign is None:
-        raise CommandError(f"there is no campaign {code}", returncode=REFUSED)
+        raise CommandError(f"there is no campaign {shown(code)}", returncode=REFUSED)
     return campaign
 
 
