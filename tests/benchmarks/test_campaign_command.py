@@ -137,3 +137,21 @@ def test_an_unknown_user_is_shown_cut_short(tmp_path):
         call_command("campaign", "start", str(spec), "--user", HUGE)
     assert refused.value.returncode == 2
     assert len(str(refused.value)) < 200
+
+
+def test_a_user_without_the_role_to_start_campaigns_is_refused(tmp_path, viewer, operator):
+    """The words of the 403 page: the role needed, and what the user has."""
+    make_board("bench-a")
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"name": "x", "boards": ["bench-a"], "benchmarks": ["sha1sum"]}))
+    with pytest.raises(CommandError) as refused:
+        call_command("campaign", "start", str(spec), "--user", viewer.username)
+    assert refused.value.returncode == 2
+    assert str(refused.value) == (
+        f"{viewer.username} may not start campaigns: this needs the operator role (a pifarm "
+        f"operator probes boards, applies presets and runs campaigns); {viewer.username} has "
+        "the viewer role."
+    )
+    assert not Campaign.objects.exists()
+    call_command("campaign", "start", str(spec), "--user", operator.username)
+    assert Campaign.objects.get().created_by == operator

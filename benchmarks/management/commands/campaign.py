@@ -11,7 +11,9 @@ from django.core.management.base import BaseCommand, CommandError
 from benchmarks import campaigns, progress, results
 from benchmarks.catalog.spec import shown
 from benchmarks.models import Campaign, Run
+from devices import roles
 
+START_PERMISSION = "benchmarks.run_campaign"  # what the builder page and Start require
 POLL_S = 1.0
 BAR_WIDTH = 30
 REFUSED, NOT_ALL_DONE = 2, 1  # exit statuses; 0 is every run done
@@ -94,10 +96,32 @@ def campaigns_start(path: str, username: str | None) -> Campaign:
         user = get_user_model().objects.filter(username=username).first()
         if user is None:
             raise CommandError(f"there is no user {shown(username)}", returncode=REFUSED)
+        _refuse_unless_starter(user)
     try:
         return campaigns.start(spec, user)
     except campaigns.SpecError as exc:
         raise CommandError(f"the spec was refused: {exc}", returncode=REFUSED) from None
+
+
+def _refuse_unless_starter(user) -> None:
+    """A campaign started for a user is theirs: only one who may start campaigns on the pages,
+    refused in the 403 page's words."""
+    if user.has_perm(START_PERMISSION):
+        return
+    needed = roles.role_for(START_PERMISSION)
+    current = roles.role_of(user)
+    if not user.is_active:
+        has = "an inactive account"
+    elif current:
+        has = f"the {current.name} role"
+    else:
+        has = "no role yet"
+    name = user.get_username()  # a user found by it: at most 150 characters, no control
+    raise CommandError(
+        f"{name} may not start campaigns: this needs the {needed.name} role (a pifarm "
+        f"{needed.name} {needed.summary}); {name} has {has}.",
+        returncode=REFUSED,
+    )
 
 
 def _read(path: str) -> str:
