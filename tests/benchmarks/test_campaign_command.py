@@ -1,9 +1,11 @@
 """`manage.py campaign` and `manage.py benchmarks`: the terminal's way in."""
 
+import io
 import json
 import os
 import subprocess
 import sys
+import threading
 
 import pytest
 from django.conf import settings
@@ -12,8 +14,9 @@ from django.core.management.base import CommandError
 from django.db import connection
 
 from benchmarks import campaigns
+from benchmarks.management.commands import campaign as campaign_command
 from benchmarks.models import Campaign, CustomBenchmark, Run
-from tests.benchmarks.factories import make_campaign
+from tests.benchmarks.factories import add_run, make_campaign
 from tests.devices.factories import make_board
 from tests.devices.simfarm import register_node
 from tests.workers import ROOT
@@ -155,3 +158,30 @@ def test_a_user_without_the_role_to_start_campaigns_is_refused(tmp_path, viewer,
     assert not Campaign.objects.exists()
     call_command("campaign", "start", str(spec), "--user", operator.username)
     assert Campaign.objects.get().created_by == operator
+
+
+def test_follow_waits_for_the_campaign_to_finish_not_for_its_runs(monkeypatch):
+    """An adaptive campaign's run is done before the next trial is added: between the two no
+    run is queued or running, and following stopped there (with the first trials only)."""
+    monkeypatch.setattr(campaign_command, "POLL_S", 0.05)
+    board = make_board("bench-a")
+    campaign = make_campaign(board, name="adaptive", states=["done", "done"])
+    out, err = io.StringIO(), io.StringIO()
+
+    def follow():
+        try:
+            call_command("campaign", "status", str(campaign.code), "--follow", "--json",
+                         stdout=out, stderr=err)  # fmt: skip
+        finally:
+            connection.close()
+
+    following = threading.Thread(target=follow)
+    following.start()
+    following.join(timeout=1)
+    assert following.is_alive(), err.getvalue()
+    add_run(campaign.lanes.get(), state=Run.State.DONE)  # the trial after_run added, and ran
+    campaigns.finish_if_done(campaign.pk)  # its lane found no run left: the campaign finished
+    following.join(timeout=10)
+    assert not following.is_alive()
+    assert [row["state"] for row in json.loads(out.getvalue())] == ["done"] * 3
+    assert "adaptive: 3 done" in err.getvalue()

@@ -77,7 +77,9 @@ class Command(BaseCommand):
                 else:
                     self.stderr.write(line)
                 shown = line
-            if not campaign.runs.filter(state__in=Run.UNFINISHED).exists():
+            # The campaign's end, not its runs': an adaptive trial is added after the one
+            # before it is done, and in between no run is queued or running.
+            if Campaign.objects.filter(pk=campaign.pk, finished__isnull=False).exists():
                 break
             time.sleep(POLL_S)
         if tty:
