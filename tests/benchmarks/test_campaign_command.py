@@ -185,3 +185,24 @@ def test_follow_waits_for_the_campaign_to_finish_not_for_its_runs(monkeypatch):
     assert not following.is_alive()
     assert [row["state"] for row in json.loads(out.getvalue())] == ["done"] * 3
     assert "adaptive: 3 done" in err.getvalue()
+
+
+@pytest.mark.pisim
+def test_an_adaptive_campaign_is_followed_to_its_last_trial(pisim_farm, start_worker, tmp_path):
+    """Values that never agree: trials are added up to the maximum, and all of them are
+    printed (following stopped after the minimum, with exit 0)."""
+    board = register_node(pisim_farm.nodes["pi4"])
+    CustomBenchmark.objects.create(
+        name="noise", title="random values", command="od -An -N2 -tu2 /dev/urandom",
+        tools="od", pattern=r"(?P<value>\d+)", unit="x",
+    )  # fmt: skip
+    spec = tmp_path / "spec.json"
+    repetitions = {"min": 2, "max": 5, "target_pct": 0.001}
+    spec.write_text(json.dumps({"name": "adaptive", "boards": [board.name],
+                                "benchmarks": ["noise"], "quiet": False,
+                                "repetitions": repetitions}))  # fmt: skip
+    start_worker()
+    done = manage("campaign", "start", str(spec), "--follow", "--json")
+    assert done.returncode == 0, done.stderr
+    assert [row["state"] for row in json.loads(done.stdout)] == ["done"] * 5
+    assert "adaptive: 5 done" in done.stderr
