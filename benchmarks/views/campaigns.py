@@ -30,6 +30,7 @@ CAMPAIGNS_PER_PAGE = 100
 # A page of the results table: a campaign may have tens of thousands of runs (the CSV has them
 # all), and the status sends at most the rows of the page being looked at.
 RUNS_PER_PAGE = 100
+SEED_DIGITS = 10  # a seed is below 2**31; longer digits are no preview's
 # The same spec from the same user within this long is the same form posted twice.
 DOUBLE_SUBMIT = timedelta(minutes=10)
 # Rows the status sends again, before its last answer: a run that finished while that answer
@@ -67,35 +68,57 @@ def campaign_new(request):
         return render(request, "benchmarks/campaign_form.html", {"form": form})
     if not form.is_valid():
         return render(request, "benchmarks/campaign_form.html", {"form": form}, status=400)
-    digest = spec_digest(form.spec)
+    previewed = request.POST.get("previewed", "")
+    spec = _seeded(form, previewed)
+    token = preview_token(spec)
     wants_start = request.POST.get("action") == "start"
-    if wants_start and request.POST.get("previewed") == digest:
+    if wants_start and previewed == token:
         try:
-            campaign, new = start_once(form.spec, request.user)
+            campaign, new = start_once(spec, request.user)
         except campaigns.SpecError as exc:  # a board retired since the preview, say
             form.add_error(None, str(exc))
             return render(request, "benchmarks/campaign_form.html", {"form": form}, status=400)
         if new:
             messages.success(request, f"Started {campaign.name}.")
         return redirect(campaign)
-    preview = _preview(form, digest, changed=wants_start)
+    preview = _preview(form, spec, token, changed=wants_start)
     return render(request, "benchmarks/campaign_form.html", {"form": form, "preview": preview})
 
 
-def _preview(form: CampaignForm, digest: str, changed: bool) -> dict:
+def _preview(form: CampaignForm, spec: dict, token: str, changed: bool) -> dict:
     """The figures shown before a start; changed: Start was pressed on an edited form."""
     return {
         "trials": form.trials,
         "boards": len(form.checked.boards),
         "estimate_s": campaigns.estimate_s(form.checked),
-        "spec": json.dumps(form.spec, indent=2),
-        "digest": digest,
+        "spec": json.dumps(spec, indent=2),
+        "digest": token,
         "changed": changed,
     }
 
 
-def spec_digest(spec: dict) -> str:
-    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()
+def _seeded(form: CampaignForm, previewed: str) -> dict:
+    """The form's spec with its shuffle seed: the form's, else the one its preview fixed (in
+    the token it posts back), else the one checking it drew. A post without a seed (a script
+    leaves the hidden field out) then starts what was previewed, and once however often it is
+    posted: start_once finds the same spec."""
+    if "seed" in form.spec:
+        return form.spec
+    seed = _token_seed(previewed)
+    return {**form.spec, "seed": form.checked.seed if seed is None else seed}
+
+
+def preview_token(spec: dict) -> str:
+    """What Start posts back: the digest of the spec previewed, seed included, then the seed."""
+    digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()
+    return f"{digest}-{spec['seed']}"
+
+
+def _token_seed(token: str) -> int | None:
+    """The seed a preview token carries; the digest before it decides whether it is the one
+    previewed (a seed changed by hand no longer matches)."""
+    _, _, seed = token.rpartition("-")
+    return int(seed) if seed.isdigit() and len(seed) <= SEED_DIGITS else None
 
 
 def start_once(spec: dict, user) -> tuple[Campaign, bool]:
