@@ -460,7 +460,10 @@ def cancel(campaign: Campaign, user=None) -> int | None:
         queued = campaign.runs.filter(state=Run.State.QUEUED).update(
             state=Run.State.CANCELLED, reason=f"the campaign was cancelled{who}", finished=now
         )
-        running = campaign.runs.filter(state=Run.State.RUNNING).update(cancel_requested=True)
+        # A run whose own cancel came first is being stopped already: not counted again.
+        running = campaign.runs.filter(state=Run.State.RUNNING, cancel_requested=False).update(
+            cancel_requested=True
+        )
     finish_if_done(campaign.pk)
     return queued + running
 

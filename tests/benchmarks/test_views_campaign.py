@@ -316,3 +316,14 @@ def test_a_since_out_of_range_or_bad_is_no_since(client, viewer, finished_run, s
     response = client.get(url("campaign_status", finished_run.campaign), {"since": since})
     assert response.status_code == 200
     assert response.json()["runs"] == []
+
+
+def test_cancelling_the_campaign_does_not_count_a_run_being_stopped_already(
+    client, operator, board
+):
+    campaign = make_campaign(board, states=["running", "queued"])
+    running = campaign.runs.get(state=Run.State.RUNNING)
+    client.force_login(operator)
+    client.post(url("cancel_run", campaign, running.code), follow=True)
+    said = messages_after(client.post(url("cancel", campaign), follow=True))
+    assert said == [("success", "Cancelled bench campaign: 1 run stopped or dropped.")]
