@@ -40,6 +40,9 @@ RETRY_BATCH = 500  # runs a retry copies in one transaction (a fraction of a sec
 # Between two batches: SQLite's busy handler polls a waiting writer's lock every 100 ms once it
 # has waited a while, and would find batch after batch holding it.
 RETRY_PAUSE_S = 0.1
+# What a retry copies from the run it retries: the trial itself, where it runs.
+_RETRIED_FIELDS = ("lane_id", "board_id", "preset_version_id", "benchmark", "definition_version",
+                   "params", "repetition")  # fmt: skip
 APPLY_ESTIMATE_S = 90  # one application (trial boot, verify) when the board has no history
 RUN_OVERHEAD_S = 2  # connect, quiet check, sampler, clean-up
 MAX_QUIET_WAIT_S = 600
@@ -518,15 +521,13 @@ def _retry_batch(campaign: Campaign, run_pks: list[int]) -> int:
     have); queue their lanes again if they had ended."""
     from benchmarks import jobs
 
-    copied = ("lane_id", "board_id", "preset_version_id", "benchmark", "definition_version",
-              "params", "repetition")  # fmt: skip
     with transaction.atomic():
         # One batch at a time per campaign, so two retries at once cannot both copy a run.
         list(Campaign.objects.select_for_update().filter(pk=campaign.pk).values("pk"))
         failed = list(
             Run.objects.filter(pk__in=run_pks, retries__isnull=True)
             .order_by("lane", "sequence")
-            .values("pk", *copied)
+            .values("pk", *_RETRIED_FIELDS)
         )
         if not failed:
             return 0
@@ -540,7 +541,7 @@ def _retry_batch(campaign: Campaign, run_pks: list[int]) -> int:
         retries = []
         for run in failed:
             last[run["lane_id"]] += REPETITION_GAP
-            fields = {name: run[name] for name in copied}
+            fields = {name: run[name] for name in _RETRIED_FIELDS}
             retries.append(Run(campaign=campaign, sequence=last[run["lane_id"]],
                                retry_of_id=run["pk"], **fields))  # fmt: skip
         Run.objects.bulk_create(retries)

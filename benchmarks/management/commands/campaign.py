@@ -68,15 +68,15 @@ class Command(BaseCommand):
 
     def follow(self, campaign: Campaign) -> None:
         tty = sys.stderr.isatty()
-        shown = ""
+        drawn = ""
         while True:
             line = bar(campaign)
-            if line != shown:  # a terminal redraws one line; a log gets a line per change
+            if line != drawn:  # a terminal redraws one line; a log gets a line per change
                 if tty:
-                    self.stderr.write("\r" + line.ljust(len(shown)), ending="")
+                    self.stderr.write("\r" + line.ljust(len(drawn)), ending="")
                 else:
                     self.stderr.write(line)
-                shown = line
+                drawn = line
             # The campaign's end, not its runs': an adaptive trial is added after the one
             # before it is done, and in between no run is queued or running.
             if Campaign.objects.filter(pk=campaign.pk, finished__isnull=False).exists():
