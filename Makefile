@@ -13,7 +13,7 @@ APT_PACKAGES := python3-venv openssh-server openssh-client sudo iproute2 procps 
 	ethtool nftables fio chromium chromium-driver gcc libc6-dev make
 # bench/ scripts that check a target: the benchmark engine's (issue 7), then the API's.
 ENGINE_BENCH := engine_overhead fleet_scaling campaign_create iperf3_through_pifarm known_answers \
-	api_measurements
+	retry_large campaign_pages api_measurements
 export PIFARM_PLAYWRIGHT_BROWSER ?= /usr/bin/chromium
 
 .PHONY: setup system venv demo test lint bench clean

@@ -15,6 +15,7 @@ with optional "order" (grouped, interleaved, shuffled), "seed", "repetitions" as
 import math
 import random
 import statistics
+import time
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -23,7 +24,7 @@ from django.template.defaultfilters import pluralize
 from django.utils import timezone
 
 from benchmarks import catalog
-from benchmarks.catalog.spec import Benchmark, ParamError
+from benchmarks.catalog.spec import Benchmark, ParamError, shown, shown_names
 from benchmarks.models import CONTROLLER, Campaign, Lane, Run, hidden_character
 from devices import configtxt, presets
 from devices.configtxt.findings import ERROR
@@ -35,6 +36,13 @@ MAX_RUNS = 20_000  # per campaign: beyond this it is surely a typo
 MAX_REPETITIONS = 1_000
 GROUP_GAP = 100_000  # sequence numbers per preset group in a lane
 REPETITION_GAP = 10  # between runs in a group: room for a suspect run's re-run right after
+RETRY_BATCH = 500  # runs a retry copies in one transaction (a fraction of a second's lock)
+# Between two batches: SQLite's busy handler polls a waiting writer's lock every 100 ms once it
+# has waited a while, and would find batch after batch holding it.
+RETRY_PAUSE_S = 0.1
+# What a retry copies from the run it retries: the trial itself, where it runs.
+_RETRIED_FIELDS = ("lane_id", "board_id", "preset_version_id", "benchmark", "definition_version",
+                   "params", "repetition")  # fmt: skip
 APPLY_ESTIMATE_S = 90  # one application (trial boot, verify) when the board has no history
 RUN_OVERHEAD_S = 2  # connect, quiet check, sampler, clean-up
 MAX_QUIET_WAIT_S = 600
@@ -85,7 +93,7 @@ def check(spec) -> Checked:
     unknown = sorted(set(spec) - known)
     if unknown:
         raise SpecError(
-            f"unknown key {', '.join(unknown)} (the keys are: {', '.join(sorted(known))})"
+            f"unknown key {shown_names(unknown)} (the keys are: {', '.join(sorted(known))})"
         )
     name = _text(spec.get("name"), "name", 120)
     boards = _boards(spec.get("boards"))
@@ -97,13 +105,15 @@ def check(spec) -> Checked:
     repetitions = _repetitions(spec.get("repetitions"), items)
     order = spec.get("order", Campaign.Order.GROUPED)
     if order not in Campaign.Order.values:
-        raise SpecError(f"order must be one of {', '.join(Campaign.Order.values)}, not {order!r}")
+        raise SpecError(
+            f"order must be one of {', '.join(Campaign.Order.values)}, not {shown(order)}"
+        )
     seed = spec.get("seed", random.SystemRandom().randrange(1, 2**31))
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**31:
         raise SpecError("seed must be a whole number from 0 to 2147483647")
     apply_mode = spec.get("apply_mode", Application.Mode.TRIAL)
     if apply_mode not in Application.Mode.values:
-        raise SpecError(f"apply_mode must be trial or direct, not {apply_mode!r}")
+        raise SpecError(f"apply_mode must be trial or direct, not {shown(apply_mode)}")
     quiet = _quiet(spec.get("quiet", True))
     total = len(boards) * len(versions) * len(items) * repetitions.minimum
     if total > MAX_RUNS:
@@ -151,10 +161,10 @@ def _boards(value) -> list[Board]:
     found = {board.name: board for board in Board.objects.in_service().filter(name__in=names)}
     missing = [name for name in names if name not in found]
     if missing:
-        raise SpecError(f"no board in service is named {', '.join(missing)}")
+        raise SpecError(f"no board in service is named {shown_names(missing)}")
     unconfirmed = [name for name in names if not found[name].host_key]
     if unconfirmed:
-        raise SpecError(f"{', '.join(unconfirmed)} has no confirmed host key yet")
+        raise SpecError(f"{shown_names(unconfirmed)} has no confirmed host key yet")
     return [found[name] for name in names]
 
 
@@ -191,7 +201,7 @@ def _peer(value, boards: list[Board], items: list[Item]):
         return CONTROLLER
     peer = Board.objects.in_service().exclude(host_key="").filter(name=value).first()
     if peer is None:
-        raise SpecError(f'the peer {value!r} is neither "controller" nor a registered board')
+        raise SpecError(f'the peer {shown(value)} is neither "controller" nor a registered board')
     if peer in boards:
         raise SpecError(f"{peer.name} cannot be its own peer: leave it out of boards")
     other_queues = sorted({board.queue for board in boards} - {peer.queue})
@@ -213,12 +223,12 @@ def _versions(value) -> list:
         preset_name, _, number = name.rpartition("@") if "@" in name else (name, "", "")
         preset = Preset.objects.filter(name=preset_name).first()
         if preset is None:
-            raise SpecError(f'there is no preset {preset_name!r} (write "{AS_IS}" for none)')
+            raise SpecError(f'there is no preset {shown(preset_name)} (write "{AS_IS}" for none)')
         if number:
             version = preset.versions.filter(number=int(number) if number.isdigit() else -1)
             version = version.first()
             if version is None:
-                raise SpecError(f"{preset_name} has no version {number}")
+                raise SpecError(f"{shown(preset_name)} has no version {shown(number)}")
         else:
             version = preset.latest
         versions.append(version)
@@ -454,7 +464,10 @@ def cancel(campaign: Campaign, user=None) -> int | None:
         queued = campaign.runs.filter(state=Run.State.QUEUED).update(
             state=Run.State.CANCELLED, reason=f"the campaign was cancelled{who}", finished=now
         )
-        running = campaign.runs.filter(state=Run.State.RUNNING).update(cancel_requested=True)
+        # A run whose own cancel came first is being stopped already: not counted again.
+        running = campaign.runs.filter(state=Run.State.RUNNING, cancel_requested=False).update(
+            cancel_requested=True
+        )
     finish_if_done(campaign.pk)
     return queued + running
 
@@ -483,29 +496,67 @@ def why_run_not_cancelled(run: Run) -> str:
 
 def retry_failed(campaign: Campaign) -> int:
     """A new queued run for each failed, cancelled or skipped one (kept as they are), at the
-    end of its lane; lanes that had finished start again."""
+    end of its lane; lanes that had finished start again. 0 when none is left to retry:
+    nothing changed, a finished campaign stays finished.
+
+    RETRY_BATCH runs a transaction, each in a few statements (bulk_create): on SQLite a
+    transaction holds the database's only write lock, and a retry of thousands of runs in one,
+    a query or two per run, kept every other lane's writes waiting past the lock's timeout.
+    Each batch re-reads its runs, so a retry cut short is finished by the next one."""
+    again = [Run.State.FAILED, Run.State.CANCELLED, Run.State.SKIPPED]
+    pending = list(
+        campaign.runs.filter(state__in=again, retries__isnull=True)
+        .order_by("lane", "sequence")
+        .values_list("pk", flat=True)
+    )
+    copied = 0
+    for start in range(0, len(pending), RETRY_BATCH):
+        if start:
+            time.sleep(RETRY_PAUSE_S)
+        copied += _retry_batch(campaign, pending[start : start + RETRY_BATCH])
+    return copied
+
+
+def _retry_batch(campaign: Campaign, run_pks: list[int]) -> int:
+    """Retry those of run_pks that no retry has copied yet (another post of the button may
+    have); queue their lanes again if they had ended."""
     from benchmarks import jobs
 
-    again = [Run.State.FAILED, Run.State.CANCELLED, Run.State.SKIPPED]
     with transaction.atomic():
-        Campaign.objects.filter(pk=campaign.pk).update(state=Campaign.State.RUNNING, finished=None)
+        # One batch at a time per campaign, so two retries at once cannot both copy a run.
+        list(Campaign.objects.select_for_update().filter(pk=campaign.pk).values("pk"))
         failed = list(
-            campaign.runs.filter(state__in=again, retries__isnull=True).order_by("lane", "sequence")
+            Run.objects.filter(pk__in=run_pks, retries__isnull=True)
+            .order_by("lane", "sequence")
+            .values("pk", *_RETRIED_FIELDS)
         )
-        lanes = set()
+        if not failed:
+            return 0
+        lanes = {run["lane_id"] for run in failed}
+        last = dict(
+            Run.objects.filter(lane__in=lanes)
+            .values("lane")
+            .annotate(last=Max("sequence"))
+            .values_list("lane", "last")
+        )
+        retries = []
         for run in failed:
-            last = run.lane.runs.aggregate(last=Max("sequence"))["last"]
-            Run.objects.create(
-                campaign=campaign, lane=run.lane, board=run.board, sequence=last + REPETITION_GAP,
-                preset_version=run.preset_version, benchmark=run.benchmark,
-                definition_version=run.definition_version, params=run.params,
-                repetition=run.repetition, retry_of=run,
-            )  # fmt: skip
-            lanes.add(run.lane_id)
-        for lane in Lane.objects.filter(pk__in=lanes).exclude(state__in=Lane.UNFINISHED):
-            Lane.objects.filter(pk=lane.pk).update(
-                state=Lane.State.QUEUED, finished=None, error="", job_id=""
-            )
+            last[run["lane_id"]] += REPETITION_GAP
+            fields = {name: run[name] for name in _RETRIED_FIELDS}
+            retries.append(Run(campaign=campaign, sequence=last[run["lane_id"]],
+                               retry_of_id=run["pk"], **fields))  # fmt: skip
+        Run.objects.bulk_create(retries)
+        Campaign.objects.filter(pk=campaign.pk).update(state=Campaign.State.RUNNING, finished=None)
+        # A lane may have run the batch before and ended again: each batch looks anew.
+        ended = list(
+            Lane.objects.filter(pk__in=lanes)
+            .exclude(state__in=Lane.UNFINISHED)
+            .select_related("board")
+        )
+        Lane.objects.filter(pk__in=[lane.pk for lane in ended]).update(
+            state=Lane.State.QUEUED, finished=None, error="", job_id=""
+        )
+        for lane in ended:
             jobs.queue_lane(lane)
     return len(failed)
 

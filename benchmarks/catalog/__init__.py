@@ -11,7 +11,7 @@ from benchmarks.catalog import (
     storage,
     tunnels,
 )
-from benchmarks.catalog.spec import Benchmark
+from benchmarks.catalog.spec import Benchmark, shown
 
 BUILT_IN: dict[str, Benchmark] = {
     benchmark.name: benchmark
@@ -32,6 +32,6 @@ def lookup(name: str) -> Benchmark:
     found = custom.lookup(name)
     if found is None:
         raise UnknownBenchmark(
-            f"there is no benchmark {name!r} (built in: {', '.join(sorted(BUILT_IN))})"
+            f"there is no benchmark {shown(name)} (built in: {', '.join(sorted(BUILT_IN))})"
         )
     return found

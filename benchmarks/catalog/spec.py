@@ -23,10 +23,17 @@ _SIZE = re.compile(r"(\d+)\s*([KMG]?)i?B?", re.IGNORECASE)
 _SIZE_FACTORS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
 
 
-def _shown(value) -> str:
+def shown(value) -> str:
     """A refused value as an error message shows it: its repr, cut at 80 characters."""
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def shown_names(names, first: int = 5) -> str:
+    """Refused names as an error message lists them: the first few, each shown, and a count."""
+    names = list(names)
+    more = f" and {len(names) - first:,} more" if len(names) > first else ""
+    return ", ".join(shown(name) for name in names[:first]) + more
 
 
 class ParamError(ValueError):
@@ -41,7 +48,7 @@ def parse_size(text: str) -> int:
     """'64M' -> 67108864; sizes are binary (K = 1024), as truncate and dd read them."""
     match = _SIZE.fullmatch(str(text).strip())
     if not match:
-        raise ValueError(f"{_shown(text)} is not a size (a number with K, M or G, e.g. 64M)")
+        raise ValueError(f"{shown(text)} is not a size (a number with K, M or G, e.g. 64M)")
     return int(match.group(1)) * _SIZE_FACTORS[match.group(2).upper()]
 
 
@@ -69,22 +76,22 @@ class Param:
             raise ParamError(f"{self.name}: {exc}") from None
         number = parse_size(value) if self.kind == "size" else value
         if self.min is not None and isinstance(number, int | float) and number < self.min:
-            raise ParamError(f"{self.name}: {_shown(raw)} is below the minimum {self.min:g}")
+            raise ParamError(f"{self.name}: {shown(raw)} is below the minimum {self.min:g}")
         if self.max is not None and isinstance(number, int | float) and number > self.max:
-            raise ParamError(f"{self.name}: {_shown(raw)} is above the maximum {self.max:g}")
+            raise ParamError(f"{self.name}: {shown(raw)} is above the maximum {self.max:g}")
         return value
 
     def _convert(self, raw: Any) -> Any:
         if self.kind == "int":
             if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
-                raise ValueError(f"{_shown(raw)} is not a whole number")
+                raise ValueError(f"{shown(raw)} is not a whole number")
             return int(str(raw).strip()) if isinstance(raw, str) else int(raw)
         if self.kind == "float":
             if isinstance(raw, bool):
-                raise ValueError(f"{_shown(raw)} is not a number")
+                raise ValueError(f"{shown(raw)} is not a number")
             value = float(raw)
             if value != value or value in (float("inf"), float("-inf")):
-                raise ValueError(f"{_shown(raw)} is not a finite number")
+                raise ValueError(f"{shown(raw)} is not a finite number")
             return value
         if self.kind == "bool":
             if isinstance(raw, bool):
@@ -92,7 +99,7 @@ class Param:
             words = {"true": True, "on": True, "yes": True, "1": True,
                      "false": False, "off": False, "no": False, "0": False}  # fmt: skip
             if str(raw).strip().lower() not in words:
-                raise ValueError(f"{_shown(raw)} is not on or off")
+                raise ValueError(f"{shown(raw)} is not on or off")
             return words[str(raw).strip().lower()]
         if self.kind == "size":
             text = str(raw).strip().upper()
@@ -100,7 +107,7 @@ class Param:
             return text
         if self.kind == "choice":
             if str(raw) not in self.choices:
-                raise ValueError(f"{_shown(raw)} is not one of {', '.join(self.choices)}")
+                raise ValueError(f"{shown(raw)} is not one of {', '.join(self.choices)}")
             return str(raw)
         if self.kind == "multichoice":
             values = raw.split(",") if isinstance(raw, str) else list(raw)
@@ -116,9 +123,7 @@ class Param:
             if "\x00" in text:  # no command line can carry it: refuse it here, in words
                 raise ValueError("a NUL character cannot be a parameter's value")
             if self.pattern and not re.fullmatch(self.pattern, text):
-                raise ValueError(
-                    f"{_shown(text)} is not allowed here ({self.help or self.pattern})"
-                )
+                raise ValueError(f"{shown(text)} is not allowed here ({self.help or self.pattern})")
             return text
         raise ValueError(f"unknown parameter kind {self.kind!r}")
 
@@ -236,7 +241,7 @@ class Benchmark:
         unknown = sorted(set(raw) - known)
         if unknown:
             raise ParamError(
-                f"{self.name} has no parameter {', '.join(unknown)} "
+                f"{self.name} has no parameter {shown_names(unknown)} "
                 f"(it has: {', '.join(sorted(known)) or 'none'})"
             )
         return {param.name: param.clean(raw.get(param.name)) for param in self.params}

@@ -6,7 +6,7 @@ workers, and the page follows it by polling campaign_status.
 
 import hashlib
 import json
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -26,10 +26,11 @@ from benchmarks.models import Campaign, Run
 from devices.views.access import permission_required
 from devices.views.responses import json_response
 
-CAMPAIGNS_LISTED = 100
+CAMPAIGNS_PER_PAGE = 100
 # A page of the results table: a campaign may have tens of thousands of runs (the CSV has them
 # all), and the status sends at most the rows of the page being looked at.
 RUNS_PER_PAGE = 100
+SEED_DIGITS = 10  # a seed is below 2**31; longer digits are no preview's
 # The same spec from the same user within this long is the same form posted twice.
 DOUBLE_SUBMIT = timedelta(minutes=10)
 # Rows the status sends again, before its last answer: a run that finished while that answer
@@ -45,13 +46,17 @@ def _get_campaign(code) -> Campaign:
 @require_GET
 def campaign_list(request):
     counts = {f"n_{state}": Count("runs", filter=Q(runs__state=state)) for state in Run.State}
-    listed = Campaign.objects.select_related("created_by").annotate(**counts)
+    # Newest first, said again: a query with Count() groups by, and then Django drops Meta.ordering.
+    listed = (
+        Campaign.objects.select_related("created_by").annotate(**counts).order_by("-created", "-pk")
+    )
+    page = Paginator(listed, CAMPAIGNS_PER_PAGE).get_page(request.GET.get("page"))
     rows = [
         (campaign, [(state, getattr(campaign, f"n_{state}")) for state in Run.State.values
                     if getattr(campaign, f"n_{state}")])
-        for campaign in listed[:CAMPAIGNS_LISTED]
+        for campaign in page.object_list
     ]  # fmt: skip
-    return render(request, "benchmarks/campaigns.html", {"rows": rows})
+    return render(request, "benchmarks/campaigns.html", {"rows": rows, "page": page})
 
 
 @permission_required("benchmarks.run_campaign")
@@ -63,35 +68,57 @@ def campaign_new(request):
         return render(request, "benchmarks/campaign_form.html", {"form": form})
     if not form.is_valid():
         return render(request, "benchmarks/campaign_form.html", {"form": form}, status=400)
-    digest = spec_digest(form.spec)
+    previewed = request.POST.get("previewed", "")
+    spec = _seeded(form, previewed)
+    token = preview_token(spec)
     wants_start = request.POST.get("action") == "start"
-    if wants_start and request.POST.get("previewed") == digest:
+    if wants_start and previewed == token:
         try:
-            campaign, new = start_once(form.spec, request.user)
+            campaign, new = start_once(spec, request.user)
         except campaigns.SpecError as exc:  # a board retired since the preview, say
             form.add_error(None, str(exc))
             return render(request, "benchmarks/campaign_form.html", {"form": form}, status=400)
         if new:
             messages.success(request, f"Started {campaign.name}.")
         return redirect(campaign)
-    preview = _preview(form, digest, changed=wants_start)
+    preview = _preview(form, spec, token, changed=wants_start)
     return render(request, "benchmarks/campaign_form.html", {"form": form, "preview": preview})
 
 
-def _preview(form: CampaignForm, digest: str, changed: bool) -> dict:
+def _preview(form: CampaignForm, spec: dict, token: str, changed: bool) -> dict:
     """The figures shown before a start; changed: Start was pressed on an edited form."""
     return {
         "trials": form.trials,
         "boards": len(form.checked.boards),
         "estimate_s": campaigns.estimate_s(form.checked),
-        "spec": json.dumps(form.spec, indent=2),
-        "digest": digest,
+        "spec": json.dumps(spec, indent=2),
+        "digest": token,
         "changed": changed,
     }
 
 
-def spec_digest(spec: dict) -> str:
-    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()
+def _seeded(form: CampaignForm, previewed: str) -> dict:
+    """The form's spec with its shuffle seed: the form's, else the one its preview fixed (in
+    the token it posts back), else the one checking it drew. A post without a seed (a script
+    leaves the hidden field out) then starts what was previewed, and once however often it is
+    posted: start_once finds the same spec."""
+    if "seed" in form.spec:
+        return form.spec
+    seed = _token_seed(previewed)
+    return {**form.spec, "seed": form.checked.seed if seed is None else seed}
+
+
+def preview_token(spec: dict) -> str:
+    """What Start posts back: the digest of the spec previewed, seed included, then the seed."""
+    digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()
+    return f"{digest}-{spec['seed']}"
+
+
+def _token_seed(token: str) -> int | None:
+    """The seed a preview token carries; the digest before it decides whether it is the one
+    previewed (a seed changed by hand no longer matches)."""
+    _, _, seed = token.rpartition("-")
+    return int(seed) if seed.isdigit() and len(seed) <= SEED_DIGITS else None
 
 
 def start_once(spec: dict, user) -> tuple[Campaign, bool]:
@@ -172,10 +199,7 @@ def _lane_status(item: progress.LaneProgress) -> dict:
 def _changed_rows(request, campaign: Campaign) -> list[dict]:
     """Only rows of the page shown (?page=), so never more than a page: every run of a campaign
     ends at once when it is cancelled, and ?since= may be any time at all."""
-    try:
-        since = parse_datetime(request.GET.get("since") or "")
-    except ValueError:
-        since = None
+    since = _since(request.GET.get("since") or "")
     if since is None:
         return []  # the page was rendered with its rows as they are
     in_order = campaign.runs.order_by(*results.TABLE_ORDER).values_list("pk", flat=True)
@@ -188,6 +212,17 @@ def _changed_rows(request, campaign: Campaign) -> list[dict]:
         {"code": str(run.code), "state": run.state, "html": _run_row(request, campaign, run)}
         for run in changed
     ]
+
+
+def _since(text: str):
+    """The time ?since= gives, in UTC; None for anything but what a status answer sends (an
+    ISO time with its offset) that the database can compare: a time naive, made up or out of
+    range once in UTC (0001-01-01T00:00:00+23:59) is no since at all."""
+    try:
+        since = parse_datetime(text)
+        return since.astimezone(UTC) if since and since.tzinfo else None
+    except (ValueError, OverflowError):
+        return None
 
 
 def _run_row(request, campaign: Campaign, run: Run) -> str:

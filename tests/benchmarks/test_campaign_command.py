@@ -1,9 +1,11 @@
 """`manage.py campaign` and `manage.py benchmarks`: the terminal's way in."""
 
+import io
 import json
 import os
 import subprocess
 import sys
+import threading
 
 import pytest
 from django.conf import settings
@@ -12,8 +14,9 @@ from django.core.management.base import CommandError
 from django.db import connection
 
 from benchmarks import campaigns
+from benchmarks.management.commands import campaign as campaign_command
 from benchmarks.models import Campaign, CustomBenchmark, Run
-from tests.benchmarks.factories import make_campaign
+from tests.benchmarks.factories import add_run, make_campaign
 from tests.devices.factories import make_board
 from tests.devices.simfarm import register_node
 from tests.workers import ROOT
@@ -80,7 +83,7 @@ def test_a_refused_spec_exits_2_with_the_reason_and_starts_nothing(tmp_path):
     spec.write_text(json.dumps({"name": "x", "boards": ["nowhere"], "benchmarks": ["sha1sum"]}))
     refused = manage("campaign", "start", str(spec))
     assert refused.returncode == 2
-    assert "the spec was refused: no board in service is named nowhere" in refused.stderr
+    assert "the spec was refused: no board in service is named 'nowhere'" in refused.stderr
     garbage = manage("campaign", "start", "-", stdin="{not: [json")
     assert garbage.returncode == 2
     assert "is neither JSON nor YAML" in garbage.stderr
@@ -115,3 +118,104 @@ def test_cancelling_a_finished_campaign_says_so_and_changes_nothing(capsys):
     assert "over had already finished: there is nothing to cancel." in capsys.readouterr().err
     campaign.refresh_from_db()
     assert campaign.state == Campaign.State.FINISHED
+
+
+HUGE = "A" * 3_000_000
+# YAML, whose loader reads JSON too, takes no key of over 1,024 characters: many keys, then.
+MANY_KEYS = {f"key{n}": 1 for n in range(100_000)}
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [{"order": HUGE}, {"apply_mode": HUGE}, {"presets": [HUGE]}, {"presets": [f"{HUGE}@2"]},
+     MANY_KEYS, {"boards": [HUGE]}, {"boards": [f"b{n}" for n in range(100_000)]},
+     {"peer": HUGE}, {"benchmarks": [HUGE]},
+     {"benchmarks": [{"name": "sha1sum", "params": MANY_KEYS}]}],
+)  # fmt: skip
+def test_a_refusal_shows_what_it_refused_cut_short(tmp_path, changes):
+    """A spec file is any size; its refusal is a line or two."""
+    make_board("bench-a")
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"name": "x", "boards": ["bench-a"], "benchmarks": ["sha1sum"],
+                                **changes}))  # fmt: skip
+    with pytest.raises(CommandError) as refused:
+        call_command("campaign", "start", str(spec))
+    assert refused.value.returncode == 2
+    assert "the spec was refused: " in str(refused.value)
+    assert len(str(refused.value)) < 500, str(refused.value)[:200]
+    assert not Campaign.objects.exists()
+
+
+def test_an_unknown_user_is_shown_cut_short(tmp_path):
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"name": "x", "boards": ["bench-a"], "benchmarks": ["sha1sum"]}))
+    with pytest.raises(CommandError) as refused:
+        call_command("campaign", "start", str(spec), "--user", HUGE)
+    assert refused.value.returncode == 2
+    assert len(str(refused.value)) < 200
+
+
+def test_a_user_without_the_role_to_start_campaigns_is_refused(tmp_path, viewer, operator):
+    """The words of the 403 page: the role needed, and what the user has."""
+    make_board("bench-a")
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"name": "x", "boards": ["bench-a"], "benchmarks": ["sha1sum"]}))
+    with pytest.raises(CommandError) as refused:
+        call_command("campaign", "start", str(spec), "--user", viewer.username)
+    assert refused.value.returncode == 2
+    assert str(refused.value) == (
+        f"{viewer.username} may not start campaigns: this needs the operator role (a pifarm "
+        f"operator probes boards, applies presets and runs campaigns); {viewer.username} has "
+        "the viewer role."
+    )
+    assert not Campaign.objects.exists()
+    call_command("campaign", "start", str(spec), "--user", operator.username)
+    assert Campaign.objects.get().created_by == operator
+
+
+def test_follow_waits_for_the_campaign_to_finish_not_for_its_runs(monkeypatch):
+    """An adaptive campaign's run is done before the next trial is added: between the two no
+    run is queued or running, and following stopped there (with the first trials only)."""
+    monkeypatch.setattr(campaign_command, "POLL_S", 0.05)
+    board = make_board("bench-a")
+    campaign = make_campaign(board, name="adaptive", states=["done", "done"])
+    out, err = io.StringIO(), io.StringIO()
+
+    def follow():
+        try:
+            call_command("campaign", "status", str(campaign.code), "--follow", "--json",
+                         stdout=out, stderr=err)  # fmt: skip
+        finally:
+            connection.close()
+
+    following = threading.Thread(target=follow)
+    following.start()
+    following.join(timeout=1)
+    assert following.is_alive(), err.getvalue()
+    add_run(campaign.lanes.get(), state=Run.State.DONE)  # the trial after_run added, and ran
+    campaigns.finish_if_done(campaign.pk)  # its lane found no run left: the campaign finished
+    following.join(timeout=10)
+    assert not following.is_alive()
+    assert [row["state"] for row in json.loads(out.getvalue())] == ["done"] * 3
+    assert "adaptive: 3 done" in err.getvalue()
+
+
+@pytest.mark.pisim
+def test_an_adaptive_campaign_is_followed_to_its_last_trial(pisim_farm, start_worker, tmp_path):
+    """Values that never agree: trials are added up to the maximum, and all of them are
+    printed (following stopped after the minimum, with exit 0)."""
+    board = register_node(pisim_farm.nodes["pi4"])
+    CustomBenchmark.objects.create(
+        name="noise", title="random values", command="od -An -N2 -tu2 /dev/urandom",
+        tools="od", pattern=r"(?P<value>\d+)", unit="x",
+    )  # fmt: skip
+    spec = tmp_path / "spec.json"
+    repetitions = {"min": 2, "max": 5, "target_pct": 0.001}
+    spec.write_text(json.dumps({"name": "adaptive", "boards": [board.name],
+                                "benchmarks": ["noise"], "quiet": False,
+                                "repetitions": repetitions}))  # fmt: skip
+    start_worker()
+    done = manage("campaign", "start", str(spec), "--follow", "--json")
+    assert done.returncode == 0, done.stderr
+    assert [row["state"] for row in json.loads(done.stdout)] == ["done"] * 5
+    assert "adaptive: 5 done" in done.stderr

@@ -2,6 +2,8 @@
 before anything starts, refusals as form errors, and one campaign per form however often it
 is posted."""
 
+import html
+import json
 import re
 from dataclasses import replace
 
@@ -50,7 +52,7 @@ def form_data(boards, **changes) -> dict:
 def previewed(client, data) -> dict:
     """The form as posted again from the preview page, with its Start button."""
     body = client.post(NEW, data).content.decode()
-    digest = re.search(r'name="previewed" value="([0-9a-f]{64})"', body).group(1)
+    digest = re.search(r'name="previewed" value="([0-9a-f]{64}-[0-9]+)"', body).group(1)
     return {**data, "previewed": digest, "action": "start"}
 
 
@@ -295,3 +297,20 @@ def test_a_seed_out_of_range_is_named(client, operator, boards):
     response = client.post(NEW, form_data(boards, seed="-1"))
     assert response.status_code == 400
     assert "seed: Ensure this value is greater than or equal to 0." in response.content.decode()
+
+
+@pytest.mark.parametrize("seed", ["", None])  # an empty field, or none at all (a script)
+def test_a_form_without_a_seed_starts_what_was_previewed_once(
+    client, operator, boards, redis_queue, seed
+):
+    client.force_login(operator)
+    data = form_data(boards, seed=seed, order="shuffled")
+    body = client.post(NEW, data).content.decode()
+    shown = json.loads(html.unescape(re.search(r'<pre class="config">(.*?)</pre>', body, re.S)[1]))
+    token = re.search(r'name="previewed" value="([^"]+)"', body)[1]
+    start = {**data, "previewed": token, "action": "start"}
+    first, second = client.post(NEW, start), client.post(NEW, start)
+    campaign = Campaign.objects.get()
+    assert first.status_code == second.status_code == 302
+    assert second["Location"] == first["Location"] == campaign.get_absolute_url()
+    assert campaign.seed == shown["seed"]  # the order previewed is the order run

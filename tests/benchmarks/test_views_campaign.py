@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from benchmarks import campaigns, progress, results
 from benchmarks.models import Campaign, Lane, Run
+from benchmarks.views.campaigns import CAMPAIGNS_PER_PAGE
 from devices.models import FactSnapshot
 from tests.benchmarks.factories import add_run, make_campaign, measure
 from tests.devices.factories import TEST_PRIVATE_KEY, make_board
@@ -158,7 +159,7 @@ def test_the_csv_has_a_row_per_run_and_a_column_per_metric(client, viewer, finis
     client.force_login(viewer)
     response = client.get(url("runs_csv", finished_run.campaign))
     assert response["Content-Type"].startswith("text/csv")
-    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    rows = list(csv.DictReader(io.StringIO(response.getvalue().decode())))
     assert list(rows[0]) == results.CSV_COLUMNS + ["seconds [s]", "throughput [MB/s]"]
     done = next(row for row in rows if row["run"] == str(finished_run.code))
     assert float(done["throughput [MB/s]"]) == 412.5
@@ -174,7 +175,7 @@ def test_the_csv_name_is_safe_and_its_cells_never_formulas_nor_secrets(client, v
     response = client.get(url("runs_csv", campaign))
     disposition = response["Content-Disposition"]
     assert re.fullmatch(r'attachment; filename="[a-z0-9-]+-runs\.csv"', disposition), disposition
-    body = response.content.decode()
+    body = response.getvalue().decode()
     row = next(csv.DictReader(io.StringIO(body)))
     assert row["reason"].startswith("'=")
     assert TEST_PRIVATE_KEY.splitlines()[1] not in body
@@ -271,3 +272,58 @@ def test_cancelling_a_run_again_says_it_is_being_stopped_or_has_ended(client, op
         ("success", f"Cancelled {queued}."),
         ("info", f"{queued} has already ended (cancelled): there is nothing to cancel."),
     ]
+
+
+def test_the_list_shows_the_newest_first_and_pages_the_rest(client, viewer, board):
+    start = timezone.now() - timedelta(days=1)
+    made = []
+    for number in range(CAMPAIGNS_PER_PAGE + 5):
+        campaign = make_campaign(board, name=f"campaign {number:03}", states=[])
+        Campaign.objects.filter(pk=campaign.pk).update(created=start + timedelta(minutes=number))
+        made.append(campaign.name)
+    newest_first = made[::-1]
+    client.force_login(viewer)
+    listed = re.compile(r'campaign-name"><a href="[^"]+">([^<]+)</a>')
+    first = client.get(reverse("benchmarks:campaigns")).content.decode()
+    assert listed.findall(first) == newest_first[:CAMPAIGNS_PER_PAGE]
+    assert "Page 1 of 2" in first
+    second = client.get(reverse("benchmarks:campaigns"), {"page": 2}).content.decode()
+    assert listed.findall(second) == newest_first[CAMPAIGNS_PER_PAGE:]
+
+
+def test_retry_with_nothing_to_retry_leaves_a_finished_campaign_finished(client, operator, board):
+    """A stale page's button, or a second operator's click after the first retry's runs ended."""
+    campaign = make_campaign(board, states=["done"])
+    campaigns.finish_if_done(campaign.pk)
+    campaign.refresh_from_db()
+    ended = campaign.finished
+    client.force_login(operator)
+    said = messages_after(client.post(url("retry", campaign), follow=True))
+    assert said == [("info", "No failed, cancelled or skipped run is left to retry.")]
+    campaign.refresh_from_db()
+    assert (campaign.state, campaign.finished) == (Campaign.State.FINISHED, ended)
+    assert "Cancel the campaign" not in client.get(url("campaign", campaign)).content.decode()
+
+
+@pytest.mark.parametrize(
+    "since",
+    ["0001-01-01T00:00:00+23:59", "9999-12-31T23:59:59-23:59", "2026-13-01T00:00:00+00:00",
+     "yesterday", "2026-01-01T00:00:00"],
+)  # fmt: skip
+def test_a_since_out_of_range_or_bad_is_no_since(client, viewer, finished_run, since):
+    """As for the page's first poll: no rows (the page was rendered with them as they are)."""
+    client.force_login(viewer)
+    response = client.get(url("campaign_status", finished_run.campaign), {"since": since})
+    assert response.status_code == 200
+    assert response.json()["runs"] == []
+
+
+def test_cancelling_the_campaign_does_not_count_a_run_being_stopped_already(
+    client, operator, board
+):
+    campaign = make_campaign(board, states=["running", "queued"])
+    running = campaign.runs.get(state=Run.State.RUNNING)
+    client.force_login(operator)
+    client.post(url("cancel_run", campaign, running.code), follow=True)
+    said = messages_after(client.post(url("cancel", campaign), follow=True))
+    assert said == [("success", "Cancelled bench campaign: 1 run stopped or dropped.")]

@@ -4,7 +4,9 @@ its CSV still holds every run."""
 
 import csv
 import io
+import math
 import re
+import tracemalloc
 
 import pytest
 from django.db import connection
@@ -12,13 +14,16 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from benchmarks.models import Lane, Measurement, Run
+from benchmarks.campaigns import RETRY_BATCH
+from benchmarks.models import Campaign, Lane, Measurement, Run
+from benchmarks.results import CSV_CHUNK
 from benchmarks.views.campaigns import RUNS_PER_PAGE
 from tests.benchmarks.factories import add_runs, make_campaign
 from tests.devices.factories import make_board
 
 pytestmark = pytest.mark.django_db
 ROW = re.compile(r'<tr id="run-([0-9a-f-]{36})"')
+RUN_INSERT = f'INSERT INTO "{Run._meta.db_table}"'
 
 
 @pytest.fixture
@@ -111,7 +116,8 @@ def test_a_cancelled_run_s_redirect_opens_the_page_that_shows_it(client, operato
 def test_the_csv_still_holds_every_run(client, viewer, board):
     campaign = campaign_of(board, 3 * RUNS_PER_PAGE)
     client.force_login(viewer)
-    sheet = client.get(reverse("benchmarks:runs_csv", args=[campaign.code])).content.decode()
+    response = client.get(reverse("benchmarks:runs_csv", args=[campaign.code]))
+    sheet = response.getvalue().decode()
     assert [row["run"] for row in csv.DictReader(io.StringIO(sheet))] == in_page_order(campaign)
 
 
@@ -127,7 +133,84 @@ def test_the_rows_read_no_output_telemetry_nor_probe_of_a_run(client, viewer, bo
         (reverse("benchmarks:runs_csv", args=[campaign.code]), {}),
     ]:
         with CaptureQueriesContext(connection) as queries:
-            assert client.get(path, params).status_code == 200
+            response = client.get(path, params)
+            assert response.status_code == 200
+            b"".join(response)  # a streamed CSV reads its runs as it is sent
         read = " ".join(query["sql"] for query in queries.captured_queries)
         for column in ("raw_output", "telemetry", "peer_telemetry", "environment", "facts"):
             assert f'."{column}"' not in read, f"{path} reads {column}"
+
+
+def cancelled_on_two_boards(runs_each: int):
+    """A cancelled campaign of two ended lanes, each of runs_each cancelled runs and one done."""
+    campaign = make_campaign(make_board(f"retry-a-{runs_each}"), name="cancelled", states=[])
+    lanes = [
+        campaign.lanes.get(),
+        Lane.objects.create(campaign=campaign, board=make_board(f"retry-b-{runs_each}")),
+    ]
+    for lane in lanes:
+        add_runs(lane, 1, state=Run.State.DONE)
+        add_runs(lane, runs_each, state=Run.State.CANCELLED, finished=timezone.now())
+    Lane.objects.filter(campaign=campaign).update(state=Lane.State.DONE, finished=timezone.now())
+    campaign.state, campaign.finished = Campaign.State.CANCELLED, timezone.now()
+    campaign.save()
+    return campaign
+
+
+def test_retrying_a_large_campaign_takes_as_many_queries_a_batch_as_a_small_one(
+    client, operator, redis_queue, django_capture_on_commit_callbacks
+):
+    """One by one, a 12,000-run retry held SQLite's lock for 24 s: other lanes' writes failed
+    with "database is locked". Now a few queries a batch of RETRY_BATCH runs, whatever their
+    number."""
+    small, large = cancelled_on_two_boards(3), cancelled_on_two_boards(600)
+    client.force_login(operator)
+    others = {}
+    for campaign in (small, large):
+        with (
+            django_capture_on_commit_callbacks(execute=True),
+            CaptureQueriesContext(connection) as queries,
+        ):
+            client.post(reverse("benchmarks:retry", args=[campaign.code]))
+        others[campaign] = sum(not q["sql"].startswith(RUN_INSERT) for q in queries)
+    batches = math.ceil(large.runs.filter(retries__isnull=False).count() / RETRY_BATCH)
+    assert batches > 1
+    assert others[large] <= batches * others[small]
+    assert redis_queue.count == 4  # each ended lane queued again, once
+    for campaign, runs_each in ((small, 3), (large, 600)):
+        campaign.refresh_from_db()
+        assert (campaign.state, campaign.finished) == (Campaign.State.RUNNING, None)
+        for lane in campaign.lanes.all():
+            assert lane.state == Lane.State.QUEUED
+            runs = list(lane.runs.order_by("sequence"))
+            cancelled, retries = runs[1 : 1 + runs_each], runs[1 + runs_each :]
+            assert [run.retry_of_id for run in retries] == [run.pk for run in cancelled]
+            assert {run.state for run in retries} == {Run.State.QUEUED}
+            assert [run.repetition for run in retries] == [run.repetition for run in cancelled]
+            assert len({run.sequence for run in runs}) == len(runs)
+
+
+def csv_peak_bytes(client, campaign) -> tuple[int, bool]:
+    """The most memory Python held while the CSV was made and read, and whether it streamed."""
+    tracemalloc.start()
+    try:
+        response = client.get(reverse("benchmarks:runs_csv", args=[campaign.code]))
+        rows = sum(chunk.count(b"\n") for chunk in response)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert rows == campaign.runs.count() + 1
+    return peak, response.streaming
+
+
+def test_the_csv_streams_in_as_much_memory_for_many_runs_as_for_few(client, viewer, board):
+    """Runs are read CSV_CHUNK at a time: the memory of a chunk, whatever their number."""
+    few, many = campaign_of(board, 2 * CSV_CHUNK), campaign_of(board, 10 * CSV_CHUNK)
+    client.force_login(viewer)
+    csv_peak_bytes(client, few)  # the first request loads what every one then uses
+    (few_peak, few_streamed), (many_peak, many_streamed) = (
+        csv_peak_bytes(client, campaign) for campaign in (few, many)
+    )
+    assert few_streamed and many_streamed
+    # Five times the runs: read all at once, they took about five times the memory.
+    assert many_peak < 2 * few_peak

@@ -37,7 +37,7 @@ def test_a_built_campaign_runs_and_its_page_shows_the_values(
         assert f"{number(throughput.value)}</strong> MB/s" in row
         assert f"{run.snapshot.userland_bits}-bit userland" in row
 
-    sheet = client.get(reverse("benchmarks:runs_csv", args=[campaign.code])).content.decode()
+    sheet = client.get(reverse("benchmarks:runs_csv", args=[campaign.code])).getvalue().decode()
     rows = list(csv.DictReader(io.StringIO(sheet)))
     assert sorted(float(row["throughput [MB/s]"]) for row in rows) == sorted(
         run.measurements.get(metric="throughput").value for run in runs

@@ -9,8 +9,11 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from benchmarks import campaigns, progress, results
+from benchmarks.catalog.spec import shown
 from benchmarks.models import Campaign, Run
+from devices import roles
 
+START_PERMISSION = "benchmarks.run_campaign"  # what the builder page and Start require
 POLL_S = 1.0
 BAR_WIDTH = 30
 REFUSED, NOT_ALL_DONE = 2, 1  # exit statuses; 0 is every run done
@@ -65,16 +68,18 @@ class Command(BaseCommand):
 
     def follow(self, campaign: Campaign) -> None:
         tty = sys.stderr.isatty()
-        shown = ""
+        drawn = ""
         while True:
             line = bar(campaign)
-            if line != shown:  # a terminal redraws one line; a log gets a line per change
+            if line != drawn:  # a terminal redraws one line; a log gets a line per change
                 if tty:
-                    self.stderr.write("\r" + line.ljust(len(shown)), ending="")
+                    self.stderr.write("\r" + line.ljust(len(drawn)), ending="")
                 else:
                     self.stderr.write(line)
-                shown = line
-            if not campaign.runs.filter(state__in=Run.UNFINISHED).exists():
+                drawn = line
+            # The campaign's end, not its runs': an adaptive trial is added after the one
+            # before it is done, and in between no run is queued or running.
+            if Campaign.objects.filter(pk=campaign.pk, finished__isnull=False).exists():
                 break
             time.sleep(POLL_S)
         if tty:
@@ -92,11 +97,33 @@ def campaigns_start(path: str, username: str | None) -> Campaign:
     if username:
         user = get_user_model().objects.filter(username=username).first()
         if user is None:
-            raise CommandError(f"there is no user {username!r}", returncode=REFUSED)
+            raise CommandError(f"there is no user {shown(username)}", returncode=REFUSED)
+        _refuse_unless_starter(user)
     try:
         return campaigns.start(spec, user)
     except campaigns.SpecError as exc:
         raise CommandError(f"the spec was refused: {exc}", returncode=REFUSED) from None
+
+
+def _refuse_unless_starter(user) -> None:
+    """A campaign started for a user is theirs: only one who may start campaigns on the pages,
+    refused in the 403 page's words."""
+    if user.has_perm(START_PERMISSION):
+        return
+    needed = roles.role_for(START_PERMISSION)
+    current = roles.role_of(user)
+    if not user.is_active:
+        has = "an inactive account"
+    elif current:
+        has = f"the {current.name} role"
+    else:
+        has = "no role yet"
+    name = user.get_username()  # a user found by it: at most 150 characters, no control
+    raise CommandError(
+        f"{name} may not start campaigns: this needs the {needed.name} role (a pifarm "
+        f"{needed.name} {needed.summary}); {name} has {has}.",
+        returncode=REFUSED,
+    )
 
 
 def _read(path: str) -> str:
@@ -112,7 +139,7 @@ def find(code: str) -> Campaign:
     except ValidationError:
         campaign = None
     if campaign is None:
-        raise CommandError(f"there is no campaign {code}", returncode=REFUSED)
+        raise CommandError(f"there is no campaign {shown(code)}", returncode=REFUSED)
     return campaign
 
 
