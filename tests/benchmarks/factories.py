@@ -38,3 +38,12 @@ def add_runs(lane: Lane, count: int, **fields) -> list[Run]:
         for i in range(count)
     ]  # fmt: skip
     return Run.objects.bulk_create(runs, batch_size=500)
+
+
+def add_trial(lane: Lane, value: float, metric="throughput", unit="MB/s", **fields) -> Run:
+    """A done run of lane with one value of metric (a trial a comparison counts)."""
+    run = add_run(lane, state=Run.State.DONE, **fields)
+    Measurement.objects.create(
+        run=run, metric=metric, value=value, unit=unit, higher_is_better=True
+    )
+    return run
