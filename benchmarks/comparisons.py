@@ -102,8 +102,13 @@ class Result:
         return sum(group.description.n for group in self.groups)
 
     @property
-    def baseline_group(self) -> Group:
-        return next(group for group in self.groups if group.key == self.baseline)
+    def table(self) -> list[tuple[Group, stats.Comparison | None]]:
+        """Each group with its comparison against the baseline (None for the baseline)."""
+        return [(group, self.comparisons.get(group.key)) for group in self.groups]
+
+    @property
+    def suspects_excluded(self) -> int:
+        return sum(group.suspects_excluded for group in self.groups)
 
 
 def compare(

@@ -96,7 +96,7 @@ def write_csv(campaign: Campaign, out) -> None:
     for run in runs_of(campaign):
         values = {(m.metric, m.unit): m.value for m in run.measurements.all()}
         row = _csv_cells(run) + [values.get(column, "") for column in metrics]
-        writer.writerow([_defused(cell) for cell in row])
+        writer.writerow([defused(cell) for cell in row])
 
 
 def as_json(campaign: Campaign) -> list[dict]:
@@ -127,7 +127,7 @@ def _csv_cells(run: Run) -> list:
     ]  # fmt: skip
 
 
-def _defused(cell):
+def defused(cell):
     """Text that a spreadsheet would run as a formula gets a leading quote; numbers stay."""
     if isinstance(cell, str) and cell.startswith(_FORMULA_STARTS):
         return "'" + cell

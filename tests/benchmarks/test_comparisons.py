@@ -5,10 +5,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from benchmarks import comparisons, stats
-from benchmarks.models import Campaign, Lane
-from devices.models import FactSnapshot, Preset, PresetVersion
-from tests.benchmarks.factories import add_trial
-from tests.devices.factories import make_board
+from benchmarks.models import Campaign
+from tests.benchmarks.factories import lane_on, overclock, trials
 
 pytestmark = pytest.mark.django_db
 BASELINE = [100.0, 102.0, 98.0]
@@ -18,27 +16,6 @@ FASTER = [120.0, 123.0, 117.0]
 @pytest.fixture
 def campaign():
     return Campaign.objects.create(name="overclock", spec={})
-
-
-def lane_on(campaign, name, model="Raspberry Pi 4 Model B Rev 1.5", kernel=64, userland=64):
-    board = make_board(name, host=f"10.213.9.{10 + campaign.lanes.count()}")
-    lane = Lane.objects.create(campaign=campaign, board=board)
-    lane.snapshot = FactSnapshot.objects.create(
-        board=board, model=model, kernel_bits=kernel, userland_bits=userland,
-        os_name="Debian GNU/Linux 12 (bookworm)",
-        facts={"kernel_release": "6.6.51-v8+", "governor": "performance",
-               "firmware_version": {"version": "d2f7a1b"}},
-    )  # fmt: skip
-    return lane
-
-
-def overclock():
-    preset = Preset.objects.create(name="fast")
-    return PresetVersion.objects.create(preset=preset, number=2, options={"arm_freq": "2000"})
-
-
-def trials(lane, values, **fields):
-    return [add_trial(lane, value, snapshot=lane.snapshot, **fields) for value in values]
 
 
 def test_groups_by_preset_have_the_statistics_of_their_trials(campaign):
