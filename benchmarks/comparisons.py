@@ -2,21 +2,27 @@
 described and compared with a baseline group by benchmarks.stats.
 
 Tens of thousands of measurements stay fast because nothing here loads a Run: the values come
-from one values_list of the few columns a group needs, the environment from two more queries
-that the database de-duplicates (the runs' distinct snapshots and tool versions). So a
-comparison costs the same few queries however many runs it holds.
+from one query of a few columns of the measurement and its run (ids, no joins further), and
+what the ids stand for (boards, probes, preset versions) from one small query each, as do the
+tools' versions, which the database de-duplicates. So a comparison costs the same few queries
+however many runs it holds.
 """
 
+import contextlib
+import json
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from django.db import connections
 from django.db.models import Q, QuerySet
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Coalesce
 
 from benchmarks import catalog, stats
-from benchmarks.models import Measurement, Run
+from benchmarks.models import Campaign, Measurement, Run
 from benchmarks.results import value_text
-from devices.models import FactSnapshot
+from devices.models import Board, FactSnapshot, PresetVersion
 
 AS_IS = "as the board is"
 UNKNOWN = "unknown"
@@ -29,18 +35,30 @@ GROUP_BY = {
     "board_model": "board model",
     "campaign": "campaign",
 }
-# Columns of Measurement that make each group's key, and how the key reads.
+# The column of Measurement whose value makes each group's key (_Names says what it reads).
 _KEY_COLUMNS = {
-    "preset": ("run__preset_version__preset__name", "run__preset_version__number"),
-    "bits": ("run__snapshot__kernel_bits", "run__snapshot__userland_bits"),
-    "board": ("run__board__name",),
-    "board_model": ("run__snapshot__model",),
-    "campaign": ("run__campaign__name",),
+    "preset": "run__preset_version_id",
+    "bits": "run__snapshot_id",
+    "board": "run__board_id",
+    "board_model": "run__snapshot_id",
+    "campaign": "run__campaign_id",
 }
+# A probe's facts that a group's environment shows, and their columns.
+_FACTS = {
+    "board model": "model", "kernel": "facts__kernel_release", "kernel bits": "kernel_bits",
+    "userland bits": "userland_bits", "OS": "os_name",
+    "firmware": "facts__firmware_version__version", "governor": "facts__governor",
+}  # fmt: skip
 # The run's median Arm clock under load, from its telemetry summary (benchmarks.telemetry).
 _CLOCK = "run__environment__telemetry__arm_mhz_under_load__median"
-# The version lines parsers keep (benchmarks.results.tool_version reads the same keys).
-_TOOL_VERSION_KEYS = ("tool_version", "iperf3_version", "version")
+# The version line parsers keep, under one of these keys (as benchmarks.results.tool_version
+# reads them): the first one a run has.
+_TOOL_VERSION = Coalesce(
+    *(
+        KeyTextTransform(key, "run__details")
+        for key in ("tool_version", "iperf3_version", "version")
+    )
+)
 
 
 class ComparisonError(ValueError):
@@ -124,22 +142,28 @@ def compare(
     choices = group_by_choices(benchmark)
     if group_by not in choices:
         raise ComparisonError(f"{benchmark} cannot be grouped by {group_by!r}")
-    columns = _key_columns(group_by)
-    measured = Measurement.objects.filter(run__in=runs, run__benchmark=benchmark, metric=metric)
-    rows = measured.values_list(
-        "value", "run__suspect", "run__board__name",
-        "run__snapshot_id", _CLOCK, *columns,
-    )  # fmt: skip
+    runs = runs.filter(benchmark=benchmark)
+    measured = Measurement.objects.filter(run__in=runs, metric=metric).order_by()
+    # Ids only, from the run's own row: names come from the few rows they point at (_Names).
+    rows = _fetched(measured.values_list(
+        "value", "run__suspect", "run__board_id", "run__snapshot_id", "run__preset_version_id",
+        "run__campaign_id", _CLOCK, _TOOL_VERSION, _key_column(group_by),
+    ))  # fmt: skip
+    names = _Names(rows, group_by)
     counted, suspects, boards = defaultdict(list), defaultdict(int), defaultdict(dict)
-    clocks, snapshots = defaultdict(list), defaultdict(set)
-    for value, suspect, board, snapshot, clock, *key in rows.iterator():
-        label = _label(group_by, key)
+    clocks, snapshots, versions = defaultdict(list), defaultdict(set), defaultdict(set)
+    tools = defaultdict(set)
+    for value, suspect, board, snapshot, version, _, clock, tool, key in rows:
+        label = names.label(key)
+        if tool:
+            tools[label].add(tool)
         if suspect and not include_suspects:
             suspects[label] += 1
             continue
         counted[label].append(value)
         boards[label].setdefault(board, []).append(value)
         snapshots[label].add(snapshot)
+        versions[label].add(version)
         if clock is not None:
             clocks[label].append(clock)
     if not counted:
@@ -148,13 +172,16 @@ def compare(
     unit, higher_is_better = measured.values_list("unit", "higher_is_better").first()
     keys = sorted(counted, key=_order)
     baseline = baseline if baseline in counted else keys[0]
-    environments = _environments(runs.filter(benchmark=benchmark), group_by, columns, snapshots)
     groups = [
         Group(
             key=key, values=counted[key], suspects_excluded=suspects[key],
             description=stats.describe(counted[key]),
-            boards={name: stats.describe(found) for name, found in sorted(boards[key].items())},
-            environment=environments[key] | {"measured Arm clock": _clock_text(clocks[key])},
+            boards={name: stats.describe(boards[key][pk]) for pk, name in names.boards.items()
+                    if pk in boards[key]},
+            environment=names.environment(snapshots[key], versions[key]) | {
+                "measured Arm clock": _clock_text(clocks[key]),
+                "tool versions": _joined(tools[key]),
+            },
         )
         for key in keys
     ]  # fmt: skip
@@ -167,26 +194,6 @@ def compare(
     )  # fmt: skip
 
 
-def _key_columns(group_by: str) -> tuple[str, ...]:
-    if group_by.startswith(PARAM_PREFIX):
-        return (f"run__params__{group_by.removeprefix(PARAM_PREFIX)}",)
-    return _KEY_COLUMNS[group_by]
-
-
-def _label(group_by: str, key: list) -> str:
-    """A group's key as its name on the page, in the CSV and in a saved comparison."""
-    if group_by == "preset":
-        name, number = key
-        return AS_IS if name is None else f"{name} v{number}"
-    if group_by == "bits":
-        kernel, userland = (f"{bits}-bit" if bits else UNKNOWN for bits in key)
-        return f"{kernel} kernel, {userland} userland"
-    (value,) = key
-    if value is None or value == "":
-        return UNKNOWN
-    return value_text(value)
-
-
 def _order(key: str):
     """As the board is first (the usual baseline), then numbers by size (MTU 1400 before
     9000), then the rest by name."""
@@ -194,40 +201,86 @@ def _order(key: str):
     return (key != AS_IS, not head.isdigit(), int(head) if head.isdigit() else 0, key)
 
 
-def _environments(runs, group_by, columns, snapshots) -> dict[str, dict[str, str]]:
-    """Each group's environment in words: the boards' models, kernels, OS... (from the distinct
-    snapshots its runs were made with) and the tools' versions and preset versions its runs
-    used (one query each, de-duplicated by the database)."""
-    facts = {
-        row[0]: row[1:]
-        for row in FactSnapshot.objects.filter(pk__in=runs.values("snapshot_id")).values_list(
-            "pk", "model", "kernel_bits", "userland_bits", "os_name", "facts__kernel_release",
-            "facts__firmware_version__version", "facts__governor",
+def _fetched(rows: QuerySet) -> list[tuple]:
+    """The rows of a values_list straight from the database cursor.
+
+    Django would pass each value of a JSON key (the clock, a parameter) through json.loads,
+    which for 50,000 rows costs more than the query; the database has already extracted them
+    (SQLite's json_extract gives numbers and text, psycopg decodes jsonb), so the raw rows
+    hold the same values, but for a list, which comes as JSON text (see _Names.label)."""
+    sql, params = rows.query.sql_with_params()
+    with connections[rows.db].cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def _key_column(group_by: str) -> str:
+    """The column of Measurement whose value decides a row's group."""
+    if group_by.startswith(PARAM_PREFIX):
+        return f"run__params__{group_by.removeprefix(PARAM_PREFIX)}"
+    return _KEY_COLUMNS[group_by]
+
+
+class _Names:
+    """What the runs' ids stand for (their boards, probes, preset versions, campaigns), read
+    once per comparison with a query each, and so each group's name and environment."""
+
+    def __init__(self, rows: list[tuple], group_by: str):
+        """rows: compare()'s, which begin with value, suspect and the ids of the run's board,
+        probe, preset version and campaign."""
+        self.group_by = group_by
+        board_ids, snapshot_ids, version_ids, campaign_ids = (
+            {row[column] for row in rows} for column in range(2, 6)
         )
-    }  # fmt: skip
-    used = defaultdict(lambda: defaultdict(set))
-    run_columns = [column.removeprefix("run__") for column in columns]
-    tool_columns = [f"details__{key}" for key in _TOOL_VERSION_KEYS]
-    preset = ("preset_version__preset__name", "preset_version__number")
-    for row in runs.values_list(*run_columns, *preset, *tool_columns).distinct().iterator():
-        key, rest = row[: len(columns)], row[len(columns) :]
-        label = _label(group_by, list(key))
-        used[label]["preset version"].add(_label("preset", list(rest[:2])))
-        used[label]["tool versions"].update(str(version) for version in rest[2:] if version)
-    found = {}
-    for label, ids in snapshots.items():
-        known = [facts[pk] for pk in ids if pk in facts]
-        words = {
-            "board model": _joined(fact[0] for fact in known),
-            "kernel": _joined(fact[4] for fact in known),
-            "kernel bits": _joined(fact[1] for fact in known),
-            "userland bits": _joined(fact[2] for fact in known),
-            "OS": _joined(fact[3] for fact in known),
-            "firmware": _joined(fact[5] for fact in known),
-            "governor": _joined(fact[6] for fact in known),
-        }
-        found[label] = words | {name: _joined(seen) for name, seen in used[label].items()}
-    return found
+        boards = Board.objects.filter(pk__in=board_ids).order_by("name")
+        self.boards = dict(boards.values_list("pk", "name"))  # by name: the spread's order
+        probes = FactSnapshot.objects.filter(pk__in=snapshot_ids).values_list(
+            "pk", *_FACTS.values()
+        )
+        self.facts = {row[0]: dict(zip(_FACTS, row[1:], strict=True)) for row in probes}
+        versions = PresetVersion.objects.filter(pk__in=version_ids).order_by()
+        rows = versions.values_list("pk", "preset__name", "number")
+        self.versions = {pk: f"{name} v{number}" for pk, name, number in rows}
+        self.campaigns = {}
+        if group_by == "campaign":
+            campaigns = Campaign.objects.filter(pk__in=campaign_ids).order_by()
+            self.campaigns = dict(campaigns.values_list("pk", "name"))
+        self._labels = {}  # tens of thousands of rows share a few keys
+
+    def label(self, key) -> str:
+        """A group's name, from the key column's value: on the page, in the CSV, as a saved
+        comparison's baseline."""
+        if (found := self._labels.get(key)) is None:
+            found = self._labels[key] = self._name(key)
+        return found
+
+    def _name(self, key) -> str:
+        by = self.group_by
+        if by == "preset":
+            return self.versions.get(key, AS_IS)
+        if by == "board":
+            return self.boards.get(key, UNKNOWN)
+        if by == "campaign":
+            return self.campaigns.get(key, UNKNOWN)
+        facts = self.facts.get(key, {})
+        if by == "bits":
+            kernel, userland = (f"{facts[name]}-bit" if facts.get(name) else UNKNOWN
+                                for name in ("kernel bits", "userland bits"))  # fmt: skip
+            return f"{kernel} kernel, {userland} userland"
+        value = facts.get("board model") if by == "board_model" else key
+        if value is None or value == "":
+            return UNKNOWN
+        if isinstance(value, str) and value.startswith("["):  # a list parameter (_fetched)
+            with contextlib.suppress(ValueError):
+                value = json.loads(value)
+        return value_text(value)
+
+    def environment(self, snapshot_ids, version_ids) -> dict[str, str]:
+        """The boards' models, kernels, OS... (the probes the runs were made with) in words."""
+        known = [self.facts[pk] for pk in snapshot_ids if pk in self.facts]
+        words = {name: _joined(facts[name] for facts in known) for name in _FACTS}
+        labels = [self.versions.get(pk, AS_IS) for pk in version_ids]
+        return words | {"preset version": _joined(labels)}
 
 
 def _joined(values) -> str:

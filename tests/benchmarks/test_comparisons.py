@@ -125,6 +125,9 @@ def queries_for(campaign) -> int:
 def test_the_queries_do_not_grow_with_the_runs(campaign):
     lane = lane_on(campaign, "bench-a")
     trials(lane, BASELINE)
+    trials(lane, FASTER, preset_version=overclock())
     few = queries_for(campaign)
-    trials(lane_on(campaign, "bench-b", userland=32), FASTER * 10, preset_version=overclock())
+    more = lane_on(campaign, "bench-b", userland=32)
+    trials(more, FASTER * 10, preset_version=overclock("faster", 1))
+    trials(more, BASELINE * 10, suspect=True)
     assert queries_for(campaign) == few
