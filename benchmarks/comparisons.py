@@ -172,19 +172,17 @@ def compare(
     unit, higher_is_better = measured.values_list("unit", "higher_is_better").first()
     keys = sorted(counted, key=_order)
     baseline = baseline if baseline in counted else keys[0]
-    groups = [
-        Group(
+    groups = []
+    for key in keys:
+        description = stats.describe(counted[key])
+        groups.append(Group(
             key=key, values=counted[key], suspects_excluded=suspects[key],
-            description=stats.describe(counted[key]),
-            boards={name: stats.describe(boards[key][pk]) for pk, name in names.boards.items()
-                    if pk in boards[key]},
+            description=description, boards=_spread(boards[key], names.boards, description),
             environment=names.environment(snapshots[key], versions[key]) | {
                 "measured Arm clock": _clock_text(clocks[key]),
                 "tool versions": _joined(tools[key]),
             },
-        )
-        for key in keys
-    ]  # fmt: skip
+        ))  # fmt: skip
     others = {key: counted[key] for key in keys if key != baseline}
     return Result(
         benchmark=benchmark, metric=metric, unit=unit, higher_is_better=higher_is_better,
@@ -192,6 +190,14 @@ def compare(
         include_suspects=include_suspects, groups=groups,
         comparisons=stats.compare_many(counted[baseline], others, higher_is_better),
     )  # fmt: skip
+
+
+def _spread(values_by_board: dict, board_names: dict, pooled: stats.Description) -> dict:
+    """Each board's own description, by board name (one board's is the group's own)."""
+    if len(values_by_board) == 1:
+        return {board_names[pk]: pooled for pk in values_by_board}
+    return {name: stats.describe(values_by_board[pk]) for pk, name in board_names.items()
+            if pk in values_by_board}  # fmt: skip
 
 
 def _order(key: str):
