@@ -11,9 +11,10 @@ PY := $(VENV)/bin/python
 APT_PACKAGES := python3-venv openssh-server openssh-client sudo iproute2 procps busybox debootstrap \
 	iperf3 openssl sysbench stress-ng 7zip flac lame openvpn wireguard-tools wireguard-go \
 	ethtool nftables fio chromium chromium-driver gcc libc6-dev make
-# bench/ scripts that check a target: the benchmark engine's (issue 7), then the API's.
+# bench/ scripts that check a target: the benchmark engine's (issue 7), then the campaign pages',
+# the API's and the comparison page's.
 ENGINE_BENCH := engine_overhead fleet_scaling campaign_create iperf3_through_pifarm known_answers \
-	retry_large campaign_pages api_measurements
+	retry_large campaign_pages api_measurements comparison_page
 export PIFARM_PLAYWRIGHT_BROWSER ?= /usr/bin/chromium
 
 .PHONY: setup system venv demo test lint bench clean

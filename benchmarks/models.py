@@ -349,3 +349,32 @@ class ApiToken(models.Model):
 
     def __str__(self):
         return f"{self.name} ({self.owner})"
+
+
+class Comparison(models.Model):
+    """A comparison someone saved: what was selected and how it is grouped, not its figures,
+    which benchmarks.comparisons computes again from the runs each time it is shown."""
+
+    code = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    name = models.CharField(max_length=120)
+    created = models.DateTimeField(auto_now_add=True)
+    # The selection: every done run of these campaigns, and these runs.
+    campaigns = models.ManyToManyField(Campaign, blank=True, related_name="+")
+    runs = models.ManyToManyField(Run, blank=True, related_name="+")
+    benchmark = models.CharField(max_length=64)
+    metric = models.CharField(max_length=64)
+    group_by = models.CharField(max_length=48)  # a key of comparisons.group_by_choices
+    baseline = models.CharField(max_length=200, blank=True)  # a group's key; empty: the first
+    include_suspects = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return reverse("benchmarks:comparison", args=[self.code])

@@ -119,7 +119,7 @@ def csv_lines(campaign: Campaign) -> Iterator[str]:
             values[run_id][metric, unit] = value
         for run in chunk:
             row = _csv_cells(run) + [values[run.pk].get(column, "") for column in metrics]
-            yield writer.writerow([_defused(cell) for cell in row])
+            yield writer.writerow([defused(cell) for cell in row])
 
 
 def as_json(campaign: Campaign) -> list[dict]:
@@ -150,7 +150,7 @@ def _csv_cells(run: Run) -> list:
     ]  # fmt: skip
 
 
-def _defused(cell):
+def defused(cell):
     """Text that a spreadsheet would run as a formula gets a leading quote; numbers stay."""
     if isinstance(cell, str) and cell.startswith(_FORMULA_STARTS):
         return "'" + cell

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from benchmarks.views import campaigns, catalog, results, tokens
+from benchmarks.views import campaigns, catalog, comparisons, results, tokens
 
 app_name = "benchmarks"
 
@@ -16,6 +16,22 @@ urlpatterns = [
     path("campaigns/<uuid:code>/retry/", campaigns.campaign_retry, name="retry"),
     path("campaigns/<uuid:code>/runs/<uuid:run>/cancel/", campaigns.run_cancel, name="cancel_run"),
     path("campaigns/<uuid:code>/runs.csv", results.runs_csv, name="runs_csv"),
+    path("comparisons/", comparisons.comparison_list, name="comparisons"),
+    path("comparisons/new/", comparisons.comparison_new, name="comparison_new"),
+    path("comparisons/save/", comparisons.comparison_save, name="comparison_save"),
+    path("comparisons/<uuid:code>/", comparisons.comparison_detail, name="comparison"),
+    path(
+        "comparisons/<uuid:code>/comparison.csv",
+        comparisons.comparison_export,
+        {"kind": "csv"},
+        name="comparison_csv",
+    ),
+    path(
+        "comparisons/<uuid:code>/comparison.json",
+        comparisons.comparison_export,
+        {"kind": "json"},
+        name="comparison_json",
+    ),
     path("tokens/", tokens.token_list, name="tokens"),
     path("tokens/<uuid:code>/revoke/", tokens.token_revoke, name="revoke_token"),
 ]

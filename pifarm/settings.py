@@ -181,6 +181,12 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    # plotly.js from the pinned plotly package, as static/vendor/plotly.min.js
+    "benchmarks.plotly_static.PlotlyFinder",
+]
 STATIC_ROOT = DATA_DIR / "staticfiles"
 # Files browsers ask for at the site's root (favicon.ico), served by whitenoise as they are.
 WHITENOISE_ROOT = BASE_DIR / "webroot"

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from benchmarks.models import ApiToken
+from benchmarks.models import ApiToken, Comparison
 from devices import presets
 from devices.models import Application, BoardTask, FactSnapshot, Preset
 
-from .benchmarks.factories import make_campaign
+from .benchmarks.factories import make_campaign, measure
 from .conftest import PASSWORD
 from .devices.factories import TEST_PUBLIC_KEY, make_board
 
@@ -73,6 +73,13 @@ ACCESS = {
     "benchmarks:retry": Access("operator", **POST),
     "benchmarks:cancel_run": Access("operator", **POST),
     "benchmarks:runs_csv": Access("viewer"),
+    "benchmarks:comparisons": Access("viewer"),
+    "benchmarks:comparison_new": Access("viewer"),
+    # posted with nothing chosen: the builder again, saying what to choose
+    "benchmarks:comparison_save": Access("viewer", method="post", allowed=400),
+    "benchmarks:comparison": Access("viewer"),
+    "benchmarks:comparison_csv": Access("viewer"),
+    "benchmarks:comparison_json": Access("viewer"),
     # Any user has API tokens; the world's token is another user's, so revoking it is a 404
     # (the owner's revoke: tests/api/test_tokens.py).
     "benchmarks:tokens": Access("viewer"),
@@ -130,6 +137,12 @@ def world(django_user_model):
     campaign = make_campaign(board, states=["queued", "failed"])
     someone = django_user_model.objects.create_user("someone-else")
     token = ApiToken.objects.create(owner=someone, name="someone's", digest="0" * 64)
+    compared = make_campaign(board, name="compared", states=["done"])
+    measure(compared.runs.get(), throughput=(412.5, "MB/s"))
+    comparison = Comparison.objects.create(
+        owner=someone, name="someone's", benchmark="sha1sum", metric="throughput", group_by="board"
+    )
+    comparison.campaigns.set([compared])
     return {
         "boards": board.code,
         "presets": preset.code,
@@ -142,6 +155,7 @@ def world(django_user_model):
         "run": campaign.runs.get(state="queued").code,
         "runs": campaign.runs.get(state="queued").code,
         "tokens": token.code,
+        "comparisons": comparison.code,
     }
 
 

@@ -47,6 +47,25 @@ def number(value) -> str:
 
 
 @register.filter
+def percent(value) -> str:
+    """A percent change with its sign: "+12.3 %", "-0.41 %"."""
+    return "" if value is None else f"{value:+.3g} %"
+
+
+@register.filter
+def share(fraction) -> str:
+    """A fraction as a percentage: 0.0123 is "1.2 %"."""
+    return "" if fraction is None else f"{fraction * 100:.2g} %"
+
+
+@register.filter
+def p_text(value) -> str:
+    if value is None:
+        return "–"
+    return "< 0.001" if value < 0.001 else f"{value:.3g}"
+
+
+@register.filter
 def repetitions_text(repetitions) -> str:
     """A spec's repetitions: '3', or 'adaptive: 3 to 10 until the CI is within ± 2 %'."""
     if not isinstance(repetitions, dict):

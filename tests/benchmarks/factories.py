@@ -1,6 +1,8 @@
 """Campaign rows made directly, for pages that show them (the engine is not needed)."""
 
 from benchmarks.models import Campaign, Lane, Measurement, Run
+from devices.models import FactSnapshot, Preset, PresetVersion
+from tests.devices.factories import make_board
 
 
 def make_campaign(board, name="bench campaign", states=("queued",), **fields) -> Campaign:
@@ -38,3 +40,35 @@ def add_runs(lane: Lane, count: int, **fields) -> list[Run]:
         for i in range(count)
     ]  # fmt: skip
     return Run.objects.bulk_create(runs, batch_size=500)
+
+
+def add_trial(lane: Lane, value: float, metric="throughput", unit="MB/s", **fields) -> Run:
+    """A done run of lane with one value of metric (a trial a comparison counts)."""
+    run = add_run(lane, state=Run.State.DONE, **fields)
+    Measurement.objects.create(
+        run=run, metric=metric, value=value, unit=unit, higher_is_better=True
+    )
+    return run
+
+
+def lane_on(campaign, name, model="Raspberry Pi 4 Model B Rev 1.5", kernel=64, userland=64):
+    """A lane of campaign on a new board, with a probe of it in lane.snapshot for its trials."""
+    board = make_board(name, host=f"10.213.9.{10 + campaign.lanes.count()}")
+    lane = Lane.objects.create(campaign=campaign, board=board)
+    lane.snapshot = FactSnapshot.objects.create(
+        board=board, model=model, kernel_bits=kernel, userland_bits=userland,
+        os_name="Debian GNU/Linux 12 (bookworm)",
+        facts={"kernel_release": "6.6.51-v8+", "governor": "performance",
+               "firmware_version": {"version": "d2f7a1b"}},
+    )  # fmt: skip
+    return lane
+
+
+def trials(lane, values, **fields) -> list[Run]:
+    """A done trial of lane per value, made with lane.snapshot (see lane_on)."""
+    return [add_trial(lane, value, snapshot=lane.snapshot, **fields) for value in values]
+
+
+def overclock(name="fast", number=2) -> PresetVersion:
+    preset = Preset.objects.create(name=name)
+    return PresetVersion.objects.create(preset=preset, number=number, options={"arm_freq": "2000"})

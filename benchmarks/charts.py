@@ -1,0 +1,136 @@
+"""plotly figures of a comparison, built here as plain dicts (plotly.js's JSON schema) and drawn
+in the browser by static/js/comparison.js.
+
+Plain dicts rather than plotly.graph_objects: the figures are small and fixed in shape, and
+graph_objects' validation costs tens of milliseconds a page. Colours and fonts are left to the
+page's script, which takes them from the stylesheet (light or dark); the traces' own colours
+below read on both backgrounds.
+"""
+
+from benchmarks.comparisons import Result
+
+BAR_COLOUR = "rgba(90, 140, 200, 0.55)"  # a mid blue: dark text and light text both read on it
+POINT_COLOUR = "#d9480f"  # an orange that stands out from the bar on a light or dark page
+CHANGE_COLOUR = "#2f9e44"
+# A group of more trials than this shows this many, evenly spaced by rank: tens of thousands
+# of points would make the page heavy and hide nothing the bar and the table do not say.
+POINTS_SHOWN = 300
+POINT_OFFSET = 0.3  # the points' column, to the right of their bar (bars are 0.5 wide)
+
+
+def figures(result: Result) -> dict[str, dict]:
+    """The figures of a comparison by name: the means and the percent changes."""
+    found = {"means-chart": means(result)}
+    if result.comparisons:
+        found["changes-chart"] = changes(result)
+    return found
+
+
+def means(result: Result) -> dict:
+    """Each group's mean as a bar, its 95 % CI as the error bar, each trial a point beside."""
+    positions = list(range(len(result.groups)))
+    bars = {
+        "type": "bar", "name": "mean", "x": positions, "width": 0.5,
+        "y": [group.description.mean for group in result.groups],
+        "marker": {"color": BAR_COLOUR},
+        "error_y": {
+            "type": "data", "symmetric": False, "thickness": 2, "width": 8,
+            "array": [_above(group.description) for group in result.groups],
+            "arrayminus": [_below(group.description) for group in result.groups],
+        },
+        "hovertemplate": "%{y:.4g} " + result.unit + "<extra>mean</extra>",
+    }  # fmt: skip
+    xs, ys = [], []
+    for position, group in zip(positions, result.groups, strict=True):
+        shown = _evenly_by_rank(group.values)
+        spread = 0.12 / max(len(shown) - 1, 1)
+        xs += [position + POINT_OFFSET + (i % 2) * spread for i in range(len(shown))]
+        ys += shown
+    points = {
+        "type": "scatter", "mode": "markers", "name": "trial", "x": xs, "y": ys,
+        "marker": {"color": POINT_COLOUR, "size": 6, "opacity": 0.8},
+        "hovertemplate": "%{y:.4g} " + result.unit + "<extra>trial</extra>",
+    }  # fmt: skip
+    ticks = [f"{group.key}<br>n={group.description.n}" for group in result.groups]
+    return {
+        "data": [bars, points],
+        "layout": _layout(
+            f"{result.metric} by {result.group_by_label}",
+            x={
+                "tickvals": positions,
+                "ticktext": ticks,
+                "zeroline": False,
+                "title": {"text": result.group_by_label},
+            },
+            y={"title": {"text": f"{result.metric} [{result.unit}]"}, "rangemode": "tozero"},
+        ),
+    }
+
+
+def changes(result: Result) -> dict:
+    """Each group's percent change of the mean against the baseline, with its 95 % CI."""
+    keys = [key for key in result.comparisons if result.comparisons[key].percent_change is not None]
+    found = [result.comparisons[key] for key in keys]
+    data = {
+        "type": "scatter", "mode": "markers", "name": "change",
+        "x": [f"{key}<br>n={c.n_values}" for key, c in zip(keys, found, strict=True)],
+        "y": [comparison.percent_change for comparison in found],
+        "marker": {"color": CHANGE_COLOUR, "size": 11, "symbol": "diamond"},
+        "error_y": {
+            "type": "data", "symmetric": False, "thickness": 2, "width": 8,
+            "array": [_interval_arms(comparison)[1] for comparison in found],
+            "arrayminus": [_interval_arms(comparison)[0] for comparison in found],
+        },
+        "hovertemplate": "%{y:+.3g} %<extra></extra>",
+    }  # fmt: skip
+    return {
+        "data": [data],
+        "layout": _layout(
+            f"change against “{result.baseline}”",
+            x={"type": "category", "title": {"text": result.group_by_label}},
+            y={
+                "title": {"text": "change of the mean [%]"},
+                "zeroline": True,
+                "zerolinewidth": 2,
+                "ticksuffix": " %",
+            },
+        ),  # fmt: skip
+    }
+
+
+def _layout(title: str, x: dict, y: dict) -> dict:
+    return {
+        "title": {"text": title, "x": 0, "xanchor": "left"},
+        "xaxis": {"automargin": True, **x},
+        "yaxis": {"automargin": True, **y},
+        "showlegend": False,
+        "autosize": True,
+        "margin": {"l": 10, "r": 10, "t": 50, "b": 10},
+        "paper_bgcolor": "rgba(0,0,0,0)",
+        "plot_bgcolor": "rgba(0,0,0,0)",
+    }
+
+
+def _above(description) -> float:
+    return 0 if description.ci_high is None else description.ci_high - description.mean
+
+
+def _below(description) -> float:
+    return 0 if description.ci_low is None else description.mean - description.ci_low
+
+
+def _interval_arms(comparison) -> tuple[float, float]:
+    """How far the percent change's interval reaches below and above it (none: unbounded or
+    too few trials, which the table says in words)."""
+    if comparison.percent_ci is None:
+        return 0, 0
+    low, high = comparison.percent_ci
+    return comparison.percent_change - low, high - comparison.percent_change
+
+
+def _evenly_by_rank(values: list[float]) -> list[float]:
+    ordered = sorted(values)
+    if len(ordered) <= POINTS_SHOWN:
+        return ordered
+    step = (len(ordered) - 1) / (POINTS_SHOWN - 1)
+    return [ordered[round(i * step)] for i in range(POINTS_SHOWN)]

@@ -1,0 +1,110 @@
+"""The comparison builder's form: a selection (campaigns, runs), then what the selection offers
+(its metrics, the benchmark's groupings), then the baseline among the groups found.
+
+Each step's choices come from the one before, so the form reads its selection first, when it
+is made: the page is a GET form that fills in as it is submitted (no script needed).
+"""
+
+import re
+import uuid
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from benchmarks import comparisons
+from benchmarks.models import Campaign, Run
+
+RUN_CODES_MAX = 1000
+_SEPARATORS = re.compile(r"[\s,;]+")
+
+
+class ComparisonForm(forms.Form):
+    campaigns = forms.ModelMultipleChoiceField(
+        queryset=Campaign.objects.all(), to_field_name="code", required=False,
+        widget=forms.SelectMultiple(attrs={"size": 6}),
+        help_text="Every done run of these campaigns counts.",
+    )  # fmt: skip
+    runs = forms.CharField(
+        required=False, label="Runs",
+        widget=forms.Textarea(attrs={"rows": 2, "class": "mono"}),
+        help_text="Run codes (the first column of a campaign's CSV), separated by spaces or "
+        "lines, to add runs outside those campaigns.",
+    )  # fmt: skip
+    metric = forms.ChoiceField(required=False)
+    group_by = forms.ChoiceField(required=False, label="Group by")
+    baseline = forms.CharField(required=False, max_length=200)
+    include_suspects = forms.BooleanField(
+        required=False, label="Include suspect trials",
+        help_text="Trials the telemetry marked suspect (throttling, a busy board...) are left "
+        "out unless this is ticked.",
+    )  # fmt: skip
+
+    def __init__(self, data=None):
+        super().__init__(data)
+        self.selected_runs = None  # a queryset of runs once a selection is read
+        if self.is_bound:
+            self._offer_choices()
+
+    def _offer_choices(self):
+        try:
+            campaigns = self.fields["campaigns"].clean(self.data.getlist("campaigns"))
+            run_ids = _run_ids(self.data.get("runs", ""))
+        except ValidationError:
+            return  # is_valid() says what is wrong
+        if not campaigns and not run_ids:
+            return
+        campaign_ids = [campaign.pk for campaign in campaigns]
+        self.selected_runs = comparisons.runs_selected(campaign_ids, run_ids)
+        metrics = comparisons.metric_choices(self.selected_runs)
+        self.fields["metric"].choices = [
+            (f"{benchmark}:{metric}", f"{metric} [{unit}] of {benchmark}")
+            for benchmark, metric, unit in metrics
+        ]
+        chosen = self.data.get("metric") or (self.fields["metric"].choices or [("",)])[0][0]
+        benchmark = chosen.split(":", 1)[0]
+        self.fields["group_by"].choices = list(comparisons.group_by_choices(benchmark).items())
+
+    def clean_runs(self):
+        return _run_ids(self.cleaned_data["runs"])
+
+    def clean(self):
+        data = super().clean()
+        if not self.errors and self.selected_runs is None:
+            raise ValidationError("Choose one or more campaigns, or give run codes.")
+        if self.selected_runs is not None and not self.fields["metric"].choices:
+            raise ValidationError("These runs have no values yet: none of them is done.")
+        return data
+
+    @property
+    def choice(self) -> dict:
+        """What comparisons.compare takes, with the steps not chosen yet at their first offer."""
+        data = self.cleaned_data
+        metric = data["metric"] or self.fields["metric"].choices[0][0]
+        benchmark, metric = metric.split(":", 1)
+        return {
+            "benchmark": benchmark, "metric": metric,
+            "group_by": data["group_by"] or "preset", "baseline": data["baseline"],
+            "include_suspects": data["include_suspects"],
+        }  # fmt: skip
+
+
+class SaveComparisonForm(forms.Form):
+    name = forms.CharField(max_length=120, help_text="e.g. “overclock, 64-bit against 32-bit”.")
+
+
+def _run_ids(text: str) -> list[int]:
+    """The runs named by text's codes (ValidationError naming what is no run's code)."""
+    words = [word for word in _SEPARATORS.split(text) if word]
+    if len(words) > RUN_CODES_MAX:
+        raise ValidationError(f"At most {RUN_CODES_MAX:,} run codes; choose their campaigns.")
+    codes, bad = set(), []
+    for word in words:
+        try:
+            codes.add(uuid.UUID(word))
+        except ValueError:
+            bad.append(word)
+    found = dict(Run.objects.filter(code__in=codes).values_list("code", "pk"))
+    bad += sorted(str(code) for code in codes - set(found))
+    if bad:
+        raise ValidationError(f"No run has the code {', '.join(bad[:5])}.")
+    return list(found.values())

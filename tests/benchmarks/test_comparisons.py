@@ -1,0 +1,133 @@
+"""benchmarks.comparisons: runs into groups, their statistics, environment and comparisons."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from benchmarks import comparisons, stats
+from benchmarks.models import Campaign
+from tests.benchmarks.factories import lane_on, overclock, trials
+
+pytestmark = pytest.mark.django_db
+BASELINE = [100.0, 102.0, 98.0]
+FASTER = [120.0, 123.0, 117.0]
+
+
+@pytest.fixture
+def campaign():
+    return Campaign.objects.create(name="overclock", spec={})
+
+
+def test_groups_by_preset_have_the_statistics_of_their_trials(campaign):
+    lane = lane_on(campaign, "bench-a")
+    trials(lane, BASELINE)
+    trials(lane, FASTER, preset_version=overclock())
+    result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "sha1sum",
+                                 "throughput", "preset")  # fmt: skip
+    assert [group.key for group in result.groups] == ["as the board is", "fast v2"]
+    assert result.baseline == "as the board is"
+    assert result.groups[1].description == stats.describe(FASTER)
+    assert result.unit == "MB/s" and result.n == 6
+    expected = stats.compare_many(BASELINE, {"fast v2": FASTER})["fast v2"]
+    assert result.comparisons == {"fast v2": expected}
+    assert result.comparisons["fast v2"].outcome == stats.BETTER
+
+
+def test_suspect_trials_are_left_out_and_counted_unless_included(campaign):
+    lane = lane_on(campaign, "bench-a")
+    trials(lane, BASELINE)
+    trials(lane, [10.0], suspect=True)
+    runs = comparisons.runs_selected([campaign.pk])
+    excluded = comparisons.compare(runs, "sha1sum", "throughput", "board")
+    assert excluded.groups[0].values == BASELINE
+    assert excluded.groups[0].suspects_excluded == 1
+    included = comparisons.compare(runs, "sha1sum", "throughput", "board", include_suspects=True)
+    assert sorted(included.groups[0].values) == sorted([*BASELINE, 10.0])
+    assert included.groups[0].suspects_excluded == 0
+
+
+def test_bitness_groups_and_the_chosen_baseline(campaign):
+    trials(lane_on(campaign, "bench-64"), FASTER)
+    trials(lane_on(campaign, "bench-32", userland=32), BASELINE)
+    baseline = "64-bit kernel, 32-bit userland"
+    result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "sha1sum",
+                                 "throughput", "bits", baseline=baseline)  # fmt: skip
+    assert result.baseline == baseline
+    assert set(result.comparisons) == {"64-bit kernel, 64-bit userland"}
+    assert result.comparisons["64-bit kernel, 64-bit userland"].ratio == pytest.approx(1.2)
+
+
+def test_a_parameter_groups_runs_and_numbers_sort_by_size(campaign):
+    lane = lane_on(campaign, "bench-a")
+    trials(lane, BASELINE, params={"size": "9000"})
+    trials(lane, FASTER, params={"size": "1400"})
+    result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "sha1sum",
+                                 "throughput", "param:size")  # fmt: skip
+    assert [group.key for group in result.groups] == ["1400", "9000"]
+    assert "param:size" in comparisons.group_by_choices("sha1sum")
+
+
+def test_several_boards_of_a_model_keep_their_own_spread(campaign):
+    trials(lane_on(campaign, "bench-a"), BASELINE)
+    trials(lane_on(campaign, "bench-b"), FASTER)
+    result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "sha1sum",
+                                 "throughput", "board_model")  # fmt: skip
+    (group,) = result.groups
+    assert group.several_boards
+    assert group.boards == {"bench-a": stats.describe(BASELINE), "bench-b": stats.describe(FASTER)}
+
+
+def test_the_environment_names_what_each_group_ran_on(campaign):
+    lane = lane_on(campaign, "bench-a")
+    trials(lane, BASELINE, details={"tool_version": "sha1sum (GNU coreutils) 9.1"},
+           environment={"telemetry": {"arm_mhz_under_load": {"median": 1800.0}}})  # fmt: skip
+    result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "sha1sum",
+                                 "throughput", "preset")  # fmt: skip
+    environment = result.groups[0].environment
+    assert environment["board model"] == "Raspberry Pi 4 Model B Rev 1.5"
+    assert environment["kernel"] == "6.6.51-v8+"
+    assert environment["firmware"] == "d2f7a1b"
+    assert environment["governor"] == "performance"
+    assert environment["tool versions"] == "sha1sum (GNU coreutils) 9.1"
+    assert environment["preset version"] == "as the board is"
+    assert environment["measured Arm clock"] == "1800 MHz median under load"
+
+
+def test_chosen_runs_join_the_chosen_campaigns(campaign):
+    other = Campaign.objects.create(name="other", spec={})
+    trials(lane_on(campaign, "bench-a"), BASELINE)
+    extra = trials(lane_on(other, "bench-b"), FASTER)
+    runs = comparisons.runs_selected([campaign.pk], [extra[0].pk])
+    result = comparisons.compare(runs, "sha1sum", "throughput", "campaign")
+    assert {group.key: group.description.n for group in result.groups} == {
+        "other": 1,
+        "overclock": 3,
+    }
+
+
+def test_a_metric_no_run_measured_is_refused(campaign):
+    trials(lane_on(campaign, "bench-a"), BASELINE)
+    runs = comparisons.runs_selected([campaign.pk])
+    with pytest.raises(comparisons.ComparisonError, match="no latency values"):
+        comparisons.compare(runs, "sha1sum", "latency", "preset")
+    with pytest.raises(comparisons.ComparisonError, match="cannot be grouped"):
+        comparisons.compare(runs, "sha1sum", "throughput", "param:nonsense")
+    assert comparisons.metric_choices(runs) == [("sha1sum", "throughput", "MB/s")]
+
+
+def queries_for(campaign) -> int:
+    with CaptureQueriesContext(connection) as queries:
+        comparisons.compare(comparisons.runs_selected([campaign.pk]), "sha1sum", "throughput",
+                            "preset")  # fmt: skip
+    return len(queries)
+
+
+def test_the_queries_do_not_grow_with_the_runs(campaign):
+    lane = lane_on(campaign, "bench-a")
+    trials(lane, BASELINE)
+    trials(lane, FASTER, preset_version=overclock())
+    few = queries_for(campaign)
+    more = lane_on(campaign, "bench-b", userland=32)
+    trials(more, FASTER * 10, preset_version=overclock("faster", 1))
+    trials(more, BASELINE * 10, suspect=True)
+    assert queries_for(campaign) == few

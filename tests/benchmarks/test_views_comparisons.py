@@ -1,0 +1,176 @@
+"""The comparison pages: the builder, saving, a saved comparison's page, its CSV and JSON."""
+
+import csv
+import io
+import json
+import re
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from benchmarks.models import Campaign, Comparison
+from tests.benchmarks.factories import lane_on, overclock, trials
+
+pytestmark = pytest.mark.django_db
+BASELINE = [100.0, 102.0, 98.0]
+FASTER = [120.0, 123.0, 117.0]
+
+
+@pytest.fixture
+def campaign():
+    """Three trials as the board is and three with an overclock, on one board."""
+    campaign = Campaign.objects.create(name="overclock", spec={})
+    lane = lane_on(campaign, "bench-a")
+    trials(lane, BASELINE)
+    trials(lane, FASTER, preset_version=overclock())
+    return campaign
+
+
+def builder(client, **params):
+    return client.get(reverse("benchmarks:comparison_new"), params)
+
+
+def saved(campaign, **fields) -> Comparison:
+    fields = {"name": "=HYPERLINK(1)", "benchmark": "sha1sum", "metric": "throughput",
+              "group_by": "preset", **fields}  # fmt: skip
+    comparison = Comparison.objects.create(**fields)
+    comparison.campaigns.set([campaign])
+    return comparison
+
+
+def figure(response, name: str) -> dict:
+    found = re.search(rf'<script id="{name}" type="application/json">(.*?)</script>',
+                      response.content.decode(), re.S)  # fmt: skip
+    return json.loads(found.group(1))
+
+
+def test_the_builder_asks_for_a_selection_first(client, viewer):
+    client.force_login(viewer)
+    response = builder(client)
+    assert response.status_code == 200
+    assert b"Next: choose the metric" in response.content
+    assert b"plotly" not in response.content
+
+
+def test_a_campaign_chosen_shows_its_groups_charts_and_verdicts(client, viewer, campaign):
+    client.force_login(viewer)
+    response = builder(client, campaigns=[campaign.code])
+    assert response.status_code == 200
+    text = response.content.decode()
+    assert "throughput [MB/s] of sha1sum" in text
+    assert "fast v2" in text and "as the board is" in text
+    assert "better: 20 % higher" in text
+    means = figure(response, "means-chart")
+    assert means["data"][0]["y"] == [100.0, 120.0]
+    assert sorted(means["data"][1]["y"]) == sorted(BASELINE + FASTER)
+    assert means["layout"]["yaxis"]["title"]["text"] == "throughput [MB/s]"
+    changes = figure(response, "changes-chart")
+    assert changes["data"][0]["y"] == [pytest.approx(20.0)]
+    assert "/static/vendor/plotly.min.js" in text and "/static/js/comparison.js" in text
+
+
+def test_the_baseline_and_grouping_can_be_chosen(client, viewer, campaign):
+    client.force_login(viewer)
+    response = builder(client, campaigns=[campaign.code], metric="sha1sum:throughput",
+                       group_by="preset", baseline="fast v2")  # fmt: skip
+    assert "worse: 17 % lower" in response.content.decode()
+
+
+def test_an_unknown_run_code_is_named(client, viewer, campaign):
+    client.force_login(viewer)
+    response = builder(client, runs="not-a-code")
+    assert "No run has the code not-a-code." in response.content.decode()
+
+
+def test_a_viewer_saves_a_comparison_and_reads_it(client, viewer, campaign):
+    client.force_login(viewer)
+    response = client.post(reverse("benchmarks:comparison_save"), {
+        "campaigns": [campaign.code], "metric": "sha1sum:throughput", "group_by": "preset",
+        "baseline": "fast v2", "name": "overclock against stock"})  # fmt: skip
+    comparison = Comparison.objects.get()
+    assert response.status_code == 302 and response.url == comparison.get_absolute_url()
+    assert (comparison.owner, comparison.baseline, comparison.group_by) == (viewer, "fast v2",
+                                                                            "preset")  # fmt: skip
+    assert list(comparison.campaigns.all()) == [campaign]
+    page = client.get(comparison.get_absolute_url())
+    assert page.status_code == 200
+    assert "worse: 17 % lower" in page.content.decode()
+    listed = client.get(reverse("benchmarks:comparisons"))
+    assert "overclock against stock" in listed.content.decode()
+
+
+def test_saving_needs_a_name_and_a_post(client, viewer, campaign):
+    client.force_login(viewer)
+    url = reverse("benchmarks:comparison_save")
+    response = client.post(url, {"campaigns": [campaign.code]})
+    assert response.status_code == 400
+    assert not Comparison.objects.exists()
+    assert client.get(url).status_code == 405
+
+
+def test_the_anonymous_are_sent_to_log_in(client, campaign):
+    comparison = saved(campaign)
+    for url in (reverse("benchmarks:comparison_new"), comparison.get_absolute_url(),
+                reverse("benchmarks:comparison_csv", args=[comparison.code])):  # fmt: skip
+        response = client.get(url)
+        assert response.status_code == 302 and "/login" in response.url
+
+
+def test_an_unknown_comparison_is_a_404(client, viewer):
+    client.force_login(viewer)
+    url = reverse("benchmarks:comparison", args=["00000000-0000-0000-0000-000000000000"])
+    assert client.get(url).status_code == 404
+
+
+def test_the_csv_has_a_row_per_group_with_its_figures_and_environment(client, viewer, campaign):
+    client.force_login(viewer)
+    comparison = saved(campaign)
+    response = client.get(reverse("benchmarks:comparison_csv", args=[comparison.code]))
+    assert response["Content-Disposition"].endswith(f'-{str(comparison.code)[:8]}.csv"')
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert [row["group"] for row in rows] == ["as the board is", "fast v2"]
+    assert rows[0]["baseline"] == "True" and rows[0]["ratio"] == ""
+    assert float(rows[1]["percent_change"]) == pytest.approx(20.0)
+    assert rows[1]["outcome"] == "better"
+    assert rows[1]["n"] == "3" and rows[1]["kernel"] == "6.6.51-v8+"
+    assert rows[1]["preset version"] == "fast v2"
+
+
+def test_the_json_has_the_choices_groups_and_boards(client, viewer, campaign):
+    client.force_login(viewer)
+    comparison = saved(campaign)
+    found = client.get(reverse("benchmarks:comparison_json", args=[comparison.code])).json()
+    assert (found["metric"], found["unit"], found["baseline"]) == ("throughput", "MB/s",
+                                                                   "as the board is")  # fmt: skip
+    group = found["groups"][1]
+    assert group["boards"]["bench-a"]["n"] == 3
+    assert group["environment"]["board model"] == "Raspberry Pi 4 Model B Rev 1.5"
+    assert group["p_holm"] == pytest.approx(group["p_value"])
+
+
+def test_a_cell_a_spreadsheet_would_run_is_defused(client, viewer):
+    campaign = Campaign.objects.create(name="hostile", spec={})
+    trials(lane_on(campaign, "bench-h", model="=cmd|' /C calc'!A0"), BASELINE)
+    client.force_login(viewer)
+    comparison = saved(campaign, group_by="board_model")
+    response = client.get(reverse("benchmarks:comparison_csv", args=[comparison.code]))
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert rows[0]["group"].startswith("'=") and rows[0]["board model"].startswith("'=")
+
+
+def queries_of_the_page(client, comparison) -> int:
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(comparison.get_absolute_url()).status_code == 200
+    return len(queries)
+
+
+def test_the_page_makes_as_many_queries_for_many_runs_as_for_few(client, viewer, campaign):
+    client.force_login(viewer)
+    comparison = saved(campaign)
+    few = queries_of_the_page(client, comparison)
+    more = lane_on(campaign, "bench-b", userland=32)
+    trials(more, FASTER * 20, preset_version=overclock("faster", 1))
+    trials(more, BASELINE * 20, suspect=True)
+    assert queries_of_the_page(client, comparison) == few
