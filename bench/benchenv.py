@@ -32,6 +32,18 @@ import django  # noqa: E402 - settings must see the environment above
 django.setup()
 
 
+def pages_without_collectstatic() -> None:
+    """Render pages as the test suite does: static files named as they are (no collectstatic
+    manifest), and the directory whitenoise looks in present."""
+    from django.conf import settings
+
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    settings.STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+
+
 def register_board(node, name: str | None = None):
     """node (a pisim Node) as a board with its key and confirmed host key, as the pages do."""
     from devices.models import Board

@@ -18,7 +18,6 @@ import time
 import tracemalloc
 
 import benchenv  # noqa: I001 - first: it sets up Django on a throw-away data directory
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import connection
@@ -92,12 +91,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
 
-    settings.STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise looks there
-    # Pages name their static files as they are, without collectstatic's hashed manifest.
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
+    benchenv.pages_without_collectstatic()
     call_command("migrate", verbosity=0)
     try:
         boards = []

@@ -24,7 +24,6 @@ import signal
 import time
 
 import benchenv  # noqa: I001 - first: it sets up Django on a throw-away data directory
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
@@ -89,12 +88,7 @@ def main() -> None:
     args = parser.parse_args()
     setup_test_environment()
     logging.getLogger("django.request").setLevel(logging.CRITICAL)  # a stopped case is no news
-    # Pages render without collectstatic, as in the test suite.
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
-    settings.STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+    benchenv.pages_without_collectstatic()
     call_command("migrate", verbosity=0)
     try:
         user = get_user_model().objects.create_superuser("bench")  # force_login: no password
