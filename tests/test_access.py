@@ -104,6 +104,8 @@ ACCESS = {
     "api:run-list": Access("viewer", api=True),
     "api:run-detail": Access("viewer", api=True),
     "api:measurement-list": Access("viewer", api=True),
+    "api:comparison-list": Access("viewer", api=True),
+    "api:comparison-detail": Access("viewer", api=True),
     "api:schema": Access("viewer", api=True),
     "api:docs": Access("viewer"),
     "api:no_such_endpoint": Access(None, allowed=404),
