@@ -6,7 +6,7 @@ the same Result as the comparison's page, passed through Hider, which replaces e
 name with "board 1", "board 2"... (unless the link shows board names) and runs every text that
 came from boards (group names, kernels, OS names, tool versions, campaign names) through the
 API's Redactor, which hides IP addresses and every board's host, user@host, and the host name
-and serial its latest probe found.
+and serial its latest probe found; then the boards' SSH user names alone.
 """
 
 import dataclasses
@@ -16,8 +16,9 @@ import re
 from django.utils import timezone
 
 from benchmarks import comparisons
-from benchmarks.api.redact import Redactor
+from benchmarks.api.redact import HIDDEN, Redactor
 from benchmarks.models import Comparison, ShareLink
+from devices.models import Board
 
 SHARE_PERMISSION = "benchmarks.add_sharelink"
 EXPIRY_DAYS = (1, 7, 30)
@@ -80,6 +81,7 @@ class Hider:
 
     def __init__(self, result: comparisons.Result | None, show_board_names: bool):
         self.redactor = Redactor()
+        self.users = _users()
         groups = result.groups if result is not None else ()
         names = sorted({name for group in groups for name in group.boards})
         self.aliases = {} if show_board_names else {
@@ -121,6 +123,18 @@ class Hider:
         if value in self.aliases:  # a group of one board, when grouped by board
             return self.aliases[value]
         value = self.redactor.text(value)
+        if self.users is not None:
+            value = self.users.sub(HIDDEN, value)
         if self.names is None:
             return value
         return self.names.sub(lambda match: self.aliases[match[0]], value)
+
+
+def _users() -> re.Pattern | None:
+    """The boards' SSH user names as words, in their own case: the Redactor hides them only as
+    user@host, and a share page hides them alone too ("pi" in "/home/pi", not in "Raspberry
+    Pi")."""
+    users = sorted(set(Board.objects.values_list("username", flat=True)), key=len, reverse=True)
+    if not users:
+        return None
+    return re.compile(rf"(?<![\w.-])(?:{'|'.join(map(re.escape, users))})(?![\w-])")

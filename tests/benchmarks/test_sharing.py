@@ -149,6 +149,8 @@ def test_the_share_page_needs_no_login_and_is_not_indexed(client, viewer, compar
     assert "script-src 'self'" in response["Content-Security-Policy"]
     assert "better: 20 % higher" in text and 'id="means-chart"' in text
     assert "board 1" in text and "bench-a" not in text
+    # the board's user is "pi": hidden as a word of its own, not in the model's name
+    assert "Raspberry Pi 4 Model B Rev 1.5" in text and Board.objects.get().username == "pi"
     for login_only in ("/login", reverse("benchmarks:comparisons"), reverse("devices:dashboard")
                        + '"', "Log out"):  # fmt: skip
         assert login_only not in text, login_only
@@ -257,7 +259,8 @@ def leaky(viewer):
                    "governor": "ondemand", "firmware_version": {"version": f"{BOARD_IP}"}},
         )  # fmt: skip
         lane.snapshot = snapshot
-        details = {"tool_version": f"Linux {HOSTNAME} {USERNAME}@{BOARD_IP}:22 sha1sum 9.1"}
+        details = {"tool_version": f"Linux {HOSTNAME} {USERNAME}@{BOARD_IP}:22 sha1sum 9.1 "
+                                   f"(built by {USERNAME} in /home/{USERNAME})"}  # fmt: skip
         trials(lane, values, details=details)
         trials(lane, values, details=details, preset_version=version)
     comparison = Comparison.objects.create(
