@@ -47,6 +47,7 @@ def test_a_comparison_is_shared_copied_and_revoked(
     page.get_by_role("button", name="Make a share link").click()
     expect(page.get_by_text("Shared: copy the link below.")).to_be_visible()
     url = page.locator("input.share-url").first.input_value()
+    page.locator("#shares").screenshot(path=ARTIFACTS / "comparison-shares.png")
     link = ShareLink.objects.get()
     assert url == live_server.url + link.get_absolute_url()
     assert url in page.locator("#comparison-markdown").input_value()
