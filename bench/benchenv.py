@@ -44,6 +44,76 @@ def pages_without_collectstatic() -> None:
     settings.STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 
 
+COMPARISON_MEASUREMENTS = 50_000
+COMPARISON_BOARDS = 5
+UNCONTACTED = "10.213.9.{}"  # a bench subnet with no farm on it
+TRIAL_LOG = "warm-up 1 s\nmeasure 4.2 s\n" * 8  # what a run's environment carries besides
+
+
+def comparison_lab(measurements: int = COMPARISON_MEASUREMENTS, boards: int = COMPARISON_BOARDS):
+    """A campaign of `measurements` sha1sum runs with one value each (bulk_create) on `boards`
+    boards probed once, as the board is and with two preset versions, 2 % of them suspect;
+    each run keeps what the engine writes (a telemetry summary with its clock, a trial log, a
+    tool version), so a comparison's page reads rows of a real size."""
+    from benchmarks.models import Campaign, Lane, Measurement, Run
+    from devices import presets
+    from devices.models import Board, FactSnapshot, Preset
+
+    campaign = Campaign.objects.create(name="comparison bench", spec={})
+    versions = [None] + [
+        presets.new_version(Preset.objects.create(name=f"oc-{mhz}"), options={"arm_freq": mhz})
+        for mhz in ("1800", "2000")
+    ]
+    runs = []
+    for i in range(boards):
+        board = Board(name=f"cmp-{i + 1}", host=UNCONTACTED.format(11 + i))
+        board.set_credential(Board.AuthMethod.PASSWORD, "bench-only")
+        board.save()
+        snapshot = FactSnapshot.objects.create(
+            board=board, model="Raspberry Pi 4 Model B Rev 1.5", kernel_bits=64,
+            userland_bits=32 if i % 2 else 64, os_name="Debian GNU/Linux 12 (bookworm)",
+            facts={"kernel_release": "6.6.51-v8+", "governor": "performance",
+                   "firmware_version": {"version": "d2f7a1b"}},
+        )  # fmt: skip
+        lane = Lane.objects.create(campaign=campaign, board=board)
+        runs += [
+            Run(campaign=campaign, lane=lane, board=board, sequence=n * 10, benchmark="sha1sum",
+                definition_version=1, params={"size": "16M"}, repetition=n + 1, state="done",
+                preset_version=versions[n % 3], snapshot=snapshot, suspect=n % 50 == 0,
+                details={"tool_version": "sha1sum (GNU coreutils) 9.1"},
+                environment={"telemetry": {"n": 5, "arm_mhz_under_load": {
+                    "min": 1500.0, "median": 1500.0 + 250 * (n % 3), "max": 2000.0}},
+                    "trial_log": TRIAL_LOG})
+            for n in range(measurements // boards)
+        ]  # fmt: skip
+    Run.objects.bulk_create(runs, batch_size=2000)
+    values = [
+        Measurement(run_id=run_id, metric="throughput", value=400.0 + (run_id % 17),
+                    unit="MB/s", higher_is_better=True)
+        for run_id in Run.objects.values_list("pk", flat=True)
+    ]  # fmt: skip
+    Measurement.objects.bulk_create(values, batch_size=5000)
+    return campaign
+
+
+def timed_get(client, url: str, rounds: int, must_hold: bytes) -> tuple[list[float], int]:
+    """Milliseconds of each GET of url through the test client (the whole stack), and the SQL
+    queries of one; SystemExit if an answer is not a 200 holding must_hold."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    samples = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        response = client.get(url, HTTP_HOST="127.0.0.1")
+        samples.append((time.perf_counter() - started) * 1000)
+        if response.status_code != 200 or must_hold not in response.content:
+            raise SystemExit(f"{url}: {response.status_code} {response.content[:300]!r}")
+    with CaptureQueriesContext(connection) as captured:
+        client.get(url, HTTP_HOST="127.0.0.1")
+    return samples, len(captured)
+
+
 def register_board(node, name: str | None = None):
     """node (a pisim Node) as a board with its key and confirmed host key, as the pages do."""
     from devices.models import Board

@@ -14,77 +14,23 @@ they do not grow with the data. Target: each median under 150 ms. Exits 1 if one
 
 import argparse
 import os
-import time
 
 import benchenv  # noqa: I001 - first: it sets up Django on a throw-away data directory
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import connection
 from django.test import Client
-from django.test.utils import CaptureQueriesContext
 
-from benchmarks.models import Campaign, Comparison, Lane, Measurement, Run
-from devices import presets, roles
-from devices.models import Board, FactSnapshot, Preset
+from benchmarks.models import Comparison, Measurement, Run
+from devices import roles
 
-MEASUREMENTS = 50_000
-BOARDS = 5
+MEASUREMENTS = benchenv.COMPARISON_MEASUREMENTS
+BOARDS = benchenv.COMPARISON_BOARDS
 TARGET_MS = 150.0
-UNCONTACTED = "10.213.9.{}"  # a bench subnet with no farm on it
-TRIAL_LOG = "warm-up 1 s\nmeasure 4.2 s\n" * 8  # what a run's environment carries besides
-
-
-def lab() -> Campaign:
-    """A campaign of MEASUREMENTS runs on BOARDS boards, each run with one value."""
-    campaign = Campaign.objects.create(name="comparison bench", spec={})
-    versions = [None] + [
-        presets.new_version(Preset.objects.create(name=f"oc-{mhz}"), options={"arm_freq": mhz})
-        for mhz in ("1800", "2000")
-    ]
-    runs = []
-    for i in range(BOARDS):
-        board = Board(name=f"cmp-{i + 1}", host=UNCONTACTED.format(11 + i))
-        board.set_credential(Board.AuthMethod.PASSWORD, "bench-only")
-        board.save()
-        snapshot = FactSnapshot.objects.create(
-            board=board, model="Raspberry Pi 4 Model B Rev 1.5", kernel_bits=64,
-            userland_bits=32 if i % 2 else 64, os_name="Debian GNU/Linux 12 (bookworm)",
-            facts={"kernel_release": "6.6.51-v8+", "governor": "performance",
-                   "firmware_version": {"version": "d2f7a1b"}},
-        )  # fmt: skip
-        lane = Lane.objects.create(campaign=campaign, board=board)
-        runs += [
-            Run(campaign=campaign, lane=lane, board=board, sequence=n * 10, benchmark="sha1sum",
-                definition_version=1, params={"size": "16M"}, repetition=n + 1, state="done",
-                preset_version=versions[n % 3], snapshot=snapshot, suspect=n % 50 == 0,
-                details={"tool_version": "sha1sum (GNU coreutils) 9.1"},
-                environment={"telemetry": {"n": 5, "arm_mhz_under_load": {
-                    "min": 1500.0, "median": 1500.0 + 250 * (n % 3), "max": 2000.0}},
-                    "trial_log": TRIAL_LOG})
-            for n in range(MEASUREMENTS // BOARDS)
-        ]  # fmt: skip
-    Run.objects.bulk_create(runs, batch_size=2000)
-    values = [
-        Measurement(run_id=run_id, metric="throughput", value=400.0 + (run_id % 17),
-                    unit="MB/s", higher_is_better=True)
-        for run_id in Run.objects.values_list("pk", flat=True)
-    ]  # fmt: skip
-    Measurement.objects.bulk_create(values, batch_size=5000)
-    return campaign
 
 
 def timed(client: Client, url: str, rounds: int) -> tuple[list[float], int]:
-    """Milliseconds of each request, and the SQL queries of one."""
-    samples = []
-    for _ in range(rounds):
-        started = time.perf_counter()
-        response = client.get(url, HTTP_HOST="127.0.0.1")
-        samples.append((time.perf_counter() - started) * 1000)
-        if response.status_code != 200 or b"means-chart" not in response.content:
-            raise SystemExit(f"{url}: {response.status_code} {response.content[:300]!r}")
-    with CaptureQueriesContext(connection) as captured:
-        client.get(url, HTTP_HOST="127.0.0.1")
-    return samples, len(captured)
+    return benchenv.timed_get(client, url, rounds, must_hold=b"means-chart")
 
 
 def main() -> None:
@@ -95,7 +41,7 @@ def main() -> None:
     benchenv.pages_without_collectstatic()
     call_command("migrate", verbosity=0)
     try:
-        campaign = lab()
+        campaign = benchenv.comparison_lab()
         viewer = get_user_model().objects.create_user("bench-viewer")
         roles.assign(viewer, roles.VIEWER)
         client = Client()

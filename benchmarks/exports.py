@@ -1,5 +1,6 @@
 """A saved comparison's selection, and its figures as CSV and JSON: one row per group, with
-its statistics, its comparison with the baseline and its environment.
+its statistics, its comparison with the baseline and its environment; and as a Markdown table
+for forum and blog posts.
 
 Words in the environment come from boards (an OS name, a tool's version line): the CSV
 defuses any cell a spreadsheet would read as a formula, as the campaign CSV does.
@@ -7,11 +8,13 @@ defuses any cell a spreadsheet would read as a formula, as the campaign CSV does
 
 import csv
 
+from django.http import HttpResponse, JsonResponse
 from django.utils.text import slugify
 
 from benchmarks import comparisons
 from benchmarks.models import Comparison
 from benchmarks.results import defused
+from benchmarks.templatetags.campaign_tags import number, percent
 
 STATISTICS = ("n", "mean", "median", "sd", "relative_sd", "ci_low", "ci_high", "min", "max")
 AGAINST_BASELINE = (
@@ -39,10 +42,28 @@ def choice(comparison: Comparison) -> dict:
     }  # fmt: skip
 
 
-def filename(comparison: Comparison, kind: str) -> str:
-    """Letters, digits and dashes only: the name is the user's, the header must stay one."""
-    name = slugify(comparison.name)[:60] or "comparison"
+def filename(comparison: Comparison, kind: str, name: str | None = None) -> str:
+    """Letters, digits and dashes only: the name is the user's, the header must stay one.
+    name: the comparison's name as shown (a share page's is redacted)."""
+    name = slugify(comparison.name if name is None else name)[:60] or "comparison"
     return f"{name}-{str(comparison.code)[:8]}.{kind}"
+
+
+def response(comparison: Comparison, result, kind: str, name=None, link="") -> HttpResponse:
+    """The comparison as a CSV or JSON download, or as Markdown text (kind "md") with link.
+    name: the comparison's name as shown, when not its own (a share page's is redacted)."""
+    if kind == "md":
+        return HttpResponse(as_markdown(result, link), content_type="text/markdown; charset=utf-8")
+    if kind == "json":
+        data = as_json(comparison, result)
+        if name is not None:
+            data["name"] = name
+        found = JsonResponse(data)
+    else:
+        found = HttpResponse(content_type="text/csv; charset=utf-8")
+        write_csv(result, found)
+    found["Content-Disposition"] = f'attachment; filename="{filename(comparison, kind, name)}"'
+    return found
 
 
 def rows(result: comparisons.Result) -> list[dict]:
@@ -91,3 +112,56 @@ def as_json(comparison: Comparison, result: comparisons.Result) -> dict:
         "confidence": 0.95, "test": "Welch's t-test, p-values Holm-adjusted over the groups",
         "groups": groups,
     }  # fmt: skip
+
+
+MARKDOWN_HEADER = ("Group", "n", "Mean ± 95 % CI", "Change against the baseline (95 % CI)",
+                   "Verdict")  # fmt: skip
+
+
+def as_markdown(result: comparisons.Result, link: str) -> str:
+    """A results table for a forum or a blog, with the comparison's link (or what to do to get
+    one, when link is empty). Cells are escaped: a group named "a|b" stays one cell."""
+    better = "higher" if result.higher_is_better else "lower"
+    lines = [
+        f"**{_cell(result.metric)}** of {_cell(result.benchmark)} in {_cell(result.unit)} "
+        f"({better} is better), by {_cell(result.group_by_label)}, against "
+        f"{_cell(result.baseline)}; {result.n} trials"
+        f"{'' if result.include_suspects else f', {result.suspects_excluded} suspect left out'}.",
+        "",
+        _row(MARKDOWN_HEADER),
+        _row(["---"] * len(MARKDOWN_HEADER)),
+    ]
+    for group, comparison in result.table:
+        lines.append(_row([
+            group.key + (" (baseline)" if group.key == result.baseline else ""),
+            str(group.description.n), _mean_text(group.description, result.unit),
+            _change_text(comparison), comparison.verdict if comparison else "baseline",
+        ]))  # fmt: skip
+    lines += ["", f"Shared comparison: {link}" if link else "Share it first to get a link."]
+    return "\n".join(lines) + "\n"
+
+
+def _mean_text(description, unit: str) -> str:
+    if description.ci_low is None:
+        return f"{number(description.mean)} {unit} (n < 2: no CI)"
+    half = (description.ci_high - description.ci_low) / 2
+    return f"{number(description.mean)} ± {number(half)} {unit}"
+
+
+def _change_text(comparison) -> str:
+    if comparison is None or comparison.percent_change is None:
+        return "–"
+    if comparison.percent_ci:
+        low, high = comparison.percent_ci
+        return f"{percent(comparison.percent_change)} ({percent(low)} to {percent(high)})"
+    bounds = "unbounded" if comparison.ci_unbounded else "too few values"
+    return f"{percent(comparison.percent_change)} (CI: {bounds})"
+
+
+def _row(cells) -> str:
+    return "| " + " | ".join(_cell(cell) for cell in cells) + " |"
+
+
+def _cell(text: str) -> str:
+    """One table cell's text: a backslash or "|" escaped, line breaks made spaces."""
+    return " ".join(str(text).replace("\\", "\\\\").replace("|", "\\|").splitlines())

@@ -10,8 +10,9 @@ import uuid
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.utils import timezone
 
-from benchmarks import comparisons
+from benchmarks import comparisons, sharing
 from benchmarks.models import Campaign, Run
 
 RUN_CODES_MAX = 1000
@@ -108,3 +109,34 @@ def _run_ids(text: str) -> list[int]:
     if bad:
         raise ValidationError(f"No run has the code {', '.join(bad[:5])}.")
     return list(found.values())
+
+
+class ShareForm(forms.Form):
+    """A new share link: how long it lives (or until which day) and whether it names boards."""
+
+    expires_in = forms.TypedChoiceField(
+        label="Expires", coerce=int, empty_value=None, required=False,
+        choices=[("", "never"), *((str(days), f"after {days} day{'s' if days > 1 else ''}")
+                                  for days in sharing.EXPIRY_DAYS)],
+    )  # fmt: skip
+    expires_on = forms.DateField(
+        label="or at the end of", required=False,
+        widget=forms.DateInput(attrs={"type": "date"}),
+        help_text="A day (in the server's time zone); it wins over the choice above.",
+    )  # fmt: skip
+    show_board_names = forms.BooleanField(
+        required=False, label="Show board names",
+        help_text="Otherwise boards read “board 1”, “board 2”... Host names, addresses, users "
+        "and serials are hidden either way.",
+    )  # fmt: skip
+
+    def clean_expires_on(self):
+        day = self.cleaned_data["expires_on"]
+        if day is not None and day < timezone.localdate():
+            raise ValidationError("That day has passed.")
+        return day
+
+    @property
+    def expires(self):
+        data = self.cleaned_data
+        return sharing.expiry(days=data["expires_in"], on=data["expires_on"])

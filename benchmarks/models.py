@@ -5,6 +5,7 @@ lanes run in parallel on as many workers as exist. The rows are the truth about 
 Redis only carries the lane's next job (see benchmarks.engine).
 """
 
+import secrets
 import unicodedata
 import uuid
 
@@ -13,6 +14,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.urls import reverse
+from django.utils import timezone
 
 from devices.models import CONTROLLER, Application, Board, FactSnapshot, PresetVersion
 
@@ -378,3 +380,40 @@ class Comparison(models.Model):
 
     def get_absolute_url(self):
         return reverse("benchmarks:comparison", args=[self.code])
+
+
+def share_token() -> str:
+    """192 random bits, URL-safe: the only thing that opens a shared comparison."""
+    return secrets.token_urlsafe(24)
+
+
+class ShareLink(models.Model):
+    """A read-only page of a comparison for anyone with its URL (benchmarks.sharing).
+
+    The token is kept as it is, not as a digest like ApiToken's: its owner copies the URL from
+    the comparison's page again later. A revoked or expired link stays listed and answers 410."""
+
+    comparison = models.ForeignKey(Comparison, on_delete=models.CASCADE, related_name="shares")
+    token = models.CharField(max_length=64, unique=True, default=share_token, editable=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    expires = models.DateTimeField(null=True, blank=True)
+    revoked = models.DateTimeField(null=True, blank=True, editable=False)
+    show_board_names = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+
+    def __str__(self):
+        return f"share of {self.comparison}"
+
+    def get_absolute_url(self):
+        return reverse("benchmarks:share", args=[self.token])
+
+    def expired(self, now=None) -> bool:
+        return self.expires is not None and self.expires <= (now or timezone.now())
+
+    def live(self, now=None) -> bool:
+        return self.revoked is None and not self.expired(now)

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from benchmarks.views import campaigns, catalog, comparisons, results, tokens
+from benchmarks.views import campaigns, catalog, comparisons, results, shares, tokens
 
 app_name = "benchmarks"
 
@@ -31,6 +31,29 @@ urlpatterns = [
         comparisons.comparison_export,
         {"kind": "json"},
         name="comparison_json",
+    ),
+    path(
+        "comparisons/<uuid:code>/comparison.md",
+        comparisons.comparison_export,
+        {"kind": "md"},
+        name="comparison_md",
+    ),
+    path("comparisons/<uuid:code>/share/", shares.share_create, name="share_create"),
+    path(
+        "comparisons/<uuid:code>/share/<int:link>/revoke/",
+        shares.share_revoke,
+        name="share_revoke",
+    ),
+    # A shared comparison: no login; the token is the only key (benchmarks.sharing).
+    path("s/<str:token>/", shares.share_page, name="share"),
+    *(
+        path(
+            f"s/<str:token>/comparison.{kind}",
+            shares.share_export,
+            {"kind": kind},
+            name=f"share_{kind}",
+        )  # fmt: skip
+        for kind in ("csv", "json", "md")
     ),
     path("tokens/", tokens.token_list, name="tokens"),
     path("tokens/<uuid:code>/revoke/", tokens.token_revoke, name="revoke_token"),

@@ -32,7 +32,14 @@ _READ = {
     "benchmarks.view_run",
     "benchmarks.view_custombenchmark",
 }
-_OPERATE = _READ | {"devices.probe_board", "devices.apply_preset", "benchmarks.run_campaign"}
+# Sharing a comparison publishes it beyond the login (benchmarks.sharing): operators share any
+# comparison; a viewer only the ones they saved.
+_OPERATE = _READ | {
+    "devices.probe_board",
+    "devices.apply_preset",
+    "benchmarks.run_campaign",
+    "benchmarks.add_sharelink",
+}
 # No delete of snapshots, tasks or applications: the history of a board is kept. Groups are
 # not editable either, so that a role stays what this file says.
 _ADMINISTER = _OPERATE | {

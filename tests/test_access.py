@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from benchmarks.models import ApiToken, Comparison
+from benchmarks.models import ApiToken, Comparison, ShareLink
 from devices import presets
 from devices.models import Application, BoardTask, FactSnapshot, Preset
 
@@ -80,6 +80,16 @@ ACCESS = {
     "benchmarks:comparison": Access("viewer"),
     "benchmarks:comparison_csv": Access("viewer"),
     "benchmarks:comparison_json": Access("viewer"),
+    "benchmarks:comparison_md": Access("viewer"),
+    # The world's comparison is another user's: operators share any comparison, a viewer
+    # only their own (tests/benchmarks/test_sharing.py).
+    "benchmarks:share_create": Access("operator", **POST),
+    "benchmarks:share_revoke": Access("operator", **POST),
+    # A shared comparison: anyone with the link, no login.
+    "benchmarks:share": Access(None),
+    "benchmarks:share_csv": Access(None),
+    "benchmarks:share_json": Access(None),
+    "benchmarks:share_md": Access(None),
     # Any user has API tokens; the world's token is another user's, so revoking it is a 404
     # (the owner's revoke: tests/api/test_tokens.py).
     "benchmarks:tokens": Access("viewer"),
@@ -94,6 +104,8 @@ ACCESS = {
     "api:run-list": Access("viewer", api=True),
     "api:run-detail": Access("viewer", api=True),
     "api:measurement-list": Access("viewer", api=True),
+    "api:comparison-list": Access("viewer", api=True),
+    "api:comparison-detail": Access("viewer", api=True),
     "api:schema": Access("viewer", api=True),
     "api:docs": Access("viewer"),
     "api:no_such_endpoint": Access(None, allowed=404),
@@ -143,6 +155,7 @@ def world(django_user_model):
         owner=someone, name="someone's", benchmark="sha1sum", metric="throughput", group_by="board"
     )
     comparison.campaigns.set([compared])
+    link = ShareLink.objects.create(comparison=comparison, created_by=someone)
     return {
         "boards": board.code,
         "presets": preset.code,
@@ -156,6 +169,8 @@ def world(django_user_model):
         "runs": campaign.runs.get(state="queued").code,
         "tokens": token.code,
         "comparisons": comparison.code,
+        "link": link.pk,
+        "token": link.token,
     }
 
 

@@ -11,7 +11,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from benchmarks import results
-from benchmarks.models import Campaign, Lane, Measurement, Run
+from benchmarks.models import Campaign, Comparison, Lane, Measurement, Run
 from devices.models import Board, Preset, PresetVersion
 
 
@@ -120,6 +120,7 @@ class PresetSerializer(serializers.ModelSerializer):
 
 
 class CampaignSerializer(serializers.ModelSerializer):
+    name = RedactedText()  # its maker's words, which may name a board's host
     created_by = serializers.StringRelatedField()
     run_counts = serializers.SerializerMethodField()
 
@@ -274,3 +275,15 @@ class MeasurementSerializer(serializers.ModelSerializer):
         model = Measurement
         fields = ["run", "campaign", "board", "benchmark", "metric", "value", "unit",
                   "higher_is_better"]  # fmt: skip
+
+
+class ComparisonSerializer(serializers.ModelSerializer):
+    """A saved comparison's choices; its detail is its statistics (benchmarks.exports.as_json).
+
+    The name is its saver's words, which may name a board's host: redacted like board text."""
+
+    name = RedactedText()
+
+    class Meta:
+        model = Comparison
+        fields = ["code", "name", "benchmark", "metric", "group_by", "created"]

@@ -30,6 +30,7 @@ router.register("presets", views.PresetViewSet, basename="preset")
 router.register("campaigns", views.CampaignViewSet, basename="campaign")
 router.register("runs", views.RunViewSet, basename="run")
 router.register("measurements", views.MeasurementViewSet, basename="measurement")
+router.register("comparisons", views.ComparisonViewSet, basename="comparison")
 
 urlpatterns = [
     *router.urls,

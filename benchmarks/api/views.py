@@ -11,6 +11,7 @@ import uuid
 from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery
 from django.db.models.fields.json import KT, KeyTransform
 from django.template.defaultfilters import pluralize
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework import serializers as drf_serializers
@@ -18,12 +19,12 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
-from benchmarks import campaigns, progress
+from benchmarks import campaigns, comparisons, exports, progress
 from benchmarks.api import serializers
 from benchmarks.api.authentication import sees_addresses
 from benchmarks.api.permissions import HasRolePermission
 from benchmarks.api.redact import Redactor, ShowAll
-from benchmarks.models import Campaign, Measurement, Run
+from benchmarks.models import Campaign, Comparison, Measurement, Run
 from devices.models import Board, FactSnapshot, Preset, PresetVersion
 
 UUID_PATTERN = "[0-9a-fA-F-]{32,36}"
@@ -294,3 +295,32 @@ class MeasurementViewSet(mixins.ListModelMixin, ApiViewSet):
             if (value := self.request.query_params.get(name)) is not None:
                 measurements = measurements.filter(**{lookup: value})
         return measurements.filter(self.board_filter("run__"))
+
+
+@extend_schema_view(
+    retrieve=extend_schema(
+        responses={200: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT},
+        description="The comparison's statistics, as its JSON download: its choices, and per "
+        "group n, mean, median, SD, 95 % CI, min, max, suspects left out, the ratio and "
+        "percent change against the baseline with its 95 % CI, Welch's p, the Holm-adjusted "
+        "p, the verdict, the environment and each board's own figures. A comparison whose "
+        "runs hold no value of its metric any more is a 404 saying so.",
+    )
+)
+class ComparisonViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet):
+    """Saved comparisons, newest first; the detail computes the statistics from the runs."""
+
+    serializer_class = serializers.ComparisonSerializer
+    read_permission = "benchmarks.view_run"  # as the comparison's page
+
+    def get_queryset(self):
+        return Comparison.objects.order_by("-created", "-pk")
+
+    def retrieve(self, request, *args, **kwargs):
+        comparison = self.get_object()
+        try:
+            result = comparisons.compare(exports.runs_of(comparison), **exports.choice(comparison))
+        except comparisons.ComparisonError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_404_NOT_FOUND)
+        redactor = self.get_serializer_context()["redactor"]
+        return Response(redactor.data(exports.as_json(comparison, result)))

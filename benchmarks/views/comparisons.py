@@ -1,12 +1,12 @@
 """Comparisons: the builder (a GET form that shows the comparison as it is chosen), saving
 one, a saved one's page and its CSV and JSON. Every role reads them, as it reads campaigns."""
 
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from benchmarks import charts, comparisons, exports
-from benchmarks.forms_comparisons import ComparisonForm, SaveComparisonForm
+from benchmarks import charts, comparisons, exports, sharing
+from benchmarks.forms_comparisons import ComparisonForm, SaveComparisonForm, ShareForm
 from benchmarks.models import Comparison
 from devices.views.access import permission_required
 
@@ -64,10 +64,22 @@ def comparison_save(request):
 @permission_required("benchmarks.view_run")
 @require_GET
 def comparison_detail(request, code):
-    comparison = _get_comparison(code)
+    return comparison_page(request, _get_comparison(code))
+
+
+def comparison_page(request, comparison: Comparison, share_form=None, status=200):
+    """The saved comparison's page; with its share links and form for those who may share."""
     result, figures, problem = _computed(exports.runs_of(comparison), exports.choice(comparison))
-    context = {"comparison": comparison, "result": result, "figures": figures, "problem": problem}
-    return render(request, "benchmarks/comparison.html", context)
+    shares = list(comparison.shares.all())
+    newest = sharing.newest_live(comparison)
+    link = request.build_absolute_uri(newest.get_absolute_url()) if newest else ""
+    context = {
+        "comparison": comparison, "result": result, "figures": figures, "problem": problem,
+        "may_share": sharing.may_share(request.user, comparison),
+        "share_form": share_form or ShareForm(), "shares": shares,
+        "markdown": exports.as_markdown(result, link) if result else "",
+    }  # fmt: skip
+    return render(request, "benchmarks/comparison.html", context, status=status)
 
 
 @permission_required("benchmarks.view_run")
@@ -77,11 +89,6 @@ def comparison_export(request, code, kind):
     result, _, problem = _computed(exports.runs_of(comparison), exports.choice(comparison))
     if result is None:
         return HttpResponse(problem, status=404, content_type="text/plain; charset=utf-8")
-    name = exports.filename(comparison, kind)
-    if kind == "json":
-        response = JsonResponse(exports.as_json(comparison, result))
-    else:
-        response = HttpResponse(content_type="text/csv; charset=utf-8")
-        exports.write_csv(result, response)
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    return response
+    newest = sharing.newest_live(comparison) if kind == "md" else None
+    link = request.build_absolute_uri(newest.get_absolute_url()) if newest else ""
+    return exports.response(comparison, result, kind, link=link)

@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from benchmarks.models import Lane, Run
+from benchmarks.models import Campaign, Comparison, Lane, Run
 from devices.models import Board, FactSnapshot
 from tests.api.support import Api, every_page
 from tests.benchmarks.factories import add_run, make_campaign, measure
@@ -27,7 +27,7 @@ SERIAL = "10000000deadbeef"
 HOSTNAME = "leaky-pi-hostname"
 PASSWORD = "hunter2-secret-pw"
 ADDRESSES = [BOARD_IP, PEER_HOST, CONTROLLER_IP, str(PORT), USERNAME, SERIAL, HOSTNAME]
-ENDPOINTS = ["board", "preset", "campaign", "run", "measurement"]
+ENDPOINTS = ["board", "preset", "campaign", "run", "measurement", "comparison"]
 
 
 @pytest.fixture
@@ -73,6 +73,13 @@ def lab():
     )
     measure(done, throughput=(412.5, "MB/s"))
     add_run(campaign.lanes.get(), state="queued")
+    # Its statistics name the campaign (the group), the probe's OS and the tool's version line.
+    Campaign.objects.filter(pk=campaign.pk).update(name=f"leak campaign on {PEER_HOST}")
+    comparison = Comparison.objects.create(
+        name=f"{BOARD_IP} against {PEER_HOST}", benchmark="sha1sum", metric="throughput",
+        group_by="campaign", include_suspects=True,
+    )  # fmt: skip
+    comparison.campaigns.set([campaign])
     return board, peer
 
 

@@ -22,7 +22,7 @@ def test_the_schema_describes_every_endpoint_and_the_token(client, viewer):
         "/api/v1/boards/", "/api/v1/boards/{code}/", "/api/v1/presets/",
         "/api/v1/presets/{code}/", "/api/v1/campaigns/", "/api/v1/campaigns/{code}/",
         "/api/v1/campaigns/{code}/cancel/", "/api/v1/runs/", "/api/v1/runs/{code}/",
-        "/api/v1/measurements/",
+        "/api/v1/measurements/", "/api/v1/comparisons/", "/api/v1/comparisons/{code}/",
     }  # fmt: skip
     assert schema["components"]["securitySchemes"]["token"] == {
         "type": "http", "scheme": "bearer", "description": "A token made on the API tokens page."

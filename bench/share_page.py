@@ -1,0 +1,70 @@
+"""How long does a shared comparison's page take, over 50,000 measurements?
+
+    .venv/bin/python bench/share_page.py [--rounds 20]
+
+The lab of bench/comparison_page.py (benchenv.comparison_lab: 5 boards nobody contacts, one
+campaign of 50,000 runs with one value each). A comparison grouped by board (the grouping
+whose names the share page replaces: "board 1"...), with the suspects included, is shared;
+a visitor without a login reads /s/<token>/ through Django's test client (the whole stack,
+redaction included) --rounds times, and one request's SQL queries are counted, again with half
+the runs, to show that they do not grow with the data. Target: the median under 150 ms. Exits
+1 if it is missed.
+"""
+
+import argparse
+import os
+
+import benchenv  # noqa: I001 - first: it sets up Django on a throw-away data directory
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.db import connection
+from django.test import Client
+
+from benchmarks import sharing
+from benchmarks.models import Comparison, Measurement, Run
+from devices import roles
+
+TARGET_MS = 150.0
+RUNS_A_BOARD = benchenv.COMPARISON_MEASUREMENTS // benchenv.COMPARISON_BOARDS
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=20)
+    args = parser.parse_args()
+
+    benchenv.pages_without_collectstatic()
+    call_command("migrate", verbosity=0)
+    try:
+        campaign = benchenv.comparison_lab()
+        owner = get_user_model().objects.create_user("bench-viewer")
+        roles.assign(owner, roles.VIEWER)
+        comparison = Comparison.objects.create(
+            owner=owner, name="shared bench", benchmark="sha1sum", metric="throughput",
+            group_by="board", include_suspects=True,
+        )  # fmt: skip
+        comparison.campaigns.set([campaign])
+        url = sharing.create(comparison, owner).get_absolute_url()
+        visitor = Client()  # no login
+        benchenv.timed_get(visitor, url, 2, must_hold=b"board 5")  # warm-up
+        samples, queries = benchenv.timed_get(visitor, url, args.rounds, must_hold=b"board 5")
+
+        print(f"\n{Measurement.objects.count():,} measurements, {Run.objects.count():,} runs, "
+              f"{benchenv.COMPARISON_BOARDS} boards, {os.cpu_count()} cores, "
+              f"{connection.vendor}")  # fmt: skip
+        print(f"load seen: {benchenv.load_average()}\n")
+        median = benchenv.report("share page, by board, suspects in", samples, "ms", digits=1)
+        print(f"{'  SQL queries of one request':<44} {queries:9d}")
+        met = benchenv.verdict("  median (ms), target", median, TARGET_MS)
+        Run.objects.filter(sequence__gte=RUNS_A_BOARD // 2 * 10).delete()
+        _, fewer = benchenv.timed_get(visitor, url, 1, must_hold=b"board 5")
+        print(f"{'SQL queries with half the runs':<44} {fewer:9d}")
+        print(f"{'  measurements then':<44} {Measurement.objects.count():9,d}")
+        met &= benchenv.verdict("queries that grew with the data", queries - fewer, 0)
+    finally:
+        benchenv.cleanup()
+    raise SystemExit(0 if met else 1)
+
+
+if __name__ == "__main__":
+    main()

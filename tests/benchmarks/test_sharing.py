@@ -1,0 +1,315 @@
+"""Share links: who may make and revoke them, the public page they open (no login, noindex,
+410 once revoked or expired), and what it never shows: a board's host, address, user, serial
+or secret, nor its name unless the link shows board names."""
+
+import datetime
+import re
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from benchmarks import sharing
+from benchmarks.models import Campaign, Comparison, Lane, ShareLink
+from devices.models import Board, FactSnapshot
+from tests.benchmarks.factories import lane_on, overclock, trials
+from tests.devices.factories import make_board
+
+pytestmark = pytest.mark.django_db
+BASELINE = [100.0, 102.0, 98.0]
+FASTER = [120.0, 123.0, 117.0]
+NOT_INDEXED = "noindex, nofollow"
+
+
+@pytest.fixture
+def comparison(viewer):
+    """A comparison saved by the viewer: as the board is against an overclock, one board."""
+    campaign = Campaign.objects.create(name="overclock", spec={})
+    lane = lane_on(campaign, "bench-a")
+    trials(lane, BASELINE)
+    trials(lane, FASTER, preset_version=overclock())
+    comparison = Comparison.objects.create(
+        owner=viewer, name="overclock against stock", benchmark="sha1sum", metric="throughput",
+        group_by="preset",
+    )  # fmt: skip
+    comparison.campaigns.set([campaign])
+    return comparison
+
+
+def share(client, comparison, **data):
+    return client.post(reverse("benchmarks:share_create", args=[comparison.code]), data)
+
+
+def public(client, link: ShareLink, suffix: str = ""):
+    """The share page (or its export) as a visitor without a login sees it."""
+    client.logout()
+    return client.get(link.get_absolute_url() + suffix)
+
+
+# The model
+
+
+def test_a_token_is_unguessable_and_each_link_has_its_own(comparison, viewer):
+    links = [sharing.create(comparison, viewer) for _ in range(50)]
+    tokens = {link.token for link in links}
+    assert len(tokens) == 50
+    for token in tokens:
+        assert re.fullmatch(r"[A-Za-z0-9_-]{32}", token)  # 24 random bytes: 192 bits
+
+
+def test_the_database_refuses_a_token_twice(comparison, viewer):
+    from django.db import IntegrityError
+
+    first = sharing.create(comparison, viewer)
+    with pytest.raises(IntegrityError):
+        ShareLink.objects.create(comparison=comparison, token=first.token)
+
+
+# Who may share
+
+
+def test_the_owner_shares_a_comparison_they_saved(client, viewer, comparison):
+    client.force_login(viewer)
+    response = share(client, comparison, expires_in="7", show_board_names="on")
+    assert response.status_code == 302
+    link = comparison.shares.get()
+    assert link.created_by == viewer and link.show_board_names
+    left = link.expires - timezone.now()
+    assert datetime.timedelta(days=6, hours=23) < left <= datetime.timedelta(days=7)
+    page = client.get(comparison.get_absolute_url()).content.decode()
+    assert link.get_absolute_url() in page and "Make a share link" in page
+
+
+def test_another_viewer_may_not_share_nor_revoke(client, django_user_model, comparison, viewer):
+    from devices import roles
+    from tests.conftest import member
+
+    link = sharing.create(comparison, viewer)
+    other = member(django_user_model, "victor", roles.VIEWER)
+    client.force_login(other)
+    assert share(client, comparison).status_code == 403
+    revoke = reverse("benchmarks:share_revoke", args=[comparison.code, link.pk])
+    assert client.post(revoke).status_code == 403
+    page = client.get(comparison.get_absolute_url()).content.decode()
+    assert "Make a share link" not in page and link.token not in page.split("markdown")[0]
+    link.refresh_from_db()
+    assert link.revoked is None and comparison.shares.count() == 1
+
+
+def test_an_operator_shares_and_revokes_any_comparison(client, operator, comparison):
+    client.force_login(operator)
+    assert share(client, comparison).status_code == 302
+    link = comparison.shares.get()
+    revoke = reverse("benchmarks:share_revoke", args=[comparison.code, link.pk])
+    assert client.post(revoke).status_code == 302
+    link.refresh_from_db()
+    assert link.revoked is not None
+    assert client.post(revoke).status_code == 302  # a second click: nothing changes, no error
+    assert ShareLink.objects.get().revoked == link.revoked
+
+
+def test_sharing_needs_a_post_and_a_login(client, viewer, comparison):
+    url = reverse("benchmarks:share_create", args=[comparison.code])
+    assert client.post(url).status_code == 302  # to the login page
+    client.force_login(viewer)
+    assert client.get(url).status_code == 405
+    assert not ShareLink.objects.exists()
+
+
+def test_a_past_day_is_refused_and_a_day_wins_over_days(client, viewer, comparison):
+    client.force_login(viewer)
+    yesterday = timezone.localdate() - datetime.timedelta(days=1)
+    response = share(client, comparison, expires_on=yesterday.isoformat())
+    assert response.status_code == 400 and "That day has passed." in response.content.decode()
+    assert not ShareLink.objects.exists()
+    day = timezone.localdate() + datetime.timedelta(days=3)
+    share(client, comparison, expires_in="30", expires_on=day.isoformat())
+    expires = timezone.localtime(ShareLink.objects.get().expires)
+    assert expires.date() == day + datetime.timedelta(days=1) and expires.hour == 0
+
+
+def test_posting_the_form_twice_makes_two_links_and_no_error(client, viewer, comparison):
+    client.force_login(viewer)
+    assert [share(client, comparison).status_code for _ in range(2)] == [302, 302]
+    assert comparison.shares.count() == 2
+
+
+# The public page
+
+
+def test_the_share_page_needs_no_login_and_is_not_indexed(client, viewer, comparison):
+    link = sharing.create(comparison, viewer)
+    response = public(client, link)
+    assert response.status_code == 200
+    text = response.content.decode()
+    assert '<meta name="robots" content="noindex, nofollow">' in text
+    assert response["X-Robots-Tag"] == NOT_INDEXED
+    assert response["Referrer-Policy"] == "no-referrer"
+    assert "no-store" in response["Cache-Control"]
+    assert "script-src 'self'" in response["Content-Security-Policy"]
+    assert "better: 20 % higher" in text and 'id="means-chart"' in text
+    assert "board 1" in text and "bench-a" not in text
+    # the board's user is "pi": hidden as a word of its own, not in the model's name
+    assert "Raspberry Pi 4 Model B Rev 1.5" in text and Board.objects.get().username == "pi"
+    for login_only in ("/login", reverse("benchmarks:comparisons"), reverse("devices:dashboard")
+                       + '"', "Log out"):  # fmt: skip
+        assert login_only not in text, login_only
+    assert not re.search(rf"\b{viewer.username}\b", text)  # the owner's user name
+
+
+def test_a_revoked_link_is_a_410_that_says_so(client, viewer, comparison):
+    link = sharing.create(comparison, viewer)
+    sharing.revoke(link)
+    for suffix in ("", "comparison.csv", "comparison.json", "comparison.md"):
+        response = public(client, link, suffix)
+        assert response.status_code == 410
+        assert "This link was revoked on" in response.content.decode()
+        assert response["X-Robots-Tag"] == NOT_INDEXED
+        assert "noindex" in response.content.decode()
+
+
+def test_an_expired_link_is_a_410_that_says_so(client, viewer, comparison):
+    past = timezone.now() - datetime.timedelta(seconds=1)
+    link = sharing.create(comparison, viewer, expires=past)
+    response = public(client, link)
+    assert response.status_code == 410
+    assert "This link expired on" in response.content.decode()
+    assert response["X-Robots-Tag"] == NOT_INDEXED
+
+
+def test_an_unknown_token_is_a_404(client):
+    response = client.get(reverse("benchmarks:share", args=["no-such-token"]))
+    assert response.status_code == 404
+    assert response["X-Robots-Tag"] == NOT_INDEXED
+
+
+def test_the_comparison_page_lists_links_and_their_states(client, viewer, comparison):
+    revoked = sharing.create(comparison, viewer)
+    sharing.revoke(revoked)
+    sharing.create(comparison, viewer, expires=timezone.now() - datetime.timedelta(days=1))
+    live = sharing.create(comparison, viewer)
+    client.force_login(viewer)
+    text = client.get(comparison.get_absolute_url()).content.decode()
+    assert text.count('class="mono share-url"') == 3
+    assert "revoked " in text and ">expired<" in text and ">live<" in text
+    assert f"Shared comparison: http://testserver{live.get_absolute_url()}" in text
+
+
+def test_the_markdown_of_a_comparison_names_its_newest_live_link(client, viewer, comparison):
+    client.force_login(viewer)
+    url = reverse("benchmarks:comparison_md", args=[comparison.code])
+    assert "Share it first to get a link." in client.get(url).content.decode()
+    link = sharing.create(comparison, viewer)
+    response = client.get(url)
+    assert response["Content-Type"].startswith("text/markdown")
+    text = response.content.decode()
+    assert f"Shared comparison: http://testserver{link.get_absolute_url()}" in text
+    # t(0.975, 2) = 4.303: 4.303 * 2 / sqrt(3) = 4.968 and 4.303 * 3 / sqrt(3) = 7.452
+    assert "| as the board is (baseline) | 3 | 100 ± 4.968 MB/s | – | baseline |" in text
+    assert "| fast v2 | 3 | 120 ± 7.452 MB/s | +20 % (+13.8 % to +26.4 %) | better: 20 %" in text
+
+
+def test_markdown_cells_escape_bars_and_line_breaks(client, viewer, comparison):
+    Campaign.objects.update(name="a|b\nc\\")
+    Comparison.objects.filter(pk=comparison.pk).update(group_by="campaign")
+    link = sharing.create(comparison, viewer)
+    text = public(client, link, "comparison.md").content.decode()
+    assert "| a\\|b c\\\\ (baseline) | 6 |" in text
+    table = [line for line in text.splitlines() if line.startswith("|")]
+    assert {line.count(" | ") for line in table} == {4}
+
+
+def test_the_share_page_markdown_has_its_own_url(client, viewer, comparison):
+    link = sharing.create(comparison, viewer)
+    text = public(client, link, "comparison.md").content.decode()
+    assert text.endswith(f"Shared comparison: http://testserver{link.get_absolute_url()}\n")
+    page = public(client, link).content.decode()
+    assert 'id="comparison-markdown"' in page and "/static/js/copy-markdown.js" in page
+
+
+# Nothing leaks
+
+BOARD_IP = "10.213.77.5"
+BOARD_DNS = "leaky-host.lab.example"
+USERNAME = "benchuser"
+SERIAL = "10000000deadbeef"
+HOSTNAME = "leaky-pi-hostname"
+PASSWORD = "hunter2-secret-pw"
+BOARD_NAMES = ["bench-leak", "bench-peer"]
+NEVER = [BOARD_IP, BOARD_DNS, USERNAME, SERIAL, HOSTNAME, PASSWORD]
+
+
+@pytest.fixture
+def leaky(viewer):
+    """Two boards (one by IP, one by DNS name, one with a password) whose probes, tool versions,
+    campaign and comparison name all hold their hosts, users and serials."""
+    ip_board = make_board(BOARD_NAMES[0], host=BOARD_IP, username=USERNAME)
+    dns_board = make_board(BOARD_NAMES[1], host=BOARD_DNS, username=USERNAME)
+    dns_board.set_credential(Board.AuthMethod.PASSWORD, PASSWORD)
+    dns_board.save()
+    campaign = Campaign.objects.create(name=f"sha1 on {BOARD_IP} and {BOARD_DNS}", spec={})
+    version = overclock()
+    for board, values in ((ip_board, BASELINE), (dns_board, FASTER)):
+        lane = Lane.objects.create(campaign=campaign, board=board)
+        snapshot = FactSnapshot.objects.create(
+            board=board, model="Raspberry Pi 4 Model B Rev 1.5", kernel_bits=64,
+            userland_bits=64, os_name=f"Debian GNU/Linux 12 ({HOSTNAME} {SERIAL})",
+            facts={"serial": SERIAL, "hostname": HOSTNAME,
+                   "kernel_release": f"6.6.51-v8+ #1 {USERNAME}@{BOARD_DNS}",
+                   "governor": "ondemand", "firmware_version": {"version": f"{BOARD_IP}"}},
+        )  # fmt: skip
+        lane.snapshot = snapshot
+        details = {"tool_version": f"Linux {HOSTNAME} {USERNAME}@{BOARD_IP}:22 sha1sum 9.1 "
+                                   f"(built by {USERNAME} in /home/{USERNAME})"}  # fmt: skip
+        trials(lane, values, details=details)
+        trials(lane, values, details=details, preset_version=version)
+    comparison = Comparison.objects.create(
+        owner=viewer, name=f"{BOARD_DNS} against {BOARD_IP}", benchmark="sha1sum",
+        metric="throughput", group_by="campaign",
+    )  # fmt: skip
+    comparison.campaigns.set([campaign])
+    return comparison
+
+
+def everything_shared(client, link: ShareLink) -> str:
+    """The share page, its CSV, JSON and Markdown, and their headers, as one text."""
+    answers = []
+    for suffix in ("", "comparison.csv", "comparison.json", "comparison.md"):
+        response = public(client, link, suffix)
+        assert response.status_code == 200, suffix
+        answers += [response.content.decode(), str(response.headers)]
+    return "\n".join(answers)
+
+
+@pytest.mark.parametrize("group_by", ["campaign", "board", "bits", "preset"])
+def test_no_host_address_user_serial_secret_nor_board_name_is_shared(
+    client, viewer, leaky, group_by
+):
+    Comparison.objects.filter(pk=leaky.pk).update(group_by=group_by)
+    text = everything_shared(client, sharing.create(leaky, viewer))
+    for word in NEVER + BOARD_NAMES:
+        assert word not in text, word
+    assert "[hidden]" in text
+    assert ("board 1" in text and "board 2" in text) or group_by == "campaign"
+
+
+@pytest.mark.parametrize("group_by", ["campaign", "board"])
+def test_board_names_shown_still_hide_hosts_users_serials_and_secrets(
+    client, viewer, leaky, group_by
+):
+    Comparison.objects.filter(pk=leaky.pk).update(group_by=group_by)
+    text = everything_shared(client, sharing.create(leaky, viewer, show_board_names=True))
+    for word in NEVER:
+        assert word not in text, word
+    if group_by == "board":
+        assert all(name in text for name in BOARD_NAMES)
+        assert "board 1" not in text
+
+
+def test_board_aliases_follow_the_names_order_in_groups_and_spread(client, viewer, leaky):
+    Comparison.objects.filter(pk=leaky.pk).update(group_by="preset")
+    link = sharing.create(leaky, viewer)
+    found = public(client, link, "comparison.json").json()
+    assert [sorted(group["boards"]) for group in found["groups"]] == [["board 1", "board 2"]] * 2
+    page = public(client, link).content.decode()
+    assert page.count("<tr><td>board 1</td>") == 2  # the spread table of each group
