@@ -174,3 +174,16 @@ def test_the_page_makes_as_many_queries_for_many_runs_as_for_few(client, viewer,
     trials(more, FASTER * 20, preset_version=overclock("faster", 1))
     trials(more, BASELINE * 20, suspect=True)
     assert queries_of_the_page(client, comparison) == few
+
+
+def test_large_finite_values_make_a_page_a_csv_and_a_json(client, viewer):
+    campaign = Campaign.objects.create(name="huge", spec={})
+    trials(lane_on(campaign, "bench-a"), [1e200, 1])
+    trials(lane_on(campaign, "bench-b"), [2e200, 3])
+    client.force_login(viewer)
+    comparison = saved(campaign, group_by="board")
+    assert client.get(comparison.get_absolute_url()).status_code == 200
+    response = client.get(reverse("benchmarks:comparison_csv", args=[comparison.code]))
+    assert list(csv.DictReader(io.StringIO(response.content.decode())))[1]["p_value"]
+    found = client.get(reverse("benchmarks:comparison_json", args=[comparison.code])).json()
+    assert found["groups"][1]["outcome"] == "no difference"
