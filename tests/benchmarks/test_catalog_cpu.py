@@ -1,6 +1,8 @@
 """sysbench cpu, stress-ng cpu and our integer loop: parsers on real and published output,
 fuzzed; parameters refused; the real plans run on the controller and on a simulated Pi."""
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -43,6 +45,14 @@ def test_sysbench_cpu_refuses_output_without_the_rate():
     cut = SYSBENCH_LOCAL.replace("events per second", "events")
     with pytest.raises(ParseError, match="events per second"):
         cpu.SYSBENCH_CPU.parse({"measure": cut}, cpu.SYSBENCH_CPU.clean_params({}))
+
+
+def test_sysbench_cpu_refuses_a_rate_no_benchmark_measures():
+    absurd = re.sub(
+        r"events per second:\s*[0-9.]+", "events per second: 1" + "0" * 200, SYSBENCH_LOCAL
+    )
+    with pytest.raises(ParseError, match="more than 1e\\+15: no benchmark measures that much"):
+        cpu.SYSBENCH_CPU.parse({"measure": absurd}, cpu.SYSBENCH_CPU.clean_params({}))
 
 
 def test_stress_ng_reads_its_yaml_report():
