@@ -14,6 +14,7 @@ import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from django.core.exceptions import EmptyResultSet
 from django.db import connections
 from django.db.models import Q, QuerySet
 from django.db.models.fields.json import KeyTextTransform
@@ -214,7 +215,10 @@ def _fetched(rows: QuerySet) -> list[tuple]:
     which for 50,000 rows costs more than the query; the database has already extracted them
     (SQLite's json_extract gives numbers and text, psycopg decodes jsonb), so the raw rows
     hold the same values, but for a list, which comes as JSON text (see _Names.label)."""
-    sql, params = rows.query.sql_with_params()
+    try:
+        sql, params = rows.query.sql_with_params()
+    except EmptyResultSet:  # nothing selected (a saved comparison's campaigns deleted)
+        return []
     with connections[rows.db].cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()

@@ -187,3 +187,18 @@ def test_large_finite_values_make_a_page_a_csv_and_a_json(client, viewer):
     assert list(csv.DictReader(io.StringIO(response.content.decode())))[1]["p_value"]
     found = client.get(reverse("benchmarks:comparison_json", args=[comparison.code])).json()
     assert found["groups"][1]["outcome"] == "no difference"
+
+
+def test_a_comparison_whose_campaigns_were_deleted_says_there_are_no_values(client, viewer):
+    campaign = Campaign.objects.create(name="gone soon", spec={})
+    trials(lane_on(campaign, "bench-a"), BASELINE)
+    client.force_login(viewer)
+    comparison = saved(campaign)
+    campaign.delete()
+    response = client.get(comparison.get_absolute_url())
+    assert response.status_code == 200
+    assert b"no throughput values of sha1sum in these runs" in response.content
+    for kind in ("csv", "json"):
+        response = client.get(reverse(f"benchmarks:comparison_{kind}", args=[comparison.code]))
+        assert response.status_code == 404
+        assert response.content == b"no throughput values of sha1sum in these runs"
