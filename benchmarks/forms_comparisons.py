@@ -14,7 +14,11 @@ from django.core.exceptions import ValidationError
 from benchmarks import comparisons
 from benchmarks.models import Campaign, Run
 
-RUN_CODES_MAX = 1000
+# The builder is a GET form: its selection travels in the address, whose request line gunicorn
+# caps at 8190 bytes (gunicorn.conf.py). A campaign takes 47 bytes there, a run code 42 (one a
+# line), a 200-character baseline up to 1,800: 40 campaigns and 100 runs leave room for it.
+CAMPAIGNS_MAX = 40
+RUN_CODES_MAX = 100
 _SEPARATORS = re.compile(r"[\s,;]+")
 
 
@@ -47,7 +51,8 @@ class ComparisonForm(forms.Form):
 
     def _offer_choices(self):
         try:
-            campaigns = self.fields["campaigns"].clean(self.data.getlist("campaigns"))
+            chosen = _capped(self.data.getlist("campaigns"))
+            campaigns = self.fields["campaigns"].clean(chosen)
             run_ids = _run_ids(self.data.get("runs", ""))
         except ValidationError:
             return  # is_valid() says what is wrong
@@ -63,6 +68,10 @@ class ComparisonForm(forms.Form):
         chosen = self.data.get("metric") or (self.fields["metric"].choices or [("",)])[0][0]
         benchmark = chosen.split(":", 1)[0]
         self.fields["group_by"].choices = list(comparisons.group_by_choices(benchmark).items())
+
+    def clean_campaigns(self):
+        _capped(self.data.getlist("campaigns"))
+        return self.cleaned_data["campaigns"]
 
     def clean_runs(self):
         return _run_ids(self.cleaned_data["runs"])
@@ -92,11 +101,23 @@ class SaveComparisonForm(forms.Form):
     name = forms.CharField(max_length=120, help_text="e.g. “overclock, 64-bit against 32-bit”.")
 
 
+def _capped(campaigns):
+    if len(campaigns) > CAMPAIGNS_MAX:
+        raise ValidationError(
+            f"At most {CAMPAIGNS_MAX} campaigns (their codes make the page's address, which "
+            "the server caps); compare fewer at a time."
+        )
+    return campaigns
+
+
 def _run_ids(text: str) -> list[int]:
     """The runs named by text's codes (ValidationError naming what is no run's code)."""
     words = [word for word in _SEPARATORS.split(text) if word]
     if len(words) > RUN_CODES_MAX:
-        raise ValidationError(f"At most {RUN_CODES_MAX:,} run codes; choose their campaigns.")
+        raise ValidationError(
+            f"At most {RUN_CODES_MAX} run codes (they make the page's address, which the "
+            "server caps); choose their campaign instead."
+        )
     codes, bad = set(), []
     for word in words:
         try:

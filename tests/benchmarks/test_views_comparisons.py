@@ -4,12 +4,14 @@ import csv
 import io
 import json
 import re
+import uuid
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from benchmarks.forms_comparisons import CAMPAIGNS_MAX, RUN_CODES_MAX
 from benchmarks.models import Campaign, Comparison
 from tests.benchmarks.factories import lane_on, overclock, trials
 
@@ -202,3 +204,20 @@ def test_a_comparison_whose_campaigns_were_deleted_says_there_are_no_values(clie
         response = client.get(reverse(f"benchmarks:comparison_{kind}", args=[comparison.code]))
         assert response.status_code == 404
         assert response.content == b"no throughput values of sha1sum in these runs"
+
+
+def test_more_run_codes_or_campaigns_than_the_address_holds_are_refused_in_words(
+    client, viewer, campaign
+):
+    client.force_login(viewer)
+    codes = "\n".join(str(uuid.uuid4()) for _ in range(RUN_CODES_MAX + 1))
+    response = builder(client, runs=codes)
+    assert response.status_code == 200
+    assert f"At most {RUN_CODES_MAX} run codes" in response.content.decode()
+    assert "choose their campaign instead" in response.content.decode()
+    response = builder(client, campaigns=[campaign.code] * (CAMPAIGNS_MAX + 1))
+    assert f"At most {CAMPAIGNS_MAX} campaigns" in response.content.decode()
+    assert "plotly" not in response.content.decode()
+    assert (
+        b"better: 20 % higher" in builder(client, campaigns=[campaign.code] * CAMPAIGNS_MAX).content
+    )
