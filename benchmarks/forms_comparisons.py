@@ -12,7 +12,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from benchmarks import comparisons
-from benchmarks.models import Campaign, Run
+from benchmarks.models import Campaign, Run, validate_shown_name
 
 # The builder is a GET form: its selection travels in the address, whose request line gunicorn
 # caps at 8190 bytes (gunicorn.conf.py). A campaign takes 47 bytes there, a run code 42 (one a
@@ -98,7 +98,10 @@ class ComparisonForm(forms.Form):
 
 
 class SaveComparisonForm(forms.Form):
-    name = forms.CharField(max_length=120, help_text="e.g. “overclock, 64-bit against 32-bit”.")
+    name = forms.CharField(
+        max_length=120, validators=[validate_shown_name],
+        help_text="e.g. “overclock, 64-bit against 32-bit”.",
+    )  # fmt: skip
 
 
 def _capped(campaigns):

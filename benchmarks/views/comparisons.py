@@ -51,7 +51,12 @@ def comparison_new(request):
 def comparison_save(request):
     form, save = ComparisonForm(request.POST), SaveComparisonForm(request.POST)
     if not (form.is_valid() and save.is_valid()):
-        context = {"form": form, "save_form": save, "problem": "The comparison was not saved."}
+        # The comparison again, with the save form's errors beside the name (a name refused).
+        result, figures, problem = (
+            _computed(form.selected_runs, form.choice) if form.is_valid() else (None, None, "")
+        )
+        context = {"form": form, "save_form": save, "result": result, "figures": figures,
+                   "problem": problem or "The comparison was not saved."}  # fmt: skip
         return render(request, "benchmarks/comparison_new.html", context, status=400)
     comparison = Comparison.objects.create(
         owner=request.user, name=save.cleaned_data["name"], **form.choice

@@ -112,6 +112,20 @@ def test_saving_needs_a_name_and_a_post(client, viewer, campaign):
     assert client.get(url).status_code == 405
 
 
+@pytest.mark.parametrize(
+    ("name", "named"),
+    [("\u202eevil", "U+202E RIGHT-TO-LEFT OVERRIDE"), ("\x01\x1b[31mred", "U+0001")],
+)
+def test_a_name_with_a_control_or_bidi_character_is_refused(client, viewer, campaign, name, named):
+    client.force_login(viewer)
+    response = client.post(reverse("benchmarks:comparison_save"), {
+        "campaigns": [campaign.code], "metric": "sha1sum:throughput", "group_by": "preset",
+        "name": name})  # fmt: skip
+    assert response.status_code == 400
+    assert f"control or invisible character ({named})" in response.content.decode()
+    assert not Comparison.objects.exists()
+
+
 def test_the_anonymous_are_sent_to_log_in(client, campaign):
     comparison = saved(campaign)
     for url in (reverse("benchmarks:comparison_new"), comparison.get_absolute_url(),
