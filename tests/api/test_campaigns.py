@@ -96,6 +96,7 @@ def test_an_operator_starts_a_campaign_from_a_spec(
         {**SPEC, "boards": ["no-such-board"]},
         {**SPEC, "repetitions": 0},
         {**SPEC, "colour": "red"},
+        {**SPEC, "boards": [f"bench-{i}" for i in range(150_000)]},
         {**SPEC, "benchmarks": [{"name": "sha1sum", "params": {"size": "lots"}}]},
         ["not", "an", "object"],
     ],
