@@ -23,7 +23,7 @@ from django.db.models import Max
 from django.template.defaultfilters import pluralize
 from django.utils import timezone
 
-from benchmarks import catalog
+from benchmarks import catalog, once
 from benchmarks.catalog.spec import Benchmark, ParamError, shown, shown_names
 from benchmarks.models import CONTROLLER, Campaign, Lane, Run, hidden_character
 from devices import configtxt, presets
@@ -439,6 +439,16 @@ def start(spec, user=None) -> Campaign:
         for lane in lanes.values():
             jobs.queue_lane(lane)
     return campaign
+
+
+def start_once(spec, user) -> tuple[Campaign, bool]:
+    """(start(spec), True), unless this user started this very spec (its seed included: the
+    builder draws one with the form) a moment ago: then (that campaign, False)."""
+    accepted = check(spec).spec
+    return once.made_once(
+        user, Campaign.objects.filter(created_by=user),
+        lambda campaign: campaign.spec == accepted, lambda: start(spec, user),
+    )  # fmt: skip
 
 
 # ---- a person steps in ------------------------------------------------------------------

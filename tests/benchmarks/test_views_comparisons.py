@@ -103,6 +103,18 @@ def test_a_viewer_saves_a_comparison_and_reads_it(client, viewer, campaign):
     assert "overclock against stock" in listed.content.decode()
 
 
+def test_a_save_posted_twice_keeps_one_comparison(client, viewer, campaign):
+    client.force_login(viewer)
+    form = {"campaigns": [campaign.code], "metric": "sha1sum:throughput", "group_by": "preset",
+            "name": "overclock against stock"}  # fmt: skip
+    first = client.post(reverse("benchmarks:comparison_save"), form)
+    again = client.post(reverse("benchmarks:comparison_save"), form)
+    renamed = client.post(reverse("benchmarks:comparison_save"), {**form, "name": "another"})
+    assert first.status_code == again.status_code == renamed.status_code == 302
+    assert again.url == first.url != renamed.url
+    assert Comparison.objects.count() == 2
+
+
 def test_saving_needs_a_name_and_a_post(client, viewer, campaign):
     client.force_login(viewer)
     url = reverse("benchmarks:comparison_save")
