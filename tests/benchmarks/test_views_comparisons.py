@@ -11,7 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from benchmarks.forms_comparisons import CAMPAIGNS_MAX, RUN_CODES_MAX
+from benchmarks.forms_comparisons import CAMPAIGNS_LISTED, CAMPAIGNS_MAX, RUN_CODES_MAX
 from benchmarks.models import Campaign, Comparison
 from tests.benchmarks.factories import lane_on, overclock, trials
 
@@ -83,7 +83,7 @@ def test_the_baseline_and_grouping_can_be_chosen(client, viewer, campaign):
 def test_an_unknown_run_code_is_named(client, viewer, campaign):
     client.force_login(viewer)
     response = builder(client, runs="not-a-code")
-    assert "No run has the code not-a-code." in response.content.decode()
+    assert "No run or campaign has the code not-a-code." in response.content.decode()
 
 
 def test_a_viewer_saves_a_comparison_and_reads_it(client, viewer, campaign):
@@ -247,3 +247,29 @@ def test_more_run_codes_or_campaigns_than_the_address_holds_are_refused_in_words
     assert (
         b"better: 20 % higher" in builder(client, campaigns=[campaign.code] * CAMPAIGNS_MAX).content
     )
+
+
+def test_the_builder_lists_the_newest_campaigns_and_takes_an_older_ones_pasted_code(
+    client, viewer, campaign
+):
+    Campaign.objects.bulk_create(
+        Campaign(name=f"later {i}", spec={}) for i in range(CAMPAIGNS_LISTED + 5)
+    )
+    client.force_login(viewer)
+    page = builder(client).content.decode()
+    assert page.count("<option") == CAMPAIGNS_LISTED
+    assert f'value="{campaign.code}"' not in page  # the oldest
+    assert f"The newest {CAMPAIGNS_LISTED} are listed" in page
+    response = builder(client, runs=str(campaign.code))
+    assert "better: 20 % higher" in response.content.decode()
+    chosen = builder(client, campaigns=[campaign.code]).content.decode()
+    assert f'<option value="{campaign.code}" selected>' in chosen  # still chosen when sent again
+
+
+def test_a_pasted_campaign_code_is_saved_as_a_campaign(client, viewer, campaign):
+    client.force_login(viewer)
+    client.post(reverse("benchmarks:comparison_save"), {
+        "runs": str(campaign.code), "metric": "sha1sum:throughput", "group_by": "preset",
+        "name": "pasted"})  # fmt: skip
+    comparison = Comparison.objects.get()
+    assert list(comparison.campaigns.all()) == [campaign] and not comparison.runs.exists()
