@@ -76,8 +76,10 @@ def runs_selected(campaign_ids=(), run_ids=()) -> QuerySet:
 
 def metric_choices(runs: QuerySet) -> list[tuple[str, str, str]]:
     """(benchmark, metric, unit) of every value the runs measured, by benchmark and metric."""
-    found = Measurement.objects.filter(run__in=runs).values_list("run__benchmark", "metric", "unit")
-    return sorted(set(found.distinct()))
+    # order_by(): Measurement's ordering would join the lane, campaign and board and make the
+    # DISTINCT one of every measurement: several times slower over tens of thousands.
+    found = Measurement.objects.filter(run__in=runs).order_by()
+    return sorted(set(found.values_list("run__benchmark", "metric", "unit").distinct()))
 
 
 def group_by_choices(benchmark: str) -> dict[str, str]:
