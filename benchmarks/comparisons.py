@@ -22,7 +22,7 @@ from django.db.models.functions import Coalesce
 
 from benchmarks import catalog, stats
 from benchmarks.models import Campaign, Measurement, Run
-from benchmarks.results import value_text
+from benchmarks.results import TOOL_VERSION_KEYS, value_text
 from devices.models import Board, FactSnapshot, PresetVersion
 
 AS_IS = "as the board is"
@@ -52,14 +52,8 @@ _FACTS = {
 }  # fmt: skip
 # The run's median Arm clock under load, from its telemetry summary (benchmarks.telemetry).
 _CLOCK = "run__environment__telemetry__arm_mhz_under_load__median"
-# The version line parsers keep, under one of these keys (as benchmarks.results.tool_version
-# reads them): the first one a run has.
-_TOOL_VERSION = Coalesce(
-    *(
-        KeyTextTransform(key, "run__details")
-        for key in ("tool_version", "iperf3_version", "version")
-    )
-)
+# The version line parsers keep, under one of results' keys: the first one a run has.
+_TOOL_VERSION = Coalesce(*(KeyTextTransform(key, "run__details") for key in TOOL_VERSION_KEYS))
 
 
 class ComparisonError(ValueError):

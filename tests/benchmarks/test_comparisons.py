@@ -93,6 +93,14 @@ def test_the_environment_names_what_each_group_ran_on(campaign):
     assert environment["measured Arm clock"] == "1800 MHz median under load"
 
 
+def test_the_c_benchmarks_compiler_is_among_the_tool_versions(campaign):
+    trials(lane_on(campaign, "bench-a"), BASELINE, benchmark="intloop",
+           details={"compiler": "cc (Debian 12.2.0-14) 12.2.0"})  # fmt: skip
+    result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "intloop",
+                                 "throughput", "preset")  # fmt: skip
+    assert result.groups[0].environment["tool versions"] == "cc (Debian 12.2.0-14) 12.2.0"
+
+
 def test_chosen_runs_join_the_chosen_campaigns(campaign):
     other = Campaign.objects.create(name="other", spec={})
     trials(lane_on(campaign, "bench-a"), BASELINE)
