@@ -147,3 +147,12 @@ def test_intloop_compiles_and_runs_on_a_simulated_pi(pisim_farm):
 def test_sysbench_cpu_runs_on_a_simulated_pi(pisim_farm):
     parsed = run_on_node(pisim_farm.nodes["pi4"], cpu.SYSBENCH_CPU, {"seconds": 1})
     assert_sane(cpu.SYSBENCH_CPU, parsed)
+
+
+def test_a_refused_size_is_echoed_as_given_and_a_good_one_is_kept_upper_case():
+    with pytest.raises(ParamError) as refused:
+        cpu.SHA1SUM.clean_params({"size": "64M; touch /tmp/pwned"})
+    assert str(refused.value) == (
+        "size: '64M; touch /tmp/pwned' is not a size (a number with K, M or G, e.g. 64M)"
+    )
+    assert cpu.SHA1SUM.clean_params({"size": " 64m "})["size"] == "64M"
