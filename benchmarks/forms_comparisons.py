@@ -19,8 +19,8 @@ from benchmarks.models import Campaign, Run, validate_shown_name
 # line), a 200-character baseline up to 1,800: 40 campaigns and 100 runs leave room for it.
 CAMPAIGNS_MAX = 40
 RUN_CODES_MAX = 100
-# The campaigns listed to choose from: the newest (a list of thousands made the empty builder
-# 386 KB); an older one's code is pasted with the run codes.
+# The campaigns listed to choose from: the newest (all of thousands made the empty builder
+# hundreds of KB); an older one's code is pasted with the run codes.
 CAMPAIGNS_LISTED = 200
 _SEPARATORS = re.compile(r"[\s,;]+")
 
