@@ -23,7 +23,7 @@ from django.db.models import Max
 from django.template.defaultfilters import pluralize
 from django.utils import timezone
 
-from benchmarks import catalog
+from benchmarks import catalog, once
 from benchmarks.catalog.spec import Benchmark, ParamError, shown, shown_names
 from benchmarks.models import CONTROLLER, Campaign, Lane, Run, hidden_character
 from devices import configtxt, presets
@@ -34,6 +34,9 @@ from devices.models import Application, Board, Preset
 AS_IS = "as-is"
 MAX_RUNS = 20_000  # per campaign: beyond this it is surely a typo
 MAX_REPETITIONS = 1_000
+# A spec's boards, presets or benchmarks: more than a lab's whole bench, refused before any
+# query (150,000 board names took 2.4 s to look up only to be refused).
+MAX_LISTED = 500
 GROUP_GAP = 100_000  # sequence numbers per preset group in a lane
 REPETITION_GAP = 10  # between runs in a group: room for a suspect run's re-run right after
 RETRY_BATCH = 500  # runs a retry copies in one transaction (a fraction of a second's lock)
@@ -151,9 +154,15 @@ def _names(value, what: str) -> list[str]:
         value = [value]
     if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
         raise SpecError(f"{what} must be a list of names, with at least one")
+    _refuse_long(value, what)
     if len(set(value)) != len(value):
         raise SpecError(f"{what} names one twice")
     return value
+
+
+def _refuse_long(value: list, what: str) -> None:
+    if len(value) > MAX_LISTED:
+        raise SpecError(f"{what} lists {len(value):,}; at most {MAX_LISTED} are allowed")
 
 
 def _boards(value) -> list[Board]:
@@ -171,6 +180,7 @@ def _boards(value) -> list[Board]:
 def _items(value) -> list[Item]:
     if not isinstance(value, list) or not value:
         raise SpecError("benchmarks must be a list with at least one benchmark")
+    _refuse_long(value, "benchmarks")
     items = []
     for entry in value:
         if isinstance(entry, str):
@@ -429,6 +439,16 @@ def start(spec, user=None) -> Campaign:
         for lane in lanes.values():
             jobs.queue_lane(lane)
     return campaign
+
+
+def start_once(spec, user) -> tuple[Campaign, bool]:
+    """(start(spec), True), unless this user started this very spec (its seed included: the
+    builder draws one with the form) a moment ago: then (that campaign, False)."""
+    accepted = check(spec).spec
+    return once.made_once(
+        user, Campaign.objects.filter(created_by=user),
+        lambda campaign: campaign.spec == accepted, lambda: start(spec, user),
+    )  # fmt: skip
 
 
 # ---- a person steps in ------------------------------------------------------------------

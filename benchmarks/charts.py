@@ -7,6 +7,8 @@ page's script, which takes them from the stylesheet (light or dark); the traces'
 below read on both backgrounds.
 """
 
+import html
+
 from benchmarks.comparisons import Result
 
 BAR_COLOUR = "rgba(90, 140, 200, 0.55)"  # a mid blue: dark text and light text both read on it
@@ -38,7 +40,7 @@ def means(result: Result) -> dict:
             "array": [_above(group.description) for group in result.groups],
             "arrayminus": [_below(group.description) for group in result.groups],
         },
-        "hovertemplate": "%{y:.4g} " + result.unit + "<extra>mean</extra>",
+        "hovertemplate": "%{y:.4g} " + plain(result.unit) + "<extra>mean</extra>",
     }  # fmt: skip
     xs, ys = [], []
     for position, group in zip(positions, result.groups, strict=True):
@@ -49,20 +51,20 @@ def means(result: Result) -> dict:
     points = {
         "type": "scatter", "mode": "markers", "name": "trial", "x": xs, "y": ys,
         "marker": {"color": POINT_COLOUR, "size": 6, "opacity": 0.8},
-        "hovertemplate": "%{y:.4g} " + result.unit + "<extra>trial</extra>",
+        "hovertemplate": "%{y:.4g} " + plain(result.unit) + "<extra>trial</extra>",
     }  # fmt: skip
-    ticks = [f"{group.key}<br>n={group.description.n}" for group in result.groups]
+    ticks = [f"{plain(group.key)}<br>n={group.description.n}" for group in result.groups]
     return {
         "data": [bars, points],
         "layout": _layout(
-            f"{result.metric} by {result.group_by_label}",
+            plain(f"{result.metric} by {result.group_by_label}"),
             x={
                 "tickvals": positions,
                 "ticktext": ticks,
                 "zeroline": False,
-                "title": {"text": result.group_by_label},
+                "title": {"text": plain(result.group_by_label)},
             },
-            y={"title": {"text": f"{result.metric} [{result.unit}]"}, "rangemode": "tozero"},
+            y={"title": {"text": plain(f"{result.metric} [{result.unit}]")}, "rangemode": "tozero"},
         ),
     }
 
@@ -73,7 +75,7 @@ def changes(result: Result) -> dict:
     found = [result.comparisons[key] for key in keys]
     data = {
         "type": "scatter", "mode": "markers", "name": "change",
-        "x": [f"{key}<br>n={c.n_values}" for key, c in zip(keys, found, strict=True)],
+        "x": [f"{plain(key)}<br>n={c.n_values}" for key, c in zip(keys, found, strict=True)],
         "y": [comparison.percent_change for comparison in found],
         "marker": {"color": CHANGE_COLOUR, "size": 11, "symbol": "diamond"},
         "error_y": {
@@ -86,8 +88,8 @@ def changes(result: Result) -> dict:
     return {
         "data": [data],
         "layout": _layout(
-            f"change against “{result.baseline}”",
-            x={"type": "category", "title": {"text": result.group_by_label}},
+            f"change against “{plain(result.baseline)}”",
+            x={"type": "category", "title": {"text": plain(result.group_by_label)}},
             y={
                 "title": {"text": "change of the mean [%]"},
                 "zeroline": True,
@@ -96,6 +98,13 @@ def changes(result: Result) -> dict:
             },
         ),  # fmt: skip
     }
+
+
+def plain(text: str) -> str:
+    """text as words in a figure. plotly reads a subset of HTML in every text it draws (<a>,
+    <b>, <br>...), so a name's markup (a campaign's, a board's, a unit) would become a link
+    or a fake line: only the breaks this module adds between a name and its n are markup."""
+    return html.escape(str(text), quote=False)
 
 
 def _layout(title: str, x: dict, y: dict) -> dict:

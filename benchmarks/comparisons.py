@@ -14,6 +14,7 @@ import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from django.core.exceptions import EmptyResultSet
 from django.db import connections
 from django.db.models import Q, QuerySet
 from django.db.models.fields.json import KeyTextTransform
@@ -21,7 +22,7 @@ from django.db.models.functions import Coalesce
 
 from benchmarks import catalog, stats
 from benchmarks.models import Campaign, Measurement, Run
-from benchmarks.results import value_text
+from benchmarks.results import TOOL_VERSION_KEYS, value_text
 from devices.models import Board, FactSnapshot, PresetVersion
 
 AS_IS = "as the board is"
@@ -51,14 +52,8 @@ _FACTS = {
 }  # fmt: skip
 # The run's median Arm clock under load, from its telemetry summary (benchmarks.telemetry).
 _CLOCK = "run__environment__telemetry__arm_mhz_under_load__median"
-# The version line parsers keep, under one of these keys (as benchmarks.results.tool_version
-# reads them): the first one a run has.
-_TOOL_VERSION = Coalesce(
-    *(
-        KeyTextTransform(key, "run__details")
-        for key in ("tool_version", "iperf3_version", "version")
-    )
-)
+# The version line parsers keep, under one of results' keys: the first one a run has.
+_TOOL_VERSION = Coalesce(*(KeyTextTransform(key, "run__details") for key in TOOL_VERSION_KEYS))
 
 
 class ComparisonError(ValueError):
@@ -75,8 +70,10 @@ def runs_selected(campaign_ids=(), run_ids=()) -> QuerySet:
 
 def metric_choices(runs: QuerySet) -> list[tuple[str, str, str]]:
     """(benchmark, metric, unit) of every value the runs measured, by benchmark and metric."""
-    found = Measurement.objects.filter(run__in=runs).values_list("run__benchmark", "metric", "unit")
-    return sorted(set(found.distinct()))
+    # order_by(): Measurement's ordering would join the lane, campaign and board and make the
+    # DISTINCT one of every measurement: several times slower over tens of thousands.
+    found = Measurement.objects.filter(run__in=runs).order_by()
+    return sorted(set(found.values_list("run__benchmark", "metric", "unit").distinct()))
 
 
 def group_by_choices(benchmark: str) -> dict[str, str]:
@@ -214,7 +211,10 @@ def _fetched(rows: QuerySet) -> list[tuple]:
     which for 50,000 rows costs more than the query; the database has already extracted them
     (SQLite's json_extract gives numbers and text, psycopg decodes jsonb), so the raw rows
     hold the same values, but for a list, which comes as JSON text (see _Names.label)."""
-    sql, params = rows.query.sql_with_params()
+    try:
+        sql, params = rows.query.sql_with_params()
+    except EmptyResultSet:  # nothing selected (a saved comparison's campaigns deleted)
+        return []
     with connections[rows.db].cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()

@@ -158,7 +158,7 @@ class CampaignForm(forms.Form):
         choices=Application.Mode.choices, initial=Application.Mode.TRIAL, widget=forms.RadioSelect
     )
     # Drawn when the form is drawn: the same form posted twice is the same spec, which the
-    # view starts once (see views.campaigns.start_once).
+    # view starts once (see campaigns.start_once).
     seed = forms.IntegerField(
         widget=forms.HiddenInput, required=False, min_value=0, max_value=SEED_LIMIT
     )

@@ -13,9 +13,16 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from benchmarks import comparisons, sharing
-from benchmarks.models import Campaign, Run
+from benchmarks.models import Campaign, Run, validate_shown_name
 
-RUN_CODES_MAX = 1000
+# The builder is a GET form: its selection travels in the address, whose request line gunicorn
+# caps at 8190 bytes (gunicorn.conf.py). A campaign takes 47 bytes there, a run code 42 (one a
+# line), a 200-character baseline up to 1,800: 40 campaigns and 100 runs leave room for it.
+CAMPAIGNS_MAX = 40
+RUN_CODES_MAX = 100
+# The campaigns listed to choose from: the newest (all of thousands made the empty builder
+# hundreds of KB); an older one's code is pasted with the run codes.
+CAMPAIGNS_LISTED = 200
 _SEPARATORS = re.compile(r"[\s,;]+")
 
 
@@ -23,13 +30,14 @@ class ComparisonForm(forms.Form):
     campaigns = forms.ModelMultipleChoiceField(
         queryset=Campaign.objects.all(), to_field_name="code", required=False,
         widget=forms.SelectMultiple(attrs={"size": 6}),
-        help_text="Every done run of these campaigns counts.",
+        help_text=f"Every done run of these campaigns counts. The newest {CAMPAIGNS_LISTED} are "
+        "listed; for an older campaign, paste its code (in its page's address) under Runs.",
     )  # fmt: skip
     runs = forms.CharField(
         required=False, label="Runs",
         widget=forms.Textarea(attrs={"rows": 2, "class": "mono"}),
         help_text="Run codes (the first column of a campaign's CSV), separated by spaces or "
-        "lines, to add runs outside those campaigns.",
+        "lines, to add runs outside those campaigns; a campaign's code adds the campaign.",
     )  # fmt: skip
     metric = forms.ChoiceField(required=False)
     group_by = forms.ChoiceField(required=False, label="Group by")
@@ -43,18 +51,21 @@ class ComparisonForm(forms.Form):
     def __init__(self, data=None):
         super().__init__(data)
         self.selected_runs = None  # a queryset of runs once a selection is read
+        chosen = self.data.getlist("campaigns") if self.is_bound else []
+        self.fields["campaigns"].widget.choices = _listed(chosen)
         if self.is_bound:
             self._offer_choices()
 
     def _offer_choices(self):
         try:
-            campaigns = self.fields["campaigns"].clean(self.data.getlist("campaigns"))
-            run_ids = _run_ids(self.data.get("runs", ""))
+            chosen = _capped(self.data.getlist("campaigns"))
+            campaigns = self.fields["campaigns"].clean(chosen)
+            pasted_ids, run_ids = _pasted(self.data.get("runs", ""))
         except ValidationError:
             return  # is_valid() says what is wrong
-        if not campaigns and not run_ids:
+        campaign_ids = [campaign.pk for campaign in campaigns] + pasted_ids
+        if not campaign_ids and not run_ids:
             return
-        campaign_ids = [campaign.pk for campaign in campaigns]
         self.selected_runs = comparisons.runs_selected(campaign_ids, run_ids)
         metrics = comparisons.metric_choices(self.selected_runs)
         self.fields["metric"].choices = [
@@ -65,11 +76,19 @@ class ComparisonForm(forms.Form):
         benchmark = chosen.split(":", 1)[0]
         self.fields["group_by"].choices = list(comparisons.group_by_choices(benchmark).items())
 
+    def clean_campaigns(self):
+        _capped(self.data.getlist("campaigns"))
+        return self.cleaned_data["campaigns"]
+
     def clean_runs(self):
-        return _run_ids(self.cleaned_data["runs"])
+        return _pasted(self.cleaned_data["runs"])
 
     def clean(self):
         data = super().clean()
+        if "runs" in data:  # the campaigns whose codes were pasted join the chosen ones
+            pasted_ids, data["runs"] = data["runs"]
+            chosen = list(data.get("campaigns") or [])
+            data["campaigns"] = chosen + list(Campaign.objects.filter(pk__in=pasted_ids))
         if not self.errors and self.selected_runs is None:
             raise ValidationError("Choose one or more campaigns, or give run codes.")
         if self.selected_runs is not None and not self.fields["metric"].choices:
@@ -90,25 +109,55 @@ class ComparisonForm(forms.Form):
 
 
 class SaveComparisonForm(forms.Form):
-    name = forms.CharField(max_length=120, help_text="e.g. “overclock, 64-bit against 32-bit”.")
+    name = forms.CharField(
+        max_length=120, validators=[validate_shown_name],
+        help_text="e.g. “overclock, 64-bit against 32-bit”.",
+    )  # fmt: skip
 
 
-def _run_ids(text: str) -> list[int]:
-    """The runs named by text's codes (ValidationError naming what is no run's code)."""
+def _capped(campaigns):
+    if len(campaigns) > CAMPAIGNS_MAX:
+        raise ValidationError(
+            f"At most {CAMPAIGNS_MAX} campaigns (their codes make the page's address, which "
+            "the server caps); compare fewer at a time."
+        )
+    return campaigns
+
+
+def _listed(chosen: list[str]) -> list[tuple[str, str]]:
+    """The campaigns to choose from: the newest, and the chosen older ones (chosen again when
+    the form is sent again)."""
+    newest = Campaign.objects.order_by("-created", "-pk").values_list("code", "name")
+    found = list(newest[:CAMPAIGNS_LISTED])
+    codes = {code for code in map(_uuid, chosen[:CAMPAIGNS_MAX]) if code} - {c for c, _ in found}
+    found += Campaign.objects.filter(code__in=codes).values_list("code", "name")
+    return [(str(code), name) for code, name in found]
+
+
+def _uuid(text: str) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(text)
+    except ValueError:
+        return None
+
+
+def _pasted(text: str) -> tuple[list[int], list[int]]:
+    """The campaigns and the runs named by text's codes (ValidationError naming what is
+    neither's code)."""
     words = [word for word in _SEPARATORS.split(text) if word]
     if len(words) > RUN_CODES_MAX:
-        raise ValidationError(f"At most {RUN_CODES_MAX:,} run codes; choose their campaigns.")
-    codes, bad = set(), []
-    for word in words:
-        try:
-            codes.add(uuid.UUID(word))
-        except ValueError:
-            bad.append(word)
-    found = dict(Run.objects.filter(code__in=codes).values_list("code", "pk"))
-    bad += sorted(str(code) for code in codes - set(found))
+        raise ValidationError(
+            f"At most {RUN_CODES_MAX} run codes (they make the page's address, which the "
+            "server caps); choose their campaign instead."
+        )
+    codes = {code for code in map(_uuid, words) if code}
+    bad = [word for word in words if not _uuid(word)]
+    runs = dict(Run.objects.filter(code__in=codes).values_list("code", "pk"))
+    campaigns = dict(Campaign.objects.filter(code__in=codes - set(runs)).values_list("code", "pk"))
+    bad += sorted(str(code) for code in codes - set(runs) - set(campaigns))
     if bad:
-        raise ValidationError(f"No run has the code {', '.join(bad[:5])}.")
-    return list(found.values())
+        raise ValidationError(f"No run or campaign has the code {', '.join(bad[:5])}.")
+    return list(campaigns.values()), list(runs.values())
 
 
 class ShareForm(forms.Form):

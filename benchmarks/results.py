@@ -26,6 +26,10 @@ CSV_COLUMNS = [
 TABLE_ORDER = ("board__name", "sequence")
 # Runs the CSV reads at a time, and their values in one query more.
 CSV_CHUNK = 500
+# The keys of a run's details where parsers keep a tool's version line: a tool's own, iperf3's,
+# and for the C benchmarks built on the board (intloop, membw) the compiler's. Comparisons
+# read the same keys (comparisons._TOOL_VERSION).
+TOOL_VERSION_KEYS = ("tool_version", "iperf3_version", "compiler")
 # What a spreadsheet starts a formula with (OWASP's list for CSV injection).
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -68,12 +72,8 @@ def value_text(value) -> str:
 
 
 def tool_version(run: Run) -> str:
-    """The version lines a parser kept (details "tool_version", "iperf3_version"...)."""
-    found = [
-        str(value)
-        for key, value in sorted(run.details.items())
-        if key.endswith("version") and value
-    ]
+    """The version lines a parser kept (under TOOL_VERSION_KEYS), joined."""
+    found = [str(run.details[key]) for key in TOOL_VERSION_KEYS if run.details.get(key)]
     return "; ".join(found)
 
 

@@ -62,8 +62,8 @@ def describe(values) -> Description:
         raise ValueError("no values to describe")
     if not all(math.isfinite(value) for value in values):
         raise ValueError("values must be finite numbers")
-    n, mean = len(values), statistics.fmean(values)
-    sd = statistics.stdev(values) if n > 1 else None
+    n, mean = len(values), _mean(values)
+    sd = _sd(values) if n > 1 else None
     low = high = None
     if sd is not None:
         half = scipy_stats.t.ppf((1 + CONFIDENCE) / 2, n - 1) * sd / math.sqrt(n)
@@ -137,6 +137,8 @@ class Comparison:
     def verdict(self) -> str:
         """The outcome in words, e.g. "better: 12 % lower (95 % CI 9.1 to 15 % lower; p < 0.001)"
         for a time: "lower"/"higher" is what the mean did, "better"/"worse" what that means."""
+        if self._judged_p is None and self._too_wide:
+            return "cannot tell: the values spread wider than a float can hold"
         if self._judged_p is None:
             return (
                 f"too few values to compare: {self.n_baseline} in the baseline, "
@@ -159,6 +161,11 @@ class Comparison:
             under = f"a difference under {self.min_effect * 100:g} %"
             return f"no significant difference: {under} ({change}, {interval}; {p})"
         return f"{outcome}: {change} ({interval}; {p})"
+
+    @property
+    def _too_wide(self) -> bool:
+        """A side's sd past the largest float (values near it, of both signs): no test."""
+        return any(math.isinf(side.sd or 0) for side in (self.baseline, self.values))
 
     @property
     def _ranks_disagree(self) -> bool:
@@ -210,10 +217,12 @@ def compare(
         raise ValueError("min_effect must be a fraction of 0 or more, e.g. 0.02 for 2 %")
     baseline, values = list(baseline), list(values)  # read twice: a generator would run dry
     before, after = describe(baseline), describe(values)
+    scale = _scale(baseline + values)
+    scaled_before, scaled_after = _scaled(before, scale), _scaled(after, scale)
     p_value = low = high = tend_higher = None
-    if before.n >= 2 and after.n >= 2:
+    if before.n >= 2 and after.n >= 2 and math.isfinite(before.sd + after.sd):
         if test == WELCH:
-            p_value = _welch_p(before, after)
+            p_value = _welch_p(scaled_before, scaled_after)
         else:
             found = scipy_stats.mannwhitneyu(values, baseline, alternative="two-sided")
             p_value = float(found.pvalue)
@@ -221,7 +230,7 @@ def compare(
             tend_higher = None if found.statistic == even else bool(found.statistic > even)
     ratio = after.mean / before.mean if before.mean > 0 else None
     if ratio is not None and p_value is not None:
-        low, high = _fieller(before, after, ratio) or (None, None)
+        low, high = _fieller(scaled_before, scaled_after, ratio) or (None, None)
     return Comparison(
         baseline=before, values=after, higher_is_better=higher_is_better, test=test,
         min_effect=min_effect, ratio=ratio, ci_low=low, ci_high=high,
@@ -269,6 +278,33 @@ def holm(p_values: Sequence[float | None]) -> list[float | None]:
         running = max(running, min(1.0, (len(tested) - rank) * p))
         adjusted[index] = running
     return adjusted
+
+
+def _mean(values: list[float]) -> float:
+    try:
+        return statistics.fmean(values)
+    except OverflowError:  # a sum past the largest float: exact, slower, but a mean fits one
+        return float(statistics.mean(values))
+
+
+def _sd(values: list[float]) -> float:
+    try:
+        return statistics.stdev(values)
+    except OverflowError:  # a spread past the largest float (values near it of both signs)
+        return math.inf
+
+
+def _scaled(description: Description, scale: float) -> Description:
+    """The mean and sd a test reads, of the values times scale (a power of 2: exact)."""
+    sd = None if description.sd is None else description.sd * scale
+    return replace(description, mean=description.mean * scale, sd=sd)
+
+
+def _scale(values: list[float]) -> float:
+    """A power of 2 that brings the largest value to 0.5..1: exact, and it leaves the t-test
+    and the ratio as they are while their squares (sd^2, mean^2) can no longer overflow."""
+    largest = max(abs(value) for value in values)
+    return math.ldexp(1.0, -math.frexp(largest)[1]) if largest else 1.0
 
 
 def _welch_p(before: Description, after: Description) -> float:

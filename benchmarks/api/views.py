@@ -151,9 +151,14 @@ class CancelledSerializer(drf_serializers.Serializer):
     list=extend_schema(parameters=[_param("state", "running, finished or cancelled.")]),
     create=extend_schema(
         request={"application/json": dict},
-        responses={201: serializers.CampaignDetailSerializer},
+        responses={
+            201: serializers.CampaignDetailSerializer,
+            200: serializers.CampaignDetailSerializer,
+        },
         description="Start a campaign from a spec, as `manage.py campaign start` reads it. A "
-        "refused spec is a 400 whose detail says what to change; nothing is written then.",
+        "refused spec is a 400 whose detail says what to change; nothing is written then. The "
+        "same spec with the same seed, posted again by the same user within 10 minutes, is "
+        "a 200 with the campaign it started the first time.",
     ),
 )
 class CampaignViewSet(mixins.ListModelMixin, ApiViewSet):
@@ -184,14 +189,14 @@ class CampaignViewSet(mixins.ListModelMixin, ApiViewSet):
 
     def create(self, request, *args, **kwargs):
         try:
-            campaign = campaigns.start(request.data, request.user)
+            campaign, new = campaigns.start_once(request.data, request.user)
         except campaigns.SpecError as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         campaign = self.get_queryset().get(pk=campaign.pk)
         location = request.build_absolute_uri(f"{campaign.code}/")
-        return Response(
-            self.detail_of(campaign), status=status.HTTP_201_CREATED, headers={"Location": location}
-        )
+        # 200, not 201: the same spec posted again (a retry) made nothing new.
+        answer = status.HTTP_201_CREATED if new else status.HTTP_200_OK
+        return Response(self.detail_of(campaign), status=answer, headers={"Location": location})
 
     def detail_of(self, campaign: Campaign) -> dict:
         context = {**self.get_serializer_context(), "progress": progress.of(campaign)}

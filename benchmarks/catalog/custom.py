@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 from benchmarks.catalog import UnknownBenchmark
+from benchmarks.catalog.parsing import bounded
 from benchmarks.catalog.spec import (
     Benchmark,
     Command,
@@ -171,7 +172,7 @@ def extract(parser: str, pattern: str, text: str) -> float:
         raise ParseError(f"{str(found)[:80]!r} is not a number") from None
     if value != value or value in (float("inf"), float("-inf")):
         raise ParseError(f"{found!r} is not a finite number")
-    return value
+    return bounded(value, "the value")
 
 
 def pattern_problem(pattern: str) -> str:

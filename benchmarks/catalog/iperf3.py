@@ -12,6 +12,7 @@ import math
 from dataclasses import replace
 from typing import Any
 
+from benchmarks.catalog.parsing import bounded
 from benchmarks.catalog.spec import Command, Param, ParseError, Where
 
 CONNECT_TIMEOUT_MS = "5000"  # a peer that does not answer fails the trial in 5 s, not 2 min
@@ -78,7 +79,7 @@ def number(data: Any, *path: str) -> float:
     found = _finite(value)
     if found is None:
         raise ParseError(f"iperf3's {'.'.join(path)} is not a number: {str(value)[:50]!r}")
-    return found
+    return bounded(found, f"iperf3's {'.'.join(path)}")
 
 
 def _finite(value: Any) -> float | None:

@@ -5,6 +5,10 @@ import re
 
 from benchmarks.catalog.spec import ParseError
 
+# No benchmark measures more than this of anything (a petabyte, 10^15 events); a figure past
+# it is a tool's garbage, and squared in a comparison's statistics it would overflow a float.
+LARGEST = 1e15
+
 
 def number(pattern: str | re.Pattern, text: str, what: str) -> float:
     """The first group of pattern in text as a finite number, or ParseError naming `what`."""
@@ -21,6 +25,15 @@ def finite(text: str, what: str) -> float:
         raise ParseError(f"{what} is {text!r}, not a number") from None
     if not math.isfinite(value):
         raise ParseError(f"{what} is {text!r}, not a finite number")
+    return bounded(value, what)
+
+
+def bounded(value: float, what: str) -> float:
+    """value, or ParseError if its size is past LARGEST."""
+    if abs(value) > LARGEST:
+        raise ParseError(
+            f"{what} is {value:g}, more than {LARGEST:g}: no benchmark measures that much"
+        )
     return value
 
 

@@ -102,9 +102,9 @@ class Param:
                 raise ValueError(f"{shown(raw)} is not on or off")
             return words[str(raw).strip().lower()]
         if self.kind == "size":
-            text = str(raw).strip().upper()
-            parse_size(text)
-            return text
+            text = str(raw).strip()
+            parse_size(text)  # refused as given: an upper-cased echo is not what was typed
+            return text.upper()
         if self.kind == "choice":
             if str(raw) not in self.choices:
                 raise ValueError(f"{shown(raw)} is not one of {', '.join(self.choices)}")

@@ -9,9 +9,7 @@ import json
 from datetime import UTC, timedelta
 
 from django.contrib import messages
-from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
-from django.db import transaction
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
@@ -31,8 +29,6 @@ CAMPAIGNS_PER_PAGE = 100
 # all), and the status sends at most the rows of the page being looked at.
 RUNS_PER_PAGE = 100
 SEED_DIGITS = 10  # a seed is below 2**31; longer digits are no preview's
-# The same spec from the same user within this long is the same form posted twice.
-DOUBLE_SUBMIT = timedelta(minutes=10)
 # Rows the status sends again, before its last answer: a run that finished while that answer
 # was being made may have committed a moment later.
 STATUS_OVERLAP = timedelta(seconds=10)
@@ -74,7 +70,7 @@ def campaign_new(request):
     wants_start = request.POST.get("action") == "start"
     if wants_start and previewed == token:
         try:
-            campaign, new = start_once(spec, request.user)
+            campaign, new = campaigns.start_once(spec, request.user)
         except campaigns.SpecError as exc:  # a board retired since the preview, say
             form.add_error(None, str(exc))
             return render(request, "benchmarks/campaign_form.html", {"form": form}, status=400)
@@ -119,22 +115,6 @@ def _token_seed(token: str) -> int | None:
     previewed (a seed changed by hand no longer matches)."""
     _, _, seed = token.rpartition("-")
     return int(seed) if seed.isdigit() and len(seed) <= SEED_DIGITS else None
-
-
-def start_once(spec: dict, user) -> tuple[Campaign, bool]:
-    """start(spec), unless this user started this very spec (its seed, drawn with the form,
-    included) a moment ago: then that campaign, and False."""
-    with transaction.atomic():
-        # One start at a time per user, so two posts of one form cannot both find nothing.
-        list(get_user_model().objects.select_for_update().filter(pk=user.pk))
-        accepted = campaigns.check(spec).spec
-        recent = Campaign.objects.filter(
-            created_by=user, created__gte=timezone.now() - DOUBLE_SUBMIT
-        )
-        for campaign in recent:
-            if campaign.spec == accepted:
-                return campaign, False
-        return campaigns.start(spec, user), True
 
 
 @permission_required("benchmarks.view_campaign")

@@ -5,7 +5,7 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from benchmarks import charts, comparisons, exports, sharing
+from benchmarks import charts, comparisons, exports, once, sharing
 from benchmarks.forms_comparisons import ComparisonForm, SaveComparisonForm, ShareForm
 from benchmarks.models import Comparison
 from devices.views.access import permission_required
@@ -51,14 +51,37 @@ def comparison_new(request):
 def comparison_save(request):
     form, save = ComparisonForm(request.POST), SaveComparisonForm(request.POST)
     if not (form.is_valid() and save.is_valid()):
-        context = {"form": form, "save_form": save, "problem": "The comparison was not saved."}
+        # The comparison again, with the save form's errors beside the name (a name refused).
+        result, figures, problem = (
+            _computed(form.selected_runs, form.choice) if form.is_valid() else (None, None, "")
+        )
+        context = {"form": form, "save_form": save, "result": result, "figures": figures,
+                   "problem": problem or "The comparison was not saved."}  # fmt: skip
         return render(request, "benchmarks/comparison_new.html", context, status=400)
-    comparison = Comparison.objects.create(
-        owner=request.user, name=save.cleaned_data["name"], **form.choice
+    # The same save posted twice (a double click) keeps one comparison: the first one.
+    name, chosen = save.cleaned_data["name"], _chosen(form.cleaned_data)
+    comparison, _ = once.made_once(
+        request.user,
+        Comparison.objects.filter(owner=request.user, name=name, **form.choice),
+        lambda found: (
+            _chosen({"campaigns": found.campaigns.all(), "runs": found.runs.all()}) == chosen
+        ),
+        lambda: _saved(request.user, name, form),
     )
+    return redirect(comparison)
+
+
+def _saved(user, name: str, form: ComparisonForm) -> Comparison:
+    comparison = Comparison.objects.create(owner=user, name=name, **form.choice)
     comparison.campaigns.set(form.cleaned_data["campaigns"])
     comparison.runs.set(form.cleaned_data["runs"])
-    return redirect(comparison)
+    return comparison
+
+
+def _chosen(selection: dict) -> tuple[set, set]:
+    """The ids of a selection's campaigns and runs (objects or ids)."""
+    return tuple({getattr(item, "pk", item) for item in selection[key]}
+                 for key in ("campaigns", "runs"))  # fmt: skip
 
 
 @permission_required("benchmarks.view_run")

@@ -90,12 +90,27 @@ def test_an_operator_starts_a_campaign_from_a_spec(
     assert redis_queue.count == 1  # the lane's job, queued after the commit
 
 
+def test_the_same_seeded_spec_posted_again_answers_the_first_campaign(
+    client, operator, board, redis_queue, django_capture_on_commit_callbacks
+):
+    api = Api(client, operator)
+    with django_capture_on_commit_callbacks(execute=True):
+        first = api.post(CAMPAIGNS, SPEC)
+        again = api.post(CAMPAIGNS, SPEC)
+        other = api.post(CAMPAIGNS, {**SPEC, "seed": 8})
+    assert (first.status_code, again.status_code, other.status_code) == (201, 200, 201)
+    assert again.json()["code"] == first.json()["code"] != other.json()["code"]
+    assert again["Location"] == first["Location"]
+    assert Campaign.objects.count() == 2 and redis_queue.count == 2
+
+
 @pytest.mark.parametrize(
     "spec",
     [
         {**SPEC, "boards": ["no-such-board"]},
         {**SPEC, "repetitions": 0},
         {**SPEC, "colour": "red"},
+        {**SPEC, "boards": [f"bench-{i}" for i in range(150_000)]},
         {**SPEC, "benchmarks": [{"name": "sha1sum", "params": {"size": "lots"}}]},
         ["not", "an", "object"],
     ],

@@ -142,3 +142,14 @@ def test_a_preset_is_accepted_for_a_board_never_probed_its_application_checks_it
     checked = campaigns.check(spec(board, presets=[mild]))
 
     assert checked.spec["presets"] == ["Pi 4 mild@1"]
+
+
+# Boards are read first: the presets and benchmarks are refused after that one query only.
+@pytest.mark.parametrize(("key", "queries"), [("boards", 0), ("presets", 1), ("benchmarks", 1)])
+def test_a_list_longer_than_any_bench_is_refused_before_it_is_looked_up(
+    board, key, queries, django_assert_num_queries
+):
+    names = [f"bench-{i}" for i in range(150_000)]
+    with django_assert_num_queries(queries), pytest.raises(campaigns.SpecError) as refused:
+        campaigns.check(spec(board, **{key: names}))
+    assert str(refused.value) == f"{key} lists 150,000; at most {campaigns.MAX_LISTED} are allowed"

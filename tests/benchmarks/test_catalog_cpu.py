@@ -1,6 +1,8 @@
 """sysbench cpu, stress-ng cpu and our integer loop: parsers on real and published output,
 fuzzed; parameters refused; the real plans run on the controller and on a simulated Pi."""
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -43,6 +45,14 @@ def test_sysbench_cpu_refuses_output_without_the_rate():
     cut = SYSBENCH_LOCAL.replace("events per second", "events")
     with pytest.raises(ParseError, match="events per second"):
         cpu.SYSBENCH_CPU.parse({"measure": cut}, cpu.SYSBENCH_CPU.clean_params({}))
+
+
+def test_sysbench_cpu_refuses_a_rate_no_benchmark_measures():
+    absurd = re.sub(
+        r"events per second:\s*[0-9.]+", "events per second: 1" + "0" * 200, SYSBENCH_LOCAL
+    )
+    with pytest.raises(ParseError, match="more than 1e\\+15: no benchmark measures that much"):
+        cpu.SYSBENCH_CPU.parse({"measure": absurd}, cpu.SYSBENCH_CPU.clean_params({}))
 
 
 def test_stress_ng_reads_its_yaml_report():
@@ -137,3 +147,12 @@ def test_intloop_compiles_and_runs_on_a_simulated_pi(pisim_farm):
 def test_sysbench_cpu_runs_on_a_simulated_pi(pisim_farm):
     parsed = run_on_node(pisim_farm.nodes["pi4"], cpu.SYSBENCH_CPU, {"seconds": 1})
     assert_sane(cpu.SYSBENCH_CPU, parsed)
+
+
+def test_a_refused_size_is_echoed_as_given_and_a_good_one_is_kept_upper_case():
+    with pytest.raises(ParamError) as refused:
+        cpu.SHA1SUM.clean_params({"size": "64M; touch /tmp/pwned"})
+    assert str(refused.value) == (
+        "size: '64M; touch /tmp/pwned' is not a size (a number with K, M or G, e.g. 64M)"
+    )
+    assert cpu.SHA1SUM.clean_params({"size": " 64m "})["size"] == "64M"

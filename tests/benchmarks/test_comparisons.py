@@ -93,6 +93,14 @@ def test_the_environment_names_what_each_group_ran_on(campaign):
     assert environment["measured Arm clock"] == "1800 MHz median under load"
 
 
+def test_the_c_benchmarks_compiler_is_among_the_tool_versions(campaign):
+    trials(lane_on(campaign, "bench-a"), BASELINE, benchmark="intloop",
+           details={"compiler": "cc (Debian 12.2.0-14) 12.2.0"})  # fmt: skip
+    result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "intloop",
+                                 "throughput", "preset")  # fmt: skip
+    assert result.groups[0].environment["tool versions"] == "cc (Debian 12.2.0-14) 12.2.0"
+
+
 def test_chosen_runs_join_the_chosen_campaigns(campaign):
     other = Campaign.objects.create(name="other", spec={})
     trials(lane_on(campaign, "bench-a"), BASELINE)
@@ -131,3 +139,15 @@ def test_the_queries_do_not_grow_with_the_runs(campaign):
     trials(more, FASTER * 10, preset_version=overclock("faster", 1))
     trials(more, BASELINE * 10, suspect=True)
     assert queries_for(campaign) == few
+
+
+def test_the_metrics_offered_are_read_without_joining_the_runs_order(campaign):
+    # Measurement's ordering (by campaign, board, sequence) would join three tables more and
+    # put their columns into the DISTINCT: one row per measurement to sort, not per metric.
+    trials(lane_on(campaign, "bench-a"), BASELINE)
+    trials(lane_on(campaign, "bench-b"), FASTER, metric="latency", unit="ms")
+    with CaptureQueriesContext(connection) as queries:
+        found = comparisons.metric_choices(comparisons.runs_selected([campaign.pk]))
+    assert found == [("sha1sum", "latency", "ms"), ("sha1sum", "throughput", "MB/s")]
+    (sql,) = [query["sql"] for query in queries]
+    assert "benchmarks_lane" not in sql and "devices_board" not in sql

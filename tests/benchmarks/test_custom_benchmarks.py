@@ -37,6 +37,12 @@ def test_json_with_an_integer_too_large_for_a_number_is_a_parse_error_not_a_cras
         custom.extract("json", "v", text)
 
 
+def test_a_value_no_benchmark_measures_is_a_parse_error():
+    with pytest.raises(ParseError, match="more than 1e\\+15"):
+        custom.extract("json", "v", '{"v": -2e200}')
+    assert custom.extract("regex", r"(?P<value>[0-9.]+)", "1000000000000000") == 1e15
+
+
 def test_json_paths_follow_keys_and_list_indexes():
     text = '{"end": {"streams": [{"bps": 941.5}]}}'
     assert custom.extract("json", "end.streams.0.bps", text) == 941.5

@@ -301,3 +301,32 @@ def test_holm_never_lowers_a_p_value_and_keeps_their_order(p_values):
     assert all(q is None for p, q in zip(p_values, adjusted, strict=True) if p is None)
     assert all(p <= q <= 1 for p, q in pairs)
     assert all(q1 <= q2 for p1, q1 in pairs for p2, q2 in pairs if p1 < p2)
+
+
+@pytest.mark.parametrize(
+    ("baseline", "values"),
+    [([1e200, 1], [2e200, 3]), ([1.7e302, 1.6e302], [1.79e302] * 3)],
+)
+def test_large_finite_values_compare_as_the_same_values_scaled_down(baseline, values):
+    # The t-test and the ratio do not change when both sides are divided by one number: their
+    # squares (sd^2, mean^2) overflowed a float unscaled.
+    found = stats.compare(baseline, values)
+    small = stats.compare([v / 1e200 for v in baseline], [v / 1e200 for v in values])
+    assert found.p_value == pytest.approx(small.p_value)
+    assert found.ratio == pytest.approx(small.ratio)
+    assert (found.ci_low, found.ci_high) == pytest.approx((small.ci_low, small.ci_high))
+    assert found.outcome == small.outcome and found.verdict == small.verdict
+    assert found.values == stats.describe(values)  # the values as given, not scaled
+
+
+def test_values_near_the_largest_float_are_described():
+    found = stats.describe([1.7e308, 1.7e308])
+    assert (found.mean, found.sd, found.min) == (1.7e308, 0.0, 1.7e308)
+    assert stats.compare([1.7e308, 1.6e308], [1.7e308, 1.75e308]).p_value is not None
+
+
+def test_a_spread_wider_than_a_float_cannot_tell():
+    found = stats.compare([1.7e308, -1.7e308], [1.0, 2.0])
+    assert found.values.sd == pytest.approx(0.7071, abs=1e-4) and math.isinf(found.baseline.sd)
+    assert (found.p_value, found.outcome) == (None, "cannot tell")
+    assert found.verdict == "cannot tell: the values spread wider than a float can hold"

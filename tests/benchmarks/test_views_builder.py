@@ -127,7 +127,7 @@ def test_a_bad_parameter_is_shown_at_its_field(client, operator, boards):
     body = response.content.decode()
     assert response.status_code == 400
     field = body[body.index('id="field-p-sha1sum-size"') :]
-    assert "size: &#x27;LOTS&#x27; is not a size" in field[: field.index("</div>")]
+    assert "size: &#x27;lots&#x27; is not a size" in field[: field.index("</div>")]
     assert Campaign.objects.count() == 0
 
 

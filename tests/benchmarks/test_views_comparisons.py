@@ -4,12 +4,14 @@ import csv
 import io
 import json
 import re
+import uuid
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from benchmarks.forms_comparisons import CAMPAIGNS_LISTED, CAMPAIGNS_MAX, RUN_CODES_MAX
 from benchmarks.models import Campaign, Comparison
 from tests.benchmarks.factories import lane_on, overclock, trials
 
@@ -81,7 +83,7 @@ def test_the_baseline_and_grouping_can_be_chosen(client, viewer, campaign):
 def test_an_unknown_run_code_is_named(client, viewer, campaign):
     client.force_login(viewer)
     response = builder(client, runs="not-a-code")
-    assert "No run has the code not-a-code." in response.content.decode()
+    assert "No run or campaign has the code not-a-code." in response.content.decode()
 
 
 def test_a_viewer_saves_a_comparison_and_reads_it(client, viewer, campaign):
@@ -101,6 +103,18 @@ def test_a_viewer_saves_a_comparison_and_reads_it(client, viewer, campaign):
     assert "overclock against stock" in listed.content.decode()
 
 
+def test_a_save_posted_twice_keeps_one_comparison(client, viewer, campaign):
+    client.force_login(viewer)
+    form = {"campaigns": [campaign.code], "metric": "sha1sum:throughput", "group_by": "preset",
+            "name": "overclock against stock"}  # fmt: skip
+    first = client.post(reverse("benchmarks:comparison_save"), form)
+    again = client.post(reverse("benchmarks:comparison_save"), form)
+    renamed = client.post(reverse("benchmarks:comparison_save"), {**form, "name": "another"})
+    assert first.status_code == again.status_code == renamed.status_code == 302
+    assert again.url == first.url != renamed.url
+    assert Comparison.objects.count() == 2
+
+
 def test_saving_needs_a_name_and_a_post(client, viewer, campaign):
     client.force_login(viewer)
     url = reverse("benchmarks:comparison_save")
@@ -108,6 +122,20 @@ def test_saving_needs_a_name_and_a_post(client, viewer, campaign):
     assert response.status_code == 400
     assert not Comparison.objects.exists()
     assert client.get(url).status_code == 405
+
+
+@pytest.mark.parametrize(
+    ("name", "named"),
+    [("\u202eevil", "U+202E RIGHT-TO-LEFT OVERRIDE"), ("\x01\x1b[31mred", "U+0001")],
+)
+def test_a_name_with_a_control_or_bidi_character_is_refused(client, viewer, campaign, name, named):
+    client.force_login(viewer)
+    response = client.post(reverse("benchmarks:comparison_save"), {
+        "campaigns": [campaign.code], "metric": "sha1sum:throughput", "group_by": "preset",
+        "name": name})  # fmt: skip
+    assert response.status_code == 400
+    assert f"control or invisible character ({named})" in response.content.decode()
+    assert not Comparison.objects.exists()
 
 
 def test_the_anonymous_are_sent_to_log_in(client, campaign):
@@ -174,3 +202,74 @@ def test_the_page_makes_as_many_queries_for_many_runs_as_for_few(client, viewer,
     trials(more, FASTER * 20, preset_version=overclock("faster", 1))
     trials(more, BASELINE * 20, suspect=True)
     assert queries_of_the_page(client, comparison) == few
+
+
+def test_large_finite_values_make_a_page_a_csv_and_a_json(client, viewer):
+    campaign = Campaign.objects.create(name="huge", spec={})
+    trials(lane_on(campaign, "bench-a"), [1e200, 1])
+    trials(lane_on(campaign, "bench-b"), [2e200, 3])
+    client.force_login(viewer)
+    comparison = saved(campaign, group_by="board")
+    assert client.get(comparison.get_absolute_url()).status_code == 200
+    response = client.get(reverse("benchmarks:comparison_csv", args=[comparison.code]))
+    assert list(csv.DictReader(io.StringIO(response.content.decode())))[1]["p_value"]
+    found = client.get(reverse("benchmarks:comparison_json", args=[comparison.code])).json()
+    assert found["groups"][1]["outcome"] == "no difference"
+
+
+def test_a_comparison_whose_campaigns_were_deleted_says_there_are_no_values(client, viewer):
+    campaign = Campaign.objects.create(name="gone soon", spec={})
+    trials(lane_on(campaign, "bench-a"), BASELINE)
+    client.force_login(viewer)
+    comparison = saved(campaign)
+    campaign.delete()
+    response = client.get(comparison.get_absolute_url())
+    assert response.status_code == 200
+    assert b"no throughput values of sha1sum in these runs" in response.content
+    for kind in ("csv", "json"):
+        response = client.get(reverse(f"benchmarks:comparison_{kind}", args=[comparison.code]))
+        assert response.status_code == 404
+        assert response.content == b"no throughput values of sha1sum in these runs"
+
+
+def test_more_run_codes_or_campaigns_than_the_address_holds_are_refused_in_words(
+    client, viewer, campaign
+):
+    client.force_login(viewer)
+    codes = "\n".join(str(uuid.uuid4()) for _ in range(RUN_CODES_MAX + 1))
+    response = builder(client, runs=codes)
+    assert response.status_code == 200
+    assert f"At most {RUN_CODES_MAX} run codes" in response.content.decode()
+    assert "choose their campaign instead" in response.content.decode()
+    response = builder(client, campaigns=[campaign.code] * (CAMPAIGNS_MAX + 1))
+    assert f"At most {CAMPAIGNS_MAX} campaigns" in response.content.decode()
+    assert "plotly" not in response.content.decode()
+    assert (
+        b"better: 20 % higher" in builder(client, campaigns=[campaign.code] * CAMPAIGNS_MAX).content
+    )
+
+
+def test_the_builder_lists_the_newest_campaigns_and_takes_an_older_ones_pasted_code(
+    client, viewer, campaign
+):
+    Campaign.objects.bulk_create(
+        Campaign(name=f"later {i}", spec={}) for i in range(CAMPAIGNS_LISTED + 5)
+    )
+    client.force_login(viewer)
+    page = builder(client).content.decode()
+    assert page.count("<option") == CAMPAIGNS_LISTED
+    assert f'value="{campaign.code}"' not in page  # the oldest
+    assert f"The newest {CAMPAIGNS_LISTED} are listed" in page
+    response = builder(client, runs=str(campaign.code))
+    assert "better: 20 % higher" in response.content.decode()
+    chosen = builder(client, campaigns=[campaign.code]).content.decode()
+    assert f'<option value="{campaign.code}" selected>' in chosen  # still chosen when sent again
+
+
+def test_a_pasted_campaign_code_is_saved_as_a_campaign(client, viewer, campaign):
+    client.force_login(viewer)
+    client.post(reverse("benchmarks:comparison_save"), {
+        "runs": str(campaign.code), "metric": "sha1sum:throughput", "group_by": "preset",
+        "name": "pasted"})  # fmt: skip
+    comparison = Comparison.objects.get()
+    assert list(comparison.campaigns.all()) == [campaign] and not comparison.runs.exists()

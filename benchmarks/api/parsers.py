@@ -1,0 +1,12 @@
+"""The API's JSON parser: DRF's, refusing a body nested too deeply in words (a 400, not a 500)."""
+
+from rest_framework import parsers
+from rest_framework.exceptions import ParseError
+
+
+class JSONParser(parsers.JSONParser):
+    def parse(self, stream, media_type=None, parser_context=None):
+        try:
+            return super().parse(stream, media_type, parser_context)
+        except RecursionError:  # Python's json reads nesting by recursion: [[[[... 5,000 deep
+            raise ParseError("JSON parse error - the body is nested too deeply.") from None
