@@ -16,7 +16,6 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from devices import presets, roles
-from devices.models import Preset
 from devices.supervisor import EmbeddedRedis, Process, Stopped, Supervisor
 from pifarm.env import persistent_secret
 
@@ -24,18 +23,6 @@ DEMO_FARM = "demo"
 DEMO_SUBNET_INDEX = 1  # the farm lives in 10.213.1.0/24 (see pisim)
 
 
-EXAMPLE_PRESETS = [
-    (
-        "Dynamic overclock (classic)",
-        ["pi1"],
-        {
-            "arm_freq_min": 500, "arm_freq": 900, "core_freq_min": 200, "core_freq": 300,
-            "gpu_freq_min": 200, "sdram_freq_min": 350, "sdram_freq": 450,
-        },
-        "ondemand",
-    ),
-    ("Pi 4 mild overclock", ["pi4_r14"], {"arm_freq": 1700}, "performance"),
-]  # fmt: skip
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # The scheduler delivers the next try of a job that found its board busy.
 WORKER = ("rqworker", "--with-scheduler", "default")
@@ -159,12 +146,8 @@ class Command(BaseCommand):
 
     def _example_presets(self) -> None:
         """Two presets to try: the classic dynamic overclock and a mild one for the Pi 4s."""
-        for name, families, options, governor in EXAMPLE_PRESETS:
-            preset, created = Preset.objects.get_or_create(
-                name=name, defaults={"families": families, "description": "An example."}
-            )
-            if created:
-                presets.new_version(preset, options=options, governor=governor, note="example")
+        for example in presets.EXAMPLE_PRESETS:
+            presets.example_version(example)
 
     def _wait_for_web(self, port: int, timeout: float = 30) -> None:
         deadline = time.monotonic() + timeout
