@@ -18,11 +18,12 @@ POINTS_SHOWN = 300
 POINT_OFFSET = 0.3  # the points' column, to the right of their bar (bars are 0.5 wide)
 
 
-def figures(result: Result) -> dict[str, dict]:
-    """The figures of a comparison by name: the means and the percent changes."""
-    found = {"means-chart": means(result)}
+def figures(result: Result, prefix: str = "") -> dict[str, dict]:
+    """The figures of a comparison by name (each the id of its element: prefix tells apart
+    several comparisons on one page): the means and the percent changes."""
+    found = {f"{prefix}means-chart": means(result)}
     if result.comparisons:
-        found["changes-chart"] = changes(result)
+        found[f"{prefix}changes-chart"] = changes(result)
     return found
 
 

@@ -172,7 +172,7 @@ def compare(
         raise ComparisonError(f"no {metric} values of {benchmark} in these runs")
     # A metric's unit and direction are the benchmark definition's, the same in every run.
     unit, higher_is_better = measured.values_list("unit", "higher_is_better").first()
-    keys = sorted(counted, key=_order)
+    keys = sorted(counted, key=group_order)
     baseline = baseline if baseline in counted else keys[0]
     groups = []
     for key in keys:
@@ -213,11 +213,10 @@ class Row:
 
 
 def _row_label(benchmark: str, metric: str, params: dict) -> str:
-    """ "iperf3-tcp throughput, direction peer-to-board": a row's benchmark, metric and the
-    parameters that set it apart."""
-    words = [f"{benchmark} {metric}"]
-    words += [f"{name} {value_text(value)}" for name, value in sorted(params.items())]
-    return ", ".join(words)
+    """A row's benchmark, metric and the parameters that set it apart, e.g. "iperf3-tcp
+    throughput (direction peer-to-board)"."""
+    apart = ", ".join(f"{name} {value_text(value)}" for name, value in sorted(params.items()))
+    return f"{benchmark} {metric}" + (f" ({apart})" if apart else "")
 
 
 @dataclass
@@ -289,7 +288,7 @@ def overview(
         unit, higher = directions[row_key]
         shown = _setting_apart(params_of, row_key)
         label = _row_label(benchmark, metric, shown)
-        groups = sorted({group for groups in strata.values() for group in groups}, key=_order)
+        groups = sorted({group for groups in strata.values() for group in groups}, key=group_order)
         for group in groups:
             if group == baseline:
                 continue
@@ -335,7 +334,7 @@ def _spread(values_by_board: dict, board_names: dict, pooled: stats.Description)
             if pk in values_by_board}  # fmt: skip
 
 
-def _order(key: str):
+def group_order(key: str):
     """As the board is first (the usual baseline), then numbers by size (MTU 1400 before
     9000), then the rest by name."""
     head = key.split()[0].removesuffix("-bit") if key else key

@@ -128,7 +128,7 @@ BITNESS = Question(
         ),  # fmt: skip
         group_by="userland",
         baseline="32-bit userland",
-        treatment="64-bit",
+        treatment="the 64-bit userland",
     ),
 )
 

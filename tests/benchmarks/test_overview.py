@@ -85,8 +85,8 @@ def test_parameters_that_differ_make_rows_of_their_own(campaign):
         trials(lane_32, SLOW, benchmark="iperf3-tcp", metric="throughput", params=params)
     found = comparisons.overview(runs(campaign), "userland", "32-bit userland")
     assert [row.label for row in found.rows] == [
-        "iperf3-tcp throughput, direction board-to-peer",
-        "iperf3-tcp throughput, direction peer-to-board",
+        "iperf3-tcp throughput (direction board-to-peer)",
+        "iperf3-tcp throughput (direction peer-to-board)",
     ]
     assert [row.comparison.outcome for row in found.rows] == [stats.BETTER, stats.NO_DIFFERENCE]
 
