@@ -12,6 +12,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from django.db.models import QuerySet
+from django.urls import reverse
+from django.utils.http import urlencode
 
 from benchmarks import charts, comparisons, progress, questions, stats
 from benchmarks.models import Campaign, Measurement, Run
@@ -35,6 +37,10 @@ class Section:
     result: comparisons.Result
     figures: dict
     builder_query: dict  # the comparison builder's GET parameters that show it
+
+    @property
+    def builder_url(self) -> str:
+        return f"{reverse('benchmarks:comparison_new')}?{urlencode(self.builder_query)}"
 
 
 @dataclass
@@ -231,8 +237,8 @@ def _cpu(runs: QuerySet, factor: str) -> list[dict]:
             procs = (environment.get(key) or {}).get("procs_mean_pct") or {}
             for name in TUNNEL_PROCESSES:
                 if procs.get(name) is not None:
-                    seen[group][f"{end} {name}"].append(procs[name])
-    columns = [f"{end} {name}" for end in ("board", "peer") for name in TUNNEL_PROCESSES]
+                    seen[group][f"{end}_{name}"].append(procs[name])
+    columns = [f"{end}_{name}" for end in ("board", "peer") for name in TUNNEL_PROCESSES]
     return [
         {"group": group} | {
             column: statistics.fmean(seen[group][column]) if seen[group][column] else None

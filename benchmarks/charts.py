@@ -7,7 +7,7 @@ page's script, which takes them from the stylesheet (light or dark); the traces'
 below read on both backgrounds.
 """
 
-from benchmarks.comparisons import Result
+from benchmarks.comparisons import Overview, Result
 
 BAR_COLOUR = "rgba(90, 140, 200, 0.55)"  # a mid blue: dark text and light text both read on it
 POINT_COLOUR = "#d9480f"  # an orange that stands out from the bar on a light or dark page
@@ -135,3 +135,37 @@ def _evenly_by_rank(values: list[float]) -> list[float]:
         return ordered
     step = (len(ordered) - 1) / (POINTS_SHOWN - 1)
     return [ordered[round(i * step)] for i in range(POINTS_SHOWN)]
+
+
+def forest(overview: Overview) -> dict:
+    """Each row of an overview as its percent change against the baseline with the ratio's
+    95 % CI, one line per benchmark metric (its unit and each side's n in the label)."""
+    rows = [row for row in overview.rows if row.comparison.percent_change is not None]
+    labels = [
+        f"{row.label} [{row.unit}]<br>n={row.comparison.n_baseline} vs {row.comparison.n_values}"
+        for row in rows
+    ]
+    data = {
+        "type": "scatter", "mode": "markers", "name": "change", "orientation": "h",
+        "y": labels, "x": [row.comparison.percent_change for row in rows],
+        "marker": {"color": CHANGE_COLOUR, "size": 10, "symbol": "diamond"},
+        "error_x": {
+            "type": "data", "symmetric": False, "thickness": 2, "width": 6,
+            "array": [_interval_arms(row.comparison)[1] for row in rows],
+            "arrayminus": [_interval_arms(row.comparison)[0] for row in rows],
+        },
+        "hovertemplate": "%{x:+.3g} %<extra></extra>",
+    }  # fmt: skip
+    groups = ", ".join(sorted({row.group for row in rows}))
+    layout = _layout(
+        f"{groups or 'each group'} against “{overview.baseline}”",
+        x={
+            "title": {"text": "change of the mean [%]"},
+            "zeroline": True,
+            "zerolinewidth": 2,
+            "ticksuffix": " %",
+        },
+        y={"type": "category", "autorange": "reversed"},
+    )
+    layout["height"] = 120 + 48 * len(rows)
+    return {"data": [data], "layout": layout}
