@@ -15,6 +15,7 @@ CHANGE_COLOUR = "#2f9e44"
 # A group of more trials than this shows this many, evenly spaced by rank: tens of thousands
 # of points would make the page heavy and hide nothing the bar and the table do not say.
 POINTS_SHOWN = 300
+TICK_LINE = 16  # characters a line of a group's name under its bar, to fit 375 px
 POINT_OFFSET = 0.3  # the points' column, to the right of their bar (bars are 0.5 wide)
 
 
@@ -52,7 +53,7 @@ def means(result: Result) -> dict:
         "marker": {"color": POINT_COLOUR, "size": 6, "opacity": 0.8},
         "hovertemplate": "%{y:.4g} " + result.unit + "<extra>trial</extra>",
     }  # fmt: skip
-    ticks = [f"{group.key}<br>n={group.description.n}" for group in result.groups]
+    ticks = [f"{_wrapped(group.key)}<br>n={group.description.n}" for group in result.groups]
     return {
         "data": [bars, points],
         "layout": _layout(
@@ -74,7 +75,7 @@ def changes(result: Result) -> dict:
     found = [result.comparisons[key] for key in keys]
     data = {
         "type": "scatter", "mode": "markers", "name": "change",
-        "x": [f"{key}<br>n={c.n_values}" for key, c in zip(keys, found, strict=True)],
+        "x": [f"{_wrapped(key)}<br>n={c.n_values}" for key, c in zip(keys, found, strict=True)],
         "y": [comparison.percent_change for comparison in found],
         "marker": {"color": CHANGE_COLOUR, "size": 11, "symbol": "diamond"},
         "error_y": {
@@ -110,6 +111,18 @@ def _layout(title: str, x: dict, y: dict) -> dict:
         "paper_bgcolor": "rgba(0,0,0,0)",
         "plot_bgcolor": "rgba(0,0,0,0)",
     }
+
+
+def _wrapped(label: str) -> str:
+    """A group's name in lines of about TICK_LINE characters: plotly.js never wraps a tick
+    label, and drops one too wide for its place (a preset's name on a phone)."""
+    lines = [""]
+    for word in label.split(" "):
+        if lines[-1] and len(lines[-1]) + 1 + len(word) > TICK_LINE:
+            lines.append(word)
+        else:
+            lines[-1] = f"{lines[-1]} {word}".strip()
+    return "<br>".join(lines)
 
 
 def _above(description) -> float:
