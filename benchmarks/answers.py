@@ -55,13 +55,16 @@ class Answer:
     sections: list[Section] = field(default_factory=list)
     cpu: list[dict] = field(default_factory=list)  # OpenVPN: CPU % of each process, as top
     link_mbit: int | None = None
+    include_suspects: bool = False
+    suspects: int = 0  # done runs the telemetry marked suspect
 
 
 def question_of(campaign: Campaign) -> questions.Question | None:
     return questions.QUESTIONS.get(campaign.spec.get("question", ""))
 
 
-def answer(campaign: Campaign) -> Answer:
+def answer(campaign: Campaign, include_suspects: bool = False) -> Answer:
+    """Suspect trials are left out (and counted) unless included, as in a comparison."""
     question = question_of(campaign)
     if question is None:
         raise ValueError(f"{campaign.name} was not made from a question")
@@ -69,6 +72,8 @@ def answer(campaign: Campaign) -> Answer:
     runs = comparisons.runs_selected([campaign.pk])
     found = Answer(question, "", campaign.finished is None, state.ended, state.total)
     found.link_mbit = _link_mbit(runs)
+    found.include_suspects = include_suspects
+    found.suspects = runs.filter(suspect=True).count()
     if question.recipe.factors:
         words = _fastest_setting(found, campaign, runs)
     else:
@@ -89,15 +94,20 @@ def answer(campaign: Campaign) -> Answer:
 def _judged(found: Answer, campaign: Campaign, runs: QuerySet) -> str:
     recipe = found.question.recipe
     found.overview = comparisons.overview(
-        runs, recipe.group_by, recipe.baseline, metrics=list(recipe.metrics)
+        runs, recipe.group_by, recipe.baseline, list(recipe.metrics), found.include_suspects
     )
     rows = found.overview.rows
     for row in rows:
         chosen = runs.filter(benchmark=row.benchmark, **_params_lookup(row.params))
-        found.sections.append(
-            _section(row.label, chosen, campaign, row, recipe.group_by, recipe.baseline)
-        )
+        found.sections.append(_section(found, row.label, chosen, campaign, row, recipe.group_by,
+                                       recipe.baseline))  # fmt: skip
     found.sections = [section for section in found.sections if section]
+    if not rows and found.suspects and not found.include_suspects:
+        return (
+            f"Cannot tell: {found.suspects} suspect trial{'s' if found.suspects != 1 else ''} "
+            "left out, and the others do not face each other; include the suspect trials to "
+            "see what they say."
+        )
     return _sentence(rows, recipe.treatment, found.link_mbit)
 
 
@@ -166,14 +176,14 @@ def _fastest_setting(found: Answer, campaign: Campaign, runs: QuerySet) -> str:
     for factor in recipe.factors:
         group_by = f"{comparisons.PARAM_PREFIX}{factor}"
         baseline = _first_value(found.question, benchmark, factor)
-        found.sections.append(_section(f"{benchmark} {metric} by {factor}", chosen, campaign,
-                                       None, group_by, baseline, metric))  # fmt: skip
-    found.sections.append(_section(f"{benchmark} {metric} by preset", chosen, campaign, None,
-                                   recipe.group_by, recipe.baseline, metric))  # fmt: skip
+        found.sections.append(_section(found, f"{benchmark} {metric} by {factor}", chosen,
+                                       campaign, None, group_by, baseline, metric))  # fmt: skip
+    found.sections.append(_section(found, f"{benchmark} {metric} by preset", chosen, campaign,
+                                   None, recipe.group_by, recipe.baseline, metric))  # fmt: skip
     found.sections = [section for section in found.sections if section]
     found.cpu = _cpu(chosen, recipe.factors[0])
     lacking = _missing_ciphers(campaign, benchmark)
-    best = _best(chosen, metric, recipe.factors)
+    best = _best(chosen, metric, recipe.factors, found.include_suspects)
     if best is None:
         words = f"Cannot tell: no {benchmark} run has a {metric} yet"
     else:
@@ -198,10 +208,12 @@ def _interval(description: stats.Description, unit: str) -> str:
     return f"95 % CI {number(description.ci_low)} to {number(description.ci_high)} {unit}"
 
 
-def _best(runs: QuerySet, metric: str, factors: tuple[str, ...]):
+def _best(runs: QuerySet, metric: str, factors: tuple[str, ...], include_suspects: bool):
     """(the setting in words, its description, the unit) of the highest mean, or None."""
     values = defaultdict(list)
-    rows = Measurement.objects.filter(run__in=runs, metric=metric, run__suspect=False).values_list(
+    if not include_suspects:
+        runs = runs.filter(suspect=False)
+    rows = Measurement.objects.filter(run__in=runs, metric=metric).values_list(
         "value", "unit", "run__params", "run__preset_version__preset__name",
         "run__preset_version__number",
     )  # fmt: skip
@@ -251,15 +263,19 @@ def _cpu(runs: QuerySet, factor: str) -> list[dict]:
 # ---- shared -------------------------------------------------------------------------------
 
 
-def _section(title, runs, campaign, row, group_by, baseline, metric=None) -> Section | None:
+def _section(found: Answer, title, runs, campaign, row, group_by, baseline,
+             metric=None) -> Section | None:  # fmt: skip
     """The comparison of one metric (a row's, or the one given) of runs, grouped by group_by."""
     benchmark = row.benchmark if row else runs.values_list("benchmark", flat=True).first()
     metric = row.metric if row else metric
+    suspects = found.include_suspects
     try:
-        result = comparisons.compare(runs, benchmark, metric, group_by, baseline)
+        result = comparisons.compare(runs, benchmark, metric, group_by, baseline, suspects)
     except comparisons.ComparisonError:
         return None
     query = {"metric": f"{benchmark}:{metric}", "group_by": group_by, "baseline": result.baseline}
+    if suspects:
+        query["include_suspects"] = "on"
     if row and row.params:  # the builder cannot filter parameters: the row's runs by code
         query["runs"] = " ".join(str(code) for code in runs.values_list("code", flat=True))
     else:

@@ -20,7 +20,7 @@ def campaign_answer(request, code):
     campaign = get_object_or_404(Campaign, code=code)
     if answers.question_of(campaign) is None:
         raise Http404("This campaign was not made from a question: it has no answer page.")
-    found = answers.answer(campaign)
+    found = answers.answer(campaign, include_suspects=request.GET.get("include_suspects") == "on")
     forest = charts.forest(found.overview) if found.overview and found.overview.rows else None
     context = {"campaign": campaign, "answer": found, "forest": forest, "reload_s": RELOAD_S}
     return render(request, "benchmarks/answer.html", context)

@@ -96,3 +96,16 @@ def test_openvpn_names_the_fastest_setting_and_the_cipher_the_build_lacked():
     board_openvpn = {row["group"]: row["board_openvpn"] for row in found.cpu}
     assert board_openvpn == {"AES-256-CBC": 80.0, "CHACHA20-POLY1305": 80.0}
     assert [row["peer_sshd"] for row in found.cpu] == [5.0, 5.0]
+
+
+def test_suspect_trials_are_left_out_and_said_so_unless_included():
+    campaign = question_campaign("network")
+    network_runs(campaign, download=FASTER, upload=STOCK, scp=STOCK)
+    campaign.runs.update(suspect=True)
+    assert answers.answer(campaign).sentence == (
+        "Cannot tell: 18 suspect trials left out, and the others do not face each other; "
+        "include the suspect trials to see what they say."
+    )
+    included = answers.answer(campaign, include_suspects=True)
+    assert included.sentence.startswith("Yes, a little: the overclock made")
+    assert all("include_suspects" in section.builder_query for section in included.sections)
