@@ -7,6 +7,7 @@ from django.core.management.base import CommandError
 
 from benchmarks.models import Campaign
 from devices import roles
+from devices.management.commands import demo
 from devices.management.commands.demo import STOP_SIGNALS, Command
 from devices.supervisor import Process, Supervisor
 from tests.devices.factories import make_board
@@ -65,3 +66,26 @@ def test_the_demo_answers_the_network_question_on_its_100_mbit_pis_once(redis_qu
     started.save()
     assert Command()._question_campaign(farm) != started
     assert Campaign.objects.count() == 2
+
+
+def test_a_demo_that_finds_the_farm_in_use_leaves_it_running(monkeypatch, tmp_path):
+    """Another demo's farm on this machine: this one refuses, and its clean-up does not take
+    that farm down (it did: `pisim down` ran whatever happened)."""
+    ran = []
+    monkeypatch.setattr(demo, "farm_in_use", lambda rundir: rundir.name == demo.DEMO_FARM)
+
+    def run(command, **options):
+        ran.append(command)
+        return demo.subprocess.CompletedProcess(command, 1, "", "no room for a farm")
+
+    monkeypatch.setattr(demo.subprocess, "run", run)
+    command = Command()
+    with pytest.raises(CommandError, match="in use by another demo"):
+        command._start_farm(3)
+    command._stop(Supervisor(print))
+    assert ran == []
+    monkeypatch.setattr(demo, "farm_in_use", lambda rundir: False)
+    with pytest.raises(CommandError, match="no room for a farm"):  # ours, if half up: down
+        command._start_farm(3)
+    command._stop(Supervisor(print))
+    assert ran[-1][-3:] == ["down", "--name", demo.DEMO_FARM]

@@ -21,6 +21,7 @@ from benchmarks.models import Campaign
 from devices import presets, roles
 from devices.supervisor import EmbeddedRedis, Process, Stopped, Supervisor
 from pifarm.env import persistent_secret
+from pisim.farm import RUN_ROOT, farm_in_use
 from pisim.profiles import PROFILES
 
 DEMO_FARM = "demo"
@@ -50,6 +51,7 @@ def _stop_once(signum, frame):
 
 class Command(BaseCommand):
     help = "Start a simulated farm, register its boards, a worker and the web server."
+    farm_ours = False  # this demo started (or tried to start) the farm it stops
 
     def add_arguments(self, parser):
         parser.add_argument("--nodes", type=int, default=3)
@@ -137,6 +139,12 @@ class Command(BaseCommand):
         return password
 
     def _start_farm(self, nodes: int) -> list[dict]:
+        if farm_in_use(RUN_ROOT / DEMO_FARM):  # another demo's: stopping ours must leave it be
+            raise CommandError(
+                f"the simulated farm {DEMO_FARM!r} is in use by another demo on this machine; "
+                "stop that one first"
+            )
+        self.farm_ours = True
         self.stdout.write(f"starting {nodes} simulated Pis…")
         command = [sys.executable, "-m", "pisim", "up", "--name", DEMO_FARM]
         command += ["--subnet-index", str(DEMO_SUBNET_INDEX), "--nodes", str(nodes), "--json"]
@@ -211,7 +219,7 @@ class Command(BaseCommand):
     def _stop(self, supervisor: Supervisor) -> None:
         _ignore_stop_signals()
         supervisor.stop()  # the web server and the workers, then the embedded Redis
-        subprocess.run(
-            [sys.executable, "-m", "pisim", "down", "--name", DEMO_FARM], timeout=60, check=False
-        )
+        if self.farm_ours:
+            down = [sys.executable, "-m", "pisim", "down", "--name", DEMO_FARM]
+            subprocess.run(down, timeout=60, check=False)
         self.stdout.write("stopped the web server, the workers, Redis and the simulated farm")
