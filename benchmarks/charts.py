@@ -16,6 +16,8 @@ CHANGE_COLOUR = "#2f9e44"
 # of points would make the page heavy and hide nothing the bar and the table do not say.
 POINTS_SHOWN = 300
 TICK_LINE = 16  # characters a line of a group's name under its bar, to fit 375 px
+FOREST_LINE = 22  # of a forest plot's row label, beside the plot
+TITLE_LINE = 30  # of a title, at 375 px
 POINT_OFFSET = 0.3  # the points' column, to the right of their bar (bars are 0.5 wide)
 
 
@@ -113,12 +115,12 @@ def _layout(title: str, x: dict, y: dict) -> dict:
     }
 
 
-def _wrapped(label: str) -> str:
-    """A group's name in lines of about TICK_LINE characters: plotly.js never wraps a tick
-    label, and drops one too wide for its place (a preset's name on a phone)."""
+def _wrapped(label: str, width: int = TICK_LINE) -> str:
+    """A label in lines of about width characters: plotly.js never wraps a tick label or a
+    title, and drops a tick label too wide for its place (a preset's name on a phone)."""
     lines = [""]
     for word in label.split(" "):
-        if lines[-1] and len(lines[-1]) + 1 + len(word) > TICK_LINE:
+        if lines[-1] and len(lines[-1]) + 1 + len(word) > width:
             lines.append(word)
         else:
             lines[-1] = f"{lines[-1]} {word}".strip()
@@ -155,7 +157,8 @@ def forest(overview: Overview) -> dict:
     95 % CI, one line per benchmark metric (its unit and each side's n in the label)."""
     rows = [row for row in overview.rows if row.comparison.percent_change is not None]
     labels = [
-        f"{row.label} [{row.unit}]<br>n={row.comparison.n_baseline} vs {row.comparison.n_values}"
+        f"{_wrapped(f'{row.label} [{row.unit}]', FOREST_LINE)}<br>"
+        f"n={row.comparison.n_baseline} vs {row.comparison.n_values}"
         for row in rows
     ]
     data = {
@@ -171,14 +174,15 @@ def forest(overview: Overview) -> dict:
     }  # fmt: skip
     groups = ", ".join(sorted({row.group for row in rows}))
     layout = _layout(
-        f"{groups or 'each group'} against “{overview.baseline}”",
+        _wrapped(f"{groups or 'each group'} against “{overview.baseline}”", TITLE_LINE),
         x={
-            "title": {"text": "change of the mean [%]"},
+            "title": {"text": "change [%]"},
             "zeroline": True,
             "zerolinewidth": 2,
             "ticksuffix": " %",
         },
         y={"type": "category", "autorange": "reversed"},
     )
-    layout["height"] = 120 + 48 * len(rows)
+    layout["height"] = 140 + 64 * len(rows)
+    layout["margin"] = {**layout["margin"], "t": 80}  # a title of two lines
     return {"data": [data], "layout": layout}

@@ -73,5 +73,5 @@ def test_the_bitness_page_pairs_userlands_with_n_units_and_kernel_bits(client, v
     forest = json.loads(html.unescape(re.search(
         r'<script id="forest-chart" type="application/json">(.*?)</script>', body, re.S
     ).group(1)))  # fmt: skip
-    assert forest["data"][0]["y"] == ["sha1sum throughput [MB/s]<br>n=3 vs 4"]
+    assert forest["data"][0]["y"] == ["sha1sum throughput<br>[MB/s]<br>n=3 vs 4"]
     assert forest["data"][0]["x"][0] == pytest.approx(10.0, abs=0.2)

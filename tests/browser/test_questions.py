@@ -1,12 +1,16 @@
 """The classic questions in the browser: one fills the campaign builder; a finished campaign's
-answer page says the answer in a sentence and draws each metric's charts, on a phone too."""
+answer page says the answer in a sentence and draws each metric's charts, on a phone too; the
+32/64-bit view at 375 px in dark mode."""
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from benchmarks import questions
+from benchmarks.models import Campaign
 from tests.benchmarks.answer_data import network_campaign
+from tests.benchmarks.factories import lane_on, trials
 from tests.browser.conftest import ARTIFACTS, screenshot
 from tests.browser.test_comparisons import drawn
 from tests.browser.test_phone_layout import PHONE, fits_a_phone
@@ -49,5 +53,28 @@ def test_a_finished_question_s_answer_on_a_phone(page, live_server, viewer, prob
     screenshot(page, "question-answer-phone")
     page.screenshot(path=ARTIFACTS / "question-answer-phone-top.png")  # the sentence, readable
     page.locator("#section-0 .chart").first.screenshot(path=ARTIFACTS / "question-answer-chart.png")
+    fits_a_phone(page)
+    assert not problems, "\n".join(problems)
+
+
+def test_the_64_against_32_bit_view_on_a_phone_in_dark_mode(page, live_server, viewer, problems):
+    campaign = Campaign.objects.create(name="32 and 64", spec={}, finished=timezone.now())
+    for bits, values in ((32, [100.0, 101.0, 99.0]), (64, [110.0, 111.0, 109.0])):
+        lane = lane_on(campaign, f"pi4-{bits}", userland=bits)
+        trials(lane, values)
+        trials(lane, [v / 50 for v in values], benchmark="intloop",
+               metric="iterations_per_second", unit="iter/s")  # fmt: skip
+    page.emulate_media(color_scheme="dark")
+    log_in(page, live_server, viewer)
+    page.set_viewport_size(PHONE)
+    page.goto(live_server.url + reverse("benchmarks:comparisons"))
+    page.get_by_role("link", name="64-bit against 32-bit").click()
+    page.select_option("#id_campaigns", label=campaign.name)
+    page.get_by_role("button", name="Compare").click()
+    drawn(page, 1)
+    expect(page.locator(".chart-plot")).to_contain_text("sha1sum throughput")
+    expect(page.locator("table.overview")).to_contain_text("3 / 3")
+    screenshot(page, "bitness-phone-dark")
+    page.locator(".chart").screenshot(path=ARTIFACTS / "bitness-forest-phone-dark.png")
     fits_a_phone(page)
     assert not problems, "\n".join(problems)
