@@ -17,6 +17,9 @@ from benchmarks.models import CONTROLLER, ApiToken, Campaign, validate_shown_nam
 from devices.models import Application, Board, PresetVersion
 
 SEED_LIMIT = 2**31 - 1
+# Parameters the builder also runs with other values (an "also with" field, comma-separated).
+VARIED_KINDS = ("choice", "int", "float", "size")
+VALUE_SEPARATOR = ","
 
 
 def every_benchmark() -> list[Benchmark]:
@@ -66,10 +69,6 @@ def vary_field_name(benchmark: Benchmark, param: Param) -> str:
 def varies(param: Param) -> bool:
     """Whether the builder offers other values of the parameter (each its own entry)."""
     return param.kind in VARIED_KINDS
-
-
-VARIED_KINDS = ("choice", "int", "float", "size")
-VALUE_SEPARATOR = ","
 
 
 def vary_field(param: Param) -> forms.Field:

@@ -116,3 +116,20 @@ def test_the_builder_offers_the_questions(client, operator):
     body = client.get(NEW).content.decode()
     for key in questions.QUESTIONS:
         assert f'href="?question={key}"' in body
+
+
+def test_an_other_value_the_parameter_refuses_is_shown_at_its_field(client, operator):
+    board = probed("pi3", PI3)
+    client.force_login(operator)
+    data = {"name": "both ways", "boards": [board.name], "peer": "controller",
+            "presets": ["as-is"], "use-iperf3-tcp": "on", "vary-iperf3-tcp-direction": "sideways",
+            "repetition_mode": "fixed", "repetitions": "1", "order": "grouped",
+            "apply_mode": "trial", "action": "preview"}  # fmt: skip
+    response = client.post(NEW, data)
+    assert response.status_code == 400
+    assert "vary-iperf3-tcp-direction" in response.context["form"].errors
+    data["vary-iperf3-tcp-direction"] = "peer-to-board, board-to-peer"  # the first is kept once
+    spec = client.post(NEW, data).context["form"].checked.spec
+    assert [entry["params"]["direction"] for entry in spec["benchmarks"]] == [
+        "board-to-peer", "peer-to-board"
+    ]  # fmt: skip
