@@ -24,8 +24,10 @@ from pifarm.env import persistent_secret
 from pisim.farm import RUN_ROOT, farm_in_use
 from pisim.profiles import PROFILES
 
-DEMO_FARM = "demo"
-DEMO_SUBNET_INDEX = 1  # the farm lives in 10.213.1.0/24 (see pisim)
+# The farm lives in 10.213.1.0/24 (see pisim); a second demo on the machine needs a farm and a
+# subnet of its own (2 to 199: pisim's tests use 200 and up).
+DEMO_FARM = os.environ.get("PIFARM_DEMO_FARM", "demo")
+DEMO_SUBNET_INDEX = int(os.environ.get("PIFARM_DEMO_SUBNET", 1))
 # As it comes up, the demo answers the first question on its 100 Mbit/s Pis: its template's
 # short defaults (a few minutes), waiting at most this long for a quiet board before a trial.
 DEMO_QUESTION = questions.NETWORK
@@ -142,7 +144,8 @@ class Command(BaseCommand):
         if farm_in_use(RUN_ROOT / DEMO_FARM):  # another demo's: stopping ours must leave it be
             raise CommandError(
                 f"the simulated farm {DEMO_FARM!r} is in use by another demo on this machine; "
-                "stop that one first"
+                "stop that one first, or give this one its own (PIFARM_DEMO_FARM=name and "
+                "PIFARM_DEMO_SUBNET=2 to 199)"
             )
         self.farm_ours = True
         self.stdout.write(f"starting {nodes} simulated Pis…")
