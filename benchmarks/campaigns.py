@@ -9,9 +9,11 @@ The spec is what the builder page posts and what `manage.py campaign start` read
 with optional "order" (grouped, interleaved, shuffled), "seed", "repetitions" as
 {"min": 3, "max": 10, "target_pct": 2, "budget_s": 600} (adaptive), "quiet"
 ({"load_below", "cpu_below_pct", "cool_below_c", "deadline_s"}, or false), "rerun_suspect",
-"apply_mode" (trial or direct). Anything wrong is a SpecError naming it; nothing is written.
+"apply_mode" (trial or direct), "question" (the benchmarks.questions template it was made from,
+whose answer page reads it). Anything wrong is a SpecError naming it; nothing is written.
 """
 
+import itertools
 import math
 import random
 import statistics
@@ -92,7 +94,7 @@ def check(spec) -> Checked:
     if not isinstance(spec, dict):
         raise SpecError("a campaign spec is a JSON object (or a YAML mapping)")
     known = {"name", "boards", "presets", "benchmarks", "repetitions", "peer", "order", "seed",
-             "quiet", "rerun_suspect", "apply_mode"}  # fmt: skip
+             "quiet", "rerun_suspect", "apply_mode", "question"}  # fmt: skip
     unknown = sorted(set(spec) - known)
     if unknown:
         raise SpecError(
@@ -136,6 +138,8 @@ def check(spec) -> Checked:
         "rerun_suspect": bool(spec.get("rerun_suspect", False)),
         "apply_mode": apply_mode,
     }
+    if spec.get("question") is not None:
+        accepted["question"] = _question(spec["question"])
     return Checked(accepted, boards, peer, versions, items, repetitions, order, seed)
 
 
@@ -198,6 +202,27 @@ def _items(value) -> list[Item]:
             raise SpecError(f"{benchmark.name} is listed twice with the same parameters")
         items.append(Item(benchmark, params))
     return items
+
+
+def swept(name: str, params: dict, vary: dict[str, list]) -> list[dict]:
+    """A benchmark's spec entries: params, and one entry for each combination of the values
+    vary gives some of them (the params' own value first), e.g. both iperf3 directions."""
+    values = {key: list(dict.fromkeys([params.get(key), *others])) for key, others in vary.items()}
+    values = {key: [v for v in found if v is not None] for key, found in values.items()}
+    return [
+        {"name": name, "params": {**params, **dict(zip(values, chosen, strict=True))}}
+        for chosen in itertools.product(*values.values())
+    ]
+
+
+def _question(value) -> str:
+    from benchmarks import questions  # its templates build specs with this module
+
+    if value not in questions.QUESTIONS:
+        raise SpecError(
+            f"question must be one of {', '.join(questions.QUESTIONS)}, not {shown(value)}"
+        )
+    return value
 
 
 def _peer(value, boards: list[Board], items: list[Item]):

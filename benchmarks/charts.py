@@ -9,7 +9,7 @@ below read on both backgrounds.
 
 import html
 
-from benchmarks.comparisons import Result
+from benchmarks.comparisons import Overview, Result
 
 BAR_COLOUR = "rgba(90, 140, 200, 0.55)"  # a mid blue: dark text and light text both read on it
 POINT_COLOUR = "#d9480f"  # an orange that stands out from the bar on a light or dark page
@@ -17,14 +17,18 @@ CHANGE_COLOUR = "#2f9e44"
 # A group of more trials than this shows this many, evenly spaced by rank: tens of thousands
 # of points would make the page heavy and hide nothing the bar and the table do not say.
 POINTS_SHOWN = 300
+TICK_LINE = 16  # characters a line of a group's name under its bar, to fit 375 px
+FOREST_LINE = 22  # of a forest plot's row label, beside the plot
+TITLE_LINE = 30  # of a title, at 375 px
 POINT_OFFSET = 0.3  # the points' column, to the right of their bar (bars are 0.5 wide)
 
 
-def figures(result: Result) -> dict[str, dict]:
-    """The figures of a comparison by name: the means and the percent changes."""
-    found = {"means-chart": means(result)}
+def figures(result: Result, prefix: str = "") -> dict[str, dict]:
+    """The figures of a comparison by name (each the id of its element: prefix tells apart
+    several comparisons on one page): the means and the percent changes."""
+    found = {f"{prefix}means-chart": means(result)}
     if result.comparisons:
-        found["changes-chart"] = changes(result)
+        found[f"{prefix}changes-chart"] = changes(result)
     return found
 
 
@@ -53,7 +57,7 @@ def means(result: Result) -> dict:
         "marker": {"color": POINT_COLOUR, "size": 6, "opacity": 0.8},
         "hovertemplate": "%{y:.4g} " + plain(result.unit) + "<extra>trial</extra>",
     }  # fmt: skip
-    ticks = [f"{plain(group.key)}<br>n={group.description.n}" for group in result.groups]
+    ticks = [f"{_wrapped(plain(group.key))}<br>n={group.description.n}" for group in result.groups]
     return {
         "data": [bars, points],
         "layout": _layout(
@@ -75,7 +79,8 @@ def changes(result: Result) -> dict:
     found = [result.comparisons[key] for key in keys]
     data = {
         "type": "scatter", "mode": "markers", "name": "change",
-        "x": [f"{plain(key)}<br>n={c.n_values}" for key, c in zip(keys, found, strict=True)],
+        "x": [f"{_wrapped(plain(key))}<br>n={comparison.n_values}"
+              for key, comparison in zip(keys, found, strict=True)],
         "y": [comparison.percent_change for comparison in found],
         "marker": {"color": CHANGE_COLOUR, "size": 11, "symbol": "diamond"},
         "error_y": {
@@ -120,6 +125,18 @@ def _layout(title: str, x: dict, y: dict) -> dict:
     }
 
 
+def _wrapped(label: str, width: int = TICK_LINE) -> str:
+    """A label in lines of about width characters: plotly.js never wraps a tick label or a
+    title, and drops a tick label too wide for its place (a preset's name on a phone)."""
+    lines = [""]
+    for word in label.split(" "):
+        if lines[-1] and len(lines[-1]) + 1 + len(word) > width:
+            lines.append(word)
+        else:
+            lines[-1] = f"{lines[-1]} {word}".strip()
+    return "<br>".join(lines)
+
+
 def _above(description) -> float:
     return 0 if description.ci_high is None else description.ci_high - description.mean
 
@@ -143,3 +160,39 @@ def _evenly_by_rank(values: list[float]) -> list[float]:
         return ordered
     step = (len(ordered) - 1) / (POINTS_SHOWN - 1)
     return [ordered[round(i * step)] for i in range(POINTS_SHOWN)]
+
+
+def forest(overview: Overview) -> dict:
+    """Each row of an overview as its percent change against the baseline with the ratio's
+    95 % CI, one line per benchmark metric (its unit and each side's n in the label)."""
+    rows = [row for row in overview.rows if row.comparison.percent_change is not None]
+    labels = [
+        f"{_wrapped(plain(f'{row.label} [{row.unit}]'), FOREST_LINE)}<br>"
+        f"n={row.comparison.n_baseline} vs {row.comparison.n_values}"
+        for row in rows
+    ]
+    data = {
+        "type": "scatter", "mode": "markers", "name": "change", "orientation": "h",
+        "y": labels, "x": [row.comparison.percent_change for row in rows],
+        "marker": {"color": CHANGE_COLOUR, "size": 10, "symbol": "diamond"},
+        "error_x": {
+            "type": "data", "symmetric": False, "thickness": 2, "width": 6,
+            "array": [_interval_arms(row.comparison)[1] for row in rows],
+            "arrayminus": [_interval_arms(row.comparison)[0] for row in rows],
+        },
+        "hovertemplate": "%{x:+.3g} %<extra></extra>",
+    }  # fmt: skip
+    groups = ", ".join(sorted({row.group for row in rows}))
+    layout = _layout(
+        _wrapped(plain(f"{groups or 'each group'} against “{overview.baseline}”"), TITLE_LINE),
+        x={
+            "title": {"text": "change [%]"},
+            "zeroline": True,
+            "zerolinewidth": 2,
+            "ticksuffix": " %",
+        },
+        y={"type": "category", "autorange": "reversed"},
+    )
+    layout["height"] = 140 + 64 * len(rows)
+    layout["margin"] = {**layout["margin"], "t": 80}  # a title of two lines
+    return {"data": [data], "layout": layout}

@@ -12,7 +12,7 @@ import contextlib
 import json
 import statistics
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from django.core.exceptions import EmptyResultSet
 from django.db import connections
@@ -32,6 +32,7 @@ PARAM_PREFIX = "param:"
 GROUP_BY = {
     "preset": "preset version",
     "bits": "kernel and userland bitness",
+    "userland": "userland bitness",
     "board": "board",
     "board_model": "board model",
     "campaign": "campaign",
@@ -40,6 +41,7 @@ GROUP_BY = {
 _KEY_COLUMNS = {
     "preset": "run__preset_version_id",
     "bits": "run__snapshot_id",
+    "userland": "run__snapshot_id",
     "board": "run__board_id",
     "board_model": "run__snapshot_id",
     "campaign": "run__campaign_id",
@@ -167,7 +169,7 @@ def compare(
         raise ComparisonError(f"no {metric} values of {benchmark} in these runs")
     # A metric's unit and direction are the benchmark definition's, the same in every run.
     unit, higher_is_better = measured.values_list("unit", "higher_is_better").first()
-    keys = sorted(counted, key=_order)
+    keys = sorted(counted, key=group_order)
     baseline = baseline if baseline in counted else keys[0]
     groups = []
     for key in keys:
@@ -189,6 +191,138 @@ def compare(
     )  # fmt: skip
 
 
+@dataclass
+class Row:
+    """One benchmark metric (with the parameters that set it apart from the benchmark's other
+    rows) of a group against the baseline, in an overview."""
+
+    benchmark: str
+    params: dict
+    metric: str
+    unit: str
+    group: str
+    comparison: stats.Comparison
+    kernel_bits: dict[str, str]  # each side's kernel bitness: "64", or "32; 64" if mixed
+
+    @property
+    def label(self) -> str:
+        return _row_label(self.benchmark, self.metric, self.params)
+
+
+def _row_label(benchmark: str, metric: str, params: dict) -> str:
+    """A row's benchmark, metric and the parameters that set it apart, e.g. "iperf3-tcp
+    throughput (direction peer-to-board)"."""
+    apart = ", ".join(f"{name} {value_text(value)}" for name, value in sorted(params.items()))
+    return f"{benchmark} {metric}" + (f" ({apart})" if apart else "")
+
+
+@dataclass
+class Overview:
+    group_by: str
+    group_by_label: str
+    baseline: str
+    rows: list[Row]
+    left_out: list[str]  # trials with no partner on the other side, in words
+
+
+def overview(
+    runs: QuerySet,
+    group_by: str,
+    baseline: str,
+    metrics: list[tuple[str, str]] | None = None,
+    include_suspects: bool = False,
+) -> Overview:
+    """Every benchmark and metric of the runs (or only the (benchmark, metric)s given), each
+    group against the baseline group, a row each, with Holm-adjusted p-values across the rows.
+
+    Like is compared with like: a row pools only the trials whose board model and preset
+    version (but for the factor grouped by) the other side has too; the others are left out
+    and named. So 64-bit userland against 32-bit compares the same Pi with the same preset."""
+    if group_by not in GROUP_BY:
+        raise ComparisonError(f"an overview cannot be grouped by {group_by!r}")
+    measured = Measurement.objects.filter(run__in=runs).order_by()
+    if metrics:
+        chosen = Q()
+        for benchmark, metric in metrics:
+            chosen |= Q(run__benchmark=benchmark, metric=metric)
+        measured = measured.filter(chosen)
+    # _Names reads the ids from the start of each row, as compare()'s.
+    rows = _fetched(measured.values_list(
+        "value", "run__suspect", "run__board_id", "run__snapshot_id", "run__preset_version_id",
+        "run__campaign_id", _key_column(group_by), "run__benchmark", "run__params", "metric",
+        "unit", "higher_is_better",
+    ))  # fmt: skip
+    names = _Names(rows, group_by)
+    cells = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))  # row, stratum, group
+    kernels = defaultdict(set)  # (row, stratum, group): kernel bits
+    directions, params_of = {}, {}
+    for (
+        value,
+        suspect,
+        _,
+        snapshot,
+        version,
+        _,
+        key,
+        benchmark,
+        params,
+        metric,
+        unit,
+        higher,
+    ) in rows:
+        if suspect and not include_suspects:
+            continue
+        params = json.loads(params) if isinstance(params, str) else params
+        row_key = (benchmark, json.dumps(params, sort_keys=True), metric)
+        group, stratum = names.label(key), names.stratum(snapshot, version)
+        cells[row_key][stratum][group].append(value)
+        kernels[row_key, stratum, group].add(names.facts.get(snapshot, {}).get("kernel bits"))
+        directions[row_key], params_of[row_key] = (unit, bool(higher)), params
+    found, left_out = [], []
+    for row_key in sorted(cells, key=lambda row_key: (row_key[0], row_key[2], row_key[1])):
+        strata = cells[row_key]
+        benchmark, _, metric = row_key
+        unit, higher = directions[row_key]
+        shown = _setting_apart(params_of, row_key)
+        label = _row_label(benchmark, metric, shown)
+        groups = sorted({group for groups in strata.values() for group in groups}, key=group_order)
+        for group in groups:
+            if group == baseline:
+                continue
+            paired = [
+                stratum for stratum, there in strata.items() if {baseline, group} <= set(there)
+            ]
+            if not paired:
+                continue
+            sides = {side: [v for stratum in paired for v in strata[stratum][side]]
+                     for side in (baseline, group)}  # fmt: skip
+            bits = {side: _joined(b for stratum in paired for b in kernels[row_key, stratum, side])
+                    for side in (baseline, group)}  # fmt: skip
+            comparison = stats.compare(sides[baseline], sides[group], higher)
+            found.append(Row(benchmark, shown, metric, unit, group, comparison, bits))
+        for stratum, there in strata.items():
+            for group, values in there.items():
+                partnered = (len(there) > 1) if group == baseline else baseline in there
+                if not partnered:
+                    trials = f"{len(values)} trial{'s' if len(values) != 1 else ''}"
+                    left_out.append(f"{label}: {trials} of {group} {stratum}")
+    adjusted = stats.holm([row.comparison.p_value for row in found])
+    for row, p in zip(found, adjusted, strict=True):
+        row.comparison = replace(row.comparison, p_adjusted=p)
+    return Overview(group_by, GROUP_BY[group_by], baseline, found, left_out)
+
+
+def _setting_apart(params_of: dict, row_key: tuple) -> dict:
+    """The parameters of a row's runs whose values differ among its benchmark's rows."""
+    benchmark = row_key[0]
+    others = [params for key, params in params_of.items() if key[0] == benchmark]
+    return {
+        name: value
+        for name, value in params_of[row_key].items()
+        if any(params.get(name) != value for params in others)
+    }
+
+
 def _spread(values_by_board: dict, board_names: dict, pooled: stats.Description) -> dict:
     """Each board's own description, by board name (one board's is the group's own)."""
     if len(values_by_board) == 1:
@@ -197,7 +331,7 @@ def _spread(values_by_board: dict, board_names: dict, pooled: stats.Description)
             if pk in values_by_board}  # fmt: skip
 
 
-def _order(key: str):
+def group_order(key: str):
     """As the board is first (the usual baseline), then numbers by size (MTU 1400 before
     9000), then the rest by name."""
     head = key.split()[0].removesuffix("-bit") if key else key
@@ -273,6 +407,9 @@ class _Names:
             kernel, userland = (f"{facts[name]}-bit" if facts.get(name) else UNKNOWN
                                 for name in ("kernel bits", "userland bits"))  # fmt: skip
             return f"{kernel} kernel, {userland} userland"
+        if by == "userland":
+            bits = facts.get("userland bits")
+            return f"{bits}-bit userland" if bits else UNKNOWN
         value = facts.get("board model") if by == "board_model" else key
         if value is None or value == "":
             return UNKNOWN
@@ -280,6 +417,15 @@ class _Names:
             with contextlib.suppress(ValueError):
                 value = json.loads(value)
         return value_text(value)
+
+    def stratum(self, snapshot_id, version_id) -> str:
+        """What an overview pairs like with like by, in words: "on <model>, <preset>", but for
+        the factor grouped by."""
+        model = (self.facts.get(snapshot_id) or {}).get("board model") or UNKNOWN
+        words = [] if self.group_by in ("board_model", "board") else [f"on {model}"]
+        if self.group_by != "preset":
+            words.append(self.versions.get(version_id, AS_IS))
+        return ", ".join(words)
 
     def environment(self, snapshot_ids, version_ids) -> dict[str, str]:
         """The boards' models, kernels, OS... (the probes the runs were made with) in words."""

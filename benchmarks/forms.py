@@ -10,13 +10,16 @@ import random
 
 from django import forms
 
-from benchmarks import campaigns, catalog
+from benchmarks import campaigns, catalog, questions
 from benchmarks.catalog import custom
 from benchmarks.catalog.spec import Benchmark, Param, ParamError
 from benchmarks.models import CONTROLLER, ApiToken, Campaign, validate_shown_name
 from devices.models import Application, Board, PresetVersion
 
 SEED_LIMIT = 2**31 - 1
+# Parameters the builder also runs with other values (an "also with" field, comma-separated).
+VARIED_KINDS = ("choice", "int", "float", "size")
+VALUE_SEPARATOR = ","
 
 
 def every_benchmark() -> list[Benchmark]:
@@ -57,6 +60,24 @@ def param_field_name(benchmark: Benchmark, param: Param) -> str:
 
 def use_field_name(benchmark: Benchmark) -> str:
     return f"use-{benchmark.name}"
+
+
+def vary_field_name(benchmark: Benchmark, param: Param) -> str:
+    return f"vary-{benchmark.name}-{param.name}"
+
+
+def varies(param: Param) -> bool:
+    """Whether the builder offers other values of the parameter (each its own entry)."""
+    return param.kind in VARIED_KINDS
+
+
+def vary_field(param: Param) -> forms.Field:
+    """Other values of a parameter to run too, separated by commas: each makes its own entry
+    of the spec (campaigns.swept), e.g. both iperf3 directions, or four ciphers."""
+    return forms.CharField(
+        required=False, max_length=custom.MAX_PARAM_LENGTH, label=f"{param.name}: also with",
+        help_text="Other values, separated by commas: each runs as well.",
+    )  # fmt: skip
 
 
 def param_field(param: Param) -> forms.Field:
@@ -162,9 +183,15 @@ class CampaignForm(forms.Form):
     seed = forms.IntegerField(
         widget=forms.HiddenInput, required=False, min_value=0, max_value=SEED_LIMIT
     )
+    # The template (benchmarks.questions) the form was filled from: its answer page reads it.
+    question = forms.ChoiceField(required=False, widget=forms.HiddenInput)
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, question: questions.Question | None = None, **kwargs):
+        if question is not None:
+            kwargs["initial"] = question_initial(question)
         super().__init__(*args, **kwargs)
+        self.chosen_question = question  # its sentence and hint head the page
+        self.fields["question"].choices = [("", ""), *((key, key) for key in questions.QUESTIONS)]
         boards = Board.objects.in_service().exclude(host_key="").order_by("name")
         self.fields["boards"].queryset = boards
         self.fields["peer"].choices = [("", "none"), (CONTROLLER, "the controller (this server)")]
@@ -179,14 +206,19 @@ class CampaignForm(forms.Form):
             )
             for param in benchmark.params:
                 self.fields[param_field_name(benchmark, param)] = param_field(param)
+                if varies(param):
+                    self.fields[vary_field_name(benchmark, param)] = vary_field(param)
         self.spec: dict | None = None  # what the builder hands to campaigns.start()
         self.checked: campaigns.Checked | None = None
 
     def benchmark_groups(self):
-        """(benchmark, its "include" box, its parameter fields), for the template."""
+        """(benchmark, its "include" box, its parameter fields each with its "also with" field
+        or None), for the template."""
         return [
             (benchmark, self[use_field_name(benchmark)],
-             [self[param_field_name(benchmark, param)] for param in benchmark.params])
+             [(self[param_field_name(benchmark, param)],
+               self[vary_field_name(benchmark, param)] if varies(param) else None)
+              for param in benchmark.params])
             for benchmark in self.benchmarks
         ]  # fmt: skip
 
@@ -210,6 +242,8 @@ class CampaignForm(forms.Form):
         }
         if cleaned.get("seed") is not None:
             spec["seed"] = cleaned["seed"]
+        if cleaned.get("question"):
+            spec["question"] = cleaned["question"]
         self.spec = spec
         try:
             self.checked = campaigns.check(spec)
@@ -224,13 +258,14 @@ class CampaignForm(forms.Form):
             if not self.cleaned_data.get(use_field_name(benchmark)):
                 for param in benchmark.params:
                     self.errors.pop(param_field_name(benchmark, param), None)
+                    self.errors.pop(vary_field_name(benchmark, param), None)
 
     def _items(self, cleaned) -> list[dict]:
         items = []
         for benchmark in self.benchmarks:
             if not cleaned.get(use_field_name(benchmark)):
                 continue
-            params = {}
+            params, vary = {}, {}
             for param in benchmark.params:
                 field = param_field_name(benchmark, param)
                 raw = cleaned.get(field)
@@ -239,10 +274,22 @@ class CampaignForm(forms.Form):
                                                      else raw)  # fmt: skip
                 except ParamError as exc:
                     self.add_error(field, str(exc))
-            items.append({"name": benchmark.name, "params": params})
+                if varies(param):
+                    vary[param.name] = self._other_values(benchmark, param, cleaned)
+            items += campaigns.swept(benchmark.name, params, vary)
         if not items:
             self.add_error(None, "Choose at least one benchmark.")
         return items
+
+    def _other_values(self, benchmark: Benchmark, param: Param, cleaned) -> list:
+        """The values of its "also with" field, each checked by the parameter."""
+        field = vary_field_name(benchmark, param)
+        words = [word.strip() for word in (cleaned.get(field) or "").split(VALUE_SEPARATOR)]
+        try:
+            return [param.clean(word) for word in words if word]
+        except ParamError as exc:
+            self.add_error(field, str(exc))
+            return []
 
     @staticmethod
     def _repetitions(cleaned):
@@ -268,6 +315,29 @@ class CampaignForm(forms.Form):
         per_repetition = len(checked.boards) * len(checked.versions) * len(checked.items)
         repetitions = checked.repetitions
         return per_repetition * repetitions.minimum, per_repetition * repetitions.maximum
+
+
+def question_initial(question: questions.Question) -> dict:
+    """The builder's fields as the question's template fills them (boards are left to pick)."""
+    spec = question.spec(boards=[])
+    initial = {
+        "name": spec["name"], "question": question.key, "presets": spec["presets"],
+        "peer": spec["peer"], "repetition_mode": "fixed", "repetitions": spec["repetitions"],
+        "order": spec["order"],
+    }  # fmt: skip
+    for sweep in question.sweeps:
+        benchmark = catalog.lookup(sweep.benchmark)
+        initial[use_field_name(benchmark)] = True
+        for param in benchmark.params:
+            if param.name in sweep.params:
+                initial[param_field_name(benchmark, param)] = sweep.params[param.name]
+        for name, values in sweep.vary.items():
+            param = next(param for param in benchmark.params if param.name == name)
+            first = sweep.params.get(name, values[0])
+            initial[param_field_name(benchmark, param)] = first
+            others = [str(value) for value in values if value != first]
+            initial[vary_field_name(benchmark, param)] = f"{VALUE_SEPARATOR} ".join(others)
+    return initial
 
 
 class ApiTokenForm(forms.ModelForm):

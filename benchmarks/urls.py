@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from benchmarks.views import campaigns, catalog, comparisons, results, shares, tokens
+from benchmarks.views import answers, campaigns, catalog, comparisons, results, shares, tokens
 
 app_name = "benchmarks"
 
@@ -12,12 +12,14 @@ urlpatterns = [
     path("campaigns/new/", campaigns.campaign_new, name="campaign_new"),
     path("campaigns/<uuid:code>/", campaigns.campaign_detail, name="campaign"),
     path("campaigns/<uuid:code>/status/", campaigns.campaign_status, name="campaign_status"),
+    path("campaigns/<uuid:code>/answer/", answers.campaign_answer, name="answer"),
     path("campaigns/<uuid:code>/cancel/", campaigns.campaign_cancel, name="cancel"),
     path("campaigns/<uuid:code>/retry/", campaigns.campaign_retry, name="retry"),
     path("campaigns/<uuid:code>/runs/<uuid:run>/cancel/", campaigns.run_cancel, name="cancel_run"),
     path("campaigns/<uuid:code>/runs.csv", results.runs_csv, name="runs_csv"),
     path("comparisons/", comparisons.comparison_list, name="comparisons"),
     path("comparisons/new/", comparisons.comparison_new, name="comparison_new"),
+    path("comparisons/bitness/", answers.bitness, name="bitness"),
     path("comparisons/save/", comparisons.comparison_save, name="comparison_save"),
     path("comparisons/<uuid:code>/", comparisons.comparison_detail, name="comparison"),
     path(

@@ -4,6 +4,7 @@ Every version is checked as the preset form checks it, whichever path makes it (
 clone, a board's config.txt), so no stored version holds what a page or a board cannot take.
 """
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import IntegrityError, transaction
@@ -13,6 +14,47 @@ from django.utils import timezone
 from devices import configtxt, enqueue
 from devices.configtxt.rules import FAMILIES, FAMILY_NAMES
 from devices.models import Application, Board, Preset, PresetVersion
+
+
+@dataclass(frozen=True)
+class ExamplePreset:
+    name: str
+    families: list[str]
+    options: dict
+    governor: str
+
+
+# The classic dynamic overclock of the 100 Mbit/s Pis (1, 2 and 3 Model B): full speed when
+# busy, slow when idle. `make demo` offers it, and the network question runs it. No
+# gpu_freq_min: `vcgencmd get_config gpu_freq_min` of a simulated Pi reads its default (250)
+# whatever config.txt says, so an application's verification refused it on every board.
+CLASSIC_OVERCLOCK = ExamplePreset(
+    "Dynamic overclock (classic)",
+    ["pi1", "pi2", "pi3"],
+    {
+        "arm_freq_min": 500, "arm_freq": 900, "core_freq_min": 200, "core_freq": 300,
+        "sdram_freq_min": 350, "sdram_freq": 450,
+    },
+    "ondemand",
+)  # fmt: skip
+EXAMPLE_PRESETS = [
+    CLASSIC_OVERCLOCK,
+    ExamplePreset("Pi 4 mild overclock", ["pi4_r14"], {"arm_freq": 1700}, "performance"),
+]
+
+
+def example_version(example: ExamplePreset) -> PresetVersion:
+    """The version of the example's preset that holds the example, made (with the preset if
+    need be) when none does: someone may have edited the preset since."""
+    preset, _ = Preset.objects.get_or_create(
+        name=example.name, defaults={"families": example.families, "description": "An example."}
+    )
+    content = {"options": example.options, "governor": example.governor,
+               "acknowledge_warranty": False}  # fmt: skip
+    for version in preset.versions.order_by("-number"):
+        if same_content(version, **content):
+            return version
+    return new_version(preset, options=example.options, governor=example.governor, note="example")
 
 
 class AlreadyApplying(Exception):

@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from benchmarks import campaigns, progress, results
+from benchmarks import campaigns, progress, questions, results
 from benchmarks.forms import CampaignForm
 from benchmarks.models import Campaign, Run
 from devices.views.access import permission_required
@@ -59,9 +59,13 @@ def campaign_list(request):
 @require_http_methods(["GET", "POST"])
 def campaign_new(request):
     """Preview first: Start is offered with the figures, and starts only what they were for."""
-    form = CampaignForm(request.POST if request.method == "POST" else None)
+    data = request.POST if request.method == "POST" else None
+    # A template of benchmarks.questions fills the form (?question=network), or posted it.
+    question = questions.QUESTIONS.get((data or request.GET).get("question", ""))
+    form = CampaignForm(data, question=question)
     if request.method == "GET":
-        return render(request, "benchmarks/campaign_form.html", {"form": form})
+        context = {"form": form, "questions": questions.QUESTIONS.values()}
+        return render(request, "benchmarks/campaign_form.html", context)
     if not form.is_valid():
         return render(request, "benchmarks/campaign_form.html", {"form": form}, status=400)
     previewed = request.POST.get("previewed", "")

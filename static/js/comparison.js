@@ -29,8 +29,11 @@
   function withErrorBarColour(data) {
     var text = colours().text;
     return data.map(function (trace) {
-      if (!trace.error_y) return trace;
-      return Object.assign({}, trace, { error_y: Object.assign({}, trace.error_y, { color: text }) });
+      var coloured = Object.assign({}, trace);
+      ["error_x", "error_y"].forEach(function (bars) {
+        if (trace[bars]) coloured[bars] = Object.assign({}, trace[bars], { color: text });
+      });
+      return coloured;
     });
   }
 

@@ -5,9 +5,12 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError
 
+from benchmarks.models import Campaign
 from devices import roles
+from devices.management.commands import demo
 from devices.management.commands.demo import STOP_SIGNALS, Command
 from devices.supervisor import Process, Supervisor
+from tests.devices.factories import make_board
 
 pytestmark = pytest.mark.django_db
 
@@ -45,3 +48,44 @@ def test_a_dead_web_server_ends_the_demo_with_the_reason(tmp_path, stop_signal_h
     assert str(stopped.value) == (
         f"the web server stopped (exit code 3); the demo cannot go on without it; see {log_path}"
     )
+
+
+def test_the_demo_answers_the_network_question_on_its_100_mbit_pis_once(redis_queue, capsys):
+    for name in ("sim-node1", "sim-node2", "sim-node3"):
+        make_board(name, host=f"10.213.9.{10 + int(name[-1])}")
+    get_user_model().objects.create_user("demo")
+    profiles = {"node1": "pi3b-legacy", "node2": "pi4b-bookworm", "node3": "pi3b-legacy"}
+    farm = [{"name": name, "profile": profile} for name, profile in profiles.items()]
+    started = Command()._question_campaign(farm)
+    assert started.spec["question"] == "network"
+    assert started.spec["boards"] == ["sim-node1", "sim-node3"]  # the Pi 4 has gigabit
+    assert started.created_by.username == "demo"
+    assert started.runs.count() == 2 * 3 * 2 * 3  # boards, entries, presets, repetitions
+    assert Command()._question_campaign(farm) == started  # a restart: no second campaign
+    started.state = Campaign.State.CANCELLED
+    started.save()
+    assert Command()._question_campaign(farm) != started
+    assert Campaign.objects.count() == 2
+
+
+def test_a_demo_that_finds_the_farm_in_use_leaves_it_running(monkeypatch, tmp_path):
+    """Another demo's farm on this machine: this one refuses, and its clean-up does not take
+    that farm down (it did: `pisim down` ran whatever happened)."""
+    ran = []
+    monkeypatch.setattr(demo, "farm_in_use", lambda rundir: rundir.name == demo.DEMO_FARM)
+
+    def run(command, **options):
+        ran.append(command)
+        return demo.subprocess.CompletedProcess(command, 1, "", "no room for a farm")
+
+    monkeypatch.setattr(demo.subprocess, "run", run)
+    command = Command()
+    with pytest.raises(CommandError, match="in use by another demo"):
+        command._start_farm(3)
+    command._stop(Supervisor(print))
+    assert ran == []
+    monkeypatch.setattr(demo, "farm_in_use", lambda rundir: False)
+    with pytest.raises(CommandError, match="no room for a farm"):  # ours, if half up: down
+        command._start_farm(3)
+    command._stop(Supervisor(print))
+    assert ran[-1][-3:] == ["down", "--name", demo.DEMO_FARM]

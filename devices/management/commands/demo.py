@@ -14,28 +14,27 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
+from django.urls import reverse
 
+from benchmarks import campaigns, questions
+from benchmarks.models import Campaign
 from devices import presets, roles
-from devices.models import Preset
 from devices.supervisor import EmbeddedRedis, Process, Stopped, Supervisor
 from pifarm.env import persistent_secret
+from pisim.farm import RUN_ROOT, farm_in_use
+from pisim.profiles import PROFILES
 
-DEMO_FARM = "demo"
-DEMO_SUBNET_INDEX = 1  # the farm lives in 10.213.1.0/24 (see pisim)
+# The farm lives in 10.213.1.0/24 (see pisim); a second demo on the machine needs a farm and a
+# subnet of its own (2 to 199: pisim's tests use 200 and up).
+DEMO_FARM = os.environ.get("PIFARM_DEMO_FARM", "demo")
+DEMO_SUBNET_INDEX = int(os.environ.get("PIFARM_DEMO_SUBNET", 1))
+# As it comes up, the demo answers the first question on its 100 Mbit/s Pis: its template's
+# short defaults (a few minutes), waiting at most this long for a quiet board before a trial.
+DEMO_QUESTION = questions.NETWORK
+DEMO_QUESTION_NAME = "Demo: does the classic overclock speed up the 100 Mbit/s network?"
+DEMO_QUIET_DEADLINE_S = 10
 
 
-EXAMPLE_PRESETS = [
-    (
-        "Dynamic overclock (classic)",
-        ["pi1"],
-        {
-            "arm_freq_min": 500, "arm_freq": 900, "core_freq_min": 200, "core_freq": 300,
-            "gpu_freq_min": 200, "sdram_freq_min": 350, "sdram_freq": 450,
-        },
-        "ondemand",
-    ),
-    ("Pi 4 mild overclock", ["pi4_r14"], {"arm_freq": 1700}, "performance"),
-]  # fmt: skip
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # The scheduler delivers the next try of a job that found its board busy.
 WORKER = ("rqworker", "--with-scheduler", "default")
@@ -54,6 +53,7 @@ def _stop_once(signum, frame):
 
 class Command(BaseCommand):
     help = "Start a simulated farm, register its boards, a worker and the web server."
+    farm_ours = False  # this demo started (or tried to start) the farm it stops
 
     def add_arguments(self, parser):
         parser.add_argument("--nodes", type=int, default=3)
@@ -76,7 +76,8 @@ class Command(BaseCommand):
                 self._example_presets()
                 self._start_parts(supervisor, log, workers, port, redis)
                 self._wait_for_web(port)
-                self._banner(port, password, farm, log_path)
+                question = self._question_campaign(farm)
+                self._banner(port, password, farm, log_path, question)
                 self._wait(supervisor, log_path)
             finally:
                 self._stop(supervisor)
@@ -108,13 +109,19 @@ class Command(BaseCommand):
         log.write(f"{line}\n".encode())
         log.flush()
 
-    def _banner(self, port: int, password: str, farm: list[dict], log_path: Path) -> None:
+    def _banner(self, port: int, password: str, farm: list[dict], log_path: Path,
+                question: Campaign | None) -> None:  # fmt: skip
         boards = ", ".join(f"{node['name']} ({node['profile']})" for node in farm)
+        answer = ""
+        if question is not None:
+            url = f"http://127.0.0.1:{port}{reverse('benchmarks:answer', args=[question.code])}"
+            answer = f"{DEMO_QUESTION.sentence}\n  the answer fills in at {url}\n"
         self.stdout.write(
             self.style.SUCCESS(
                 f"\npifarm is running at http://127.0.0.1:{port}/\n"
                 f"log in as demo / {password}\n"
                 f"{len(farm)} simulated Pis: {boards}\n"
+                f"{answer}"
                 f"worker and web server logs: {log_path}\n"
                 "Press Ctrl-C to stop everything.\n"
             )
@@ -134,6 +141,13 @@ class Command(BaseCommand):
         return password
 
     def _start_farm(self, nodes: int) -> list[dict]:
+        if farm_in_use(RUN_ROOT / DEMO_FARM):  # another demo's: stopping ours must leave it be
+            raise CommandError(
+                f"the simulated farm {DEMO_FARM!r} is in use by another demo on this machine; "
+                "stop that one first, or give this one its own (PIFARM_DEMO_FARM=name and "
+                "PIFARM_DEMO_SUBNET=2 to 199)"
+            )
+        self.farm_ours = True
         self.stdout.write(f"starting {nodes} simulated Pis…")
         command = [sys.executable, "-m", "pisim", "up", "--name", DEMO_FARM]
         command += ["--subnet-index", str(DEMO_SUBNET_INDEX), "--nodes", str(nodes), "--json"]
@@ -159,12 +173,29 @@ class Command(BaseCommand):
 
     def _example_presets(self) -> None:
         """Two presets to try: the classic dynamic overclock and a mild one for the Pi 4s."""
-        for name, families, options, governor in EXAMPLE_PRESETS:
-            preset, created = Preset.objects.get_or_create(
-                name=name, defaults={"families": families, "description": "An example."}
-            )
-            if created:
-                presets.new_version(preset, options=options, governor=governor, note="example")
+        for example in presets.EXAMPLE_PRESETS:
+            presets.example_version(example)
+
+    def _question_campaign(self, farm: list[dict]) -> Campaign | None:
+        """A short run of the network question on the farm's 100 Mbit/s Pis, started the way
+        `manage.py campaign start` starts one. Once per demo database: the one started before
+        (running or done) is kept across restarts, unless it was cancelled."""
+        boards = [f"sim-{node['name']}" for node in farm
+                  if PROFILES[node["profile"]].eth_mbit == 100]  # fmt: skip
+        if not boards:
+            return None
+        earlier = Campaign.objects.filter(name=DEMO_QUESTION_NAME, spec__question=DEMO_QUESTION.key)
+        earlier = earlier.exclude(state=Campaign.State.CANCELLED).first()
+        if earlier is not None:
+            return earlier
+        spec = DEMO_QUESTION.spec(boards) | {
+            "name": DEMO_QUESTION_NAME, "quiet": {"deadline_s": DEMO_QUIET_DEADLINE_S},
+        }  # fmt: skip
+        try:
+            return campaigns.start(spec, get_user_model().objects.get(username="demo"))
+        except campaigns.SpecError as exc:
+            self.stdout.write(f"the network question was not started: {exc}")
+            return None
 
     def _wait_for_web(self, port: int, timeout: float = 30) -> None:
         deadline = time.monotonic() + timeout
@@ -191,7 +222,7 @@ class Command(BaseCommand):
     def _stop(self, supervisor: Supervisor) -> None:
         _ignore_stop_signals()
         supervisor.stop()  # the web server and the workers, then the embedded Redis
-        subprocess.run(
-            [sys.executable, "-m", "pisim", "down", "--name", DEMO_FARM], timeout=60, check=False
-        )
+        if self.farm_ours:
+            down = [sys.executable, "-m", "pisim", "down", "--name", DEMO_FARM]
+            subprocess.run(down, timeout=60, check=False)
         self.stdout.write("stopped the web server, the workers, Redis and the simulated farm")

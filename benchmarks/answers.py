@@ -1,0 +1,297 @@
+"""The answer to a campaign's question (benchmarks.questions): one sentence with its confidence,
+then, per metric, the comparison behind it.
+
+The sentence follows the comparisons' verdicts (benchmarks.stats): a change is called one only
+when its Holm-adjusted p (across the question's metrics) is below 0.05 and it is larger than the
+minimum effect; anything else "showed no significant difference". Until every run has ended the
+answer is "Not yet", and what the runs say so far is shown as provisional.
+"""
+
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.db.models import QuerySet
+from django.urls import reverse
+from django.utils.http import urlencode
+
+from benchmarks import charts, comparisons, progress, questions, stats
+from benchmarks.models import Campaign, Measurement, Run
+from benchmarks.results import value_text
+from benchmarks.templatetags.campaign_tags import number
+from devices import configtxt
+
+A_LITTLE = 10  # % : a change below this is "a little"
+# Ethernet of each board family's Model B (the Pi 3B+ runs gigabit over USB 2).
+ETHERNET_MBIT = {"pi1": 100, "pi2": 100, "pi3": 100, "pi3p": 300, "pi4": 1000, "pi4_r14": 1000,
+                 "pi400": 1000, "pi5": 1000}  # fmt: skip
+MISSING_CIPHER = "is not available in this OpenVPN build"
+TUNNEL_PROCESSES = ("openvpn", "sshd")
+
+
+@dataclass
+class Section:
+    """One metric's comparison (or one factor's), with its charts and the builder's link."""
+
+    title: str
+    result: comparisons.Result
+    figures: dict
+    builder_query: dict  # the comparison builder's GET parameters that show it
+
+    @property
+    def builder_url(self) -> str:
+        return f"{reverse('benchmarks:comparison_new')}?{urlencode(self.builder_query)}"
+
+
+@dataclass
+class Answer:
+    question: questions.Question
+    sentence: str
+    provisional: bool  # some runs have not ended: so_far is what the others say
+    ended: int
+    total: int
+    so_far: str = ""
+    overview: comparisons.Overview | None = None
+    sections: list[Section] = field(default_factory=list)
+    cpu: list[dict] = field(default_factory=list)  # OpenVPN: CPU % of each process, as top
+    link_mbit: int | None = None
+    include_suspects: bool = False
+    suspects: int = 0  # done runs the telemetry marked suspect
+
+
+def question_of(campaign: Campaign) -> questions.Question | None:
+    return questions.QUESTIONS.get(campaign.spec.get("question", ""))
+
+
+def answer(campaign: Campaign, include_suspects: bool = False) -> Answer:
+    """Suspect trials are left out (and counted) unless included, as in a comparison."""
+    question = question_of(campaign)
+    if question is None:
+        raise ValueError(f"{campaign.name} was not made from a question")
+    state = progress.of(campaign)
+    runs = comparisons.runs_selected([campaign.pk])
+    found = Answer(question, "", campaign.finished is None, state.ended, state.total)
+    found.link_mbit = _link_mbit(runs)
+    found.include_suspects = include_suspects
+    found.suspects = runs.filter(suspect=True).count()
+    if question.recipe.factors:
+        words = _fastest_setting(found, campaign, runs)
+    else:
+        words = _judged(found, campaign, runs)
+    for index, section in enumerate(found.sections):  # ids of their own on the page
+        section.figures = charts.figures(section.result, prefix=f"metric-{index}-")
+    if found.provisional:
+        found.sentence = f"Not yet: {state.ended} of {state.total} runs have ended."
+        found.so_far = words
+    else:
+        found.sentence = words
+    return found
+
+
+# ---- a factor against a baseline (the overclock, 64-bit) ----------------------------------
+
+
+def _judged(found: Answer, campaign: Campaign, runs: QuerySet) -> str:
+    recipe = found.question.recipe
+    found.overview = comparisons.overview(
+        runs, recipe.group_by, recipe.baseline, list(recipe.metrics), found.include_suspects
+    )
+    rows = found.overview.rows
+    for row in rows:
+        chosen = runs.filter(benchmark=row.benchmark, **_params_lookup(row.params))
+        found.sections.append(_section(found, row.label, chosen, campaign, row, recipe.group_by,
+                                       recipe.baseline))  # fmt: skip
+    found.sections = [section for section in found.sections if section]
+    if not rows and found.suspects and not found.include_suspects:
+        return (
+            f"Cannot tell: {found.suspects} suspect trial{'s' if found.suspects != 1 else ''} "
+            "left out, and the others do not face each other; include the suspect trials to "
+            "see what they say."
+        )
+    return _sentence(rows, recipe.treatment, found.link_mbit)
+
+
+def _params_lookup(params: dict) -> dict:
+    return {f"params__{name}": value for name, value in params.items()}
+
+
+def _sentence(rows: list[comparisons.Row], treatment: str, link_mbit: int | None) -> str:
+    by_outcome = defaultdict(list)
+    for row in rows:
+        by_outcome[row.comparison.outcome].append(row)
+    wins, losses = by_outcome[stats.BETTER], by_outcome[stats.WORSE]
+    same, unknown = by_outcome[stats.NO_DIFFERENCE], by_outcome[stats.CANNOT_TELL]
+    if not rows:
+        return "Cannot tell: no metric of the question was measured on both sides."
+    if wins or losses:
+        if wins and losses:
+            lead = "Partly"
+        elif wins:
+            small = all(abs(row.comparison.percent_change) < A_LITTLE for row in wins)
+            lead = "Yes, a little" if small else "Yes"
+        else:
+            lead = "No, the opposite"
+        changes = _listed([_change_words(row) for row in wins + losses])
+        parts = [f"{lead}: {treatment} made {changes}"]
+        if same:
+            parts.append(f"{_listed([row.label for row in same])} showed no significant difference")
+    elif same:
+        parts = [f"No: {_listed([row.label for row in same])} showed no significant difference "
+                 f"with {treatment}"]  # fmt: skip
+    else:
+        parts = ["Cannot tell yet"]
+    if unknown:
+        parts.append(f"{_listed([row.label for row in unknown])}: too few trials to tell")
+    link = f" (on a {link_mbit} Mbit/s link)" if link_mbit and (wins or losses or same) else ""
+    return "; ".join(parts) + link + "."
+
+
+def _change_words(row: comparisons.Row) -> str:
+    """ "iperf3 ... 3.1 % faster (95 % CI 1.2 to 5.0 %)": better is faster, whichever way the
+    metric goes (a time lower, a rate higher)."""
+    comparison = row.comparison
+    sign = 1 if comparison.higher_is_better else -1
+    gain = sign * comparison.percent_change
+    words = "faster" if gain > 0 else "slower"
+    if comparison.percent_ci is None:
+        interval = "95 % CI unbounded"
+    else:
+        low, high = sorted(sign * end for end in comparison.percent_ci)  # of the gain
+        low, high = (low, high) if gain > 0 else (-high, -low)
+        interval = f"95 % CI {low:.1f} to {high:.1f} %"
+    return f"{row.label} {abs(gain):.1f} % {words} ({interval})"
+
+
+def _listed(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+# ---- OpenVPN: the fastest setting ---------------------------------------------------------
+
+
+def _fastest_setting(found: Answer, campaign: Campaign, runs: QuerySet) -> str:
+    recipe = found.question.recipe
+    benchmark, metric = recipe.metrics[0]
+    chosen = runs.filter(benchmark=benchmark)
+    for factor in recipe.factors:
+        group_by = f"{comparisons.PARAM_PREFIX}{factor}"
+        baseline = _first_value(found.question, benchmark, factor)
+        found.sections.append(_section(found, f"{benchmark} {metric} by {factor}", chosen,
+                                       campaign, None, group_by, baseline, metric))  # fmt: skip
+    found.sections.append(_section(found, f"{benchmark} {metric} by preset", chosen, campaign,
+                                   None, recipe.group_by, recipe.baseline, metric))  # fmt: skip
+    found.sections = [section for section in found.sections if section]
+    found.cpu = _cpu(chosen, recipe.factors[0])
+    lacking = _missing_ciphers(campaign, benchmark)
+    best = _best(chosen, metric, recipe.factors, found.include_suspects)
+    if best is None:
+        words = f"Cannot tell: no {benchmark} run has a {metric} yet"
+    else:
+        setting, description, unit = best
+        words = (
+            f"Up to {number(description.mean)} {unit} ({_interval(description, unit)}, "
+            f"{description.n} run{'s' if description.n != 1 else ''}) with {setting}"
+        )
+    if lacking:
+        words += f"; this OpenVPN build lacked {_listed(lacking)}"
+    return words + "."
+
+
+def _first_value(question: questions.Question, benchmark: str, factor: str):
+    sweep = next(sweep for sweep in question.sweeps if sweep.benchmark == benchmark)
+    return value_text(sweep.params.get(factor, sweep.vary.get(factor, [""])[0]))
+
+
+def _interval(description: stats.Description, unit: str) -> str:
+    if description.ci_low is None:
+        return "one trial: no interval"
+    return f"95 % CI {number(description.ci_low)} to {number(description.ci_high)} {unit}"
+
+
+def _best(runs: QuerySet, metric: str, factors: tuple[str, ...], include_suspects: bool):
+    """(the setting in words, its description, the unit) of the highest mean, or None."""
+    values = defaultdict(list)
+    if not include_suspects:
+        runs = runs.filter(suspect=False)
+    rows = Measurement.objects.filter(run__in=runs, metric=metric).values_list(
+        "value", "unit", "run__params", "run__preset_version__preset__name",
+        "run__preset_version__number",
+    )  # fmt: skip
+    units = set()
+    for value, unit, params, preset, version in rows:
+        units.add(unit)
+        setting = [f"{factor} {value_text(params.get(factor))}" for factor in factors]
+        setting.append(f"{preset} v{version}" if preset else comparisons.AS_IS)
+        values[", ".join(setting)].append(value)
+    if not values:
+        return None
+    described = {setting: stats.describe(found) for setting, found in values.items()}
+    setting = max(described, key=lambda key: described[key].mean)
+    return setting, described[setting], "; ".join(sorted(units))
+
+
+def _missing_ciphers(campaign: Campaign, benchmark: str) -> list[str]:
+    """The ciphers whose runs ended saying the build has no such cipher."""
+    reasons = campaign.runs.filter(
+        benchmark=benchmark, state__in=[Run.State.FAILED, Run.State.SKIPPED],
+        reason__contains=MISSING_CIPHER,
+    ).values_list("params", flat=True)  # fmt: skip
+    return sorted({params.get("cipher", "") for params in reasons} - {""})
+
+
+def _cpu(runs: QuerySet, factor: str) -> list[dict]:
+    """Per value of factor, the mean CPU % of each tunnel process on the board and on the
+    peer over the runs' telemetry (100 % = one core, as top shows it; None: not seen)."""
+    seen = defaultdict(lambda: defaultdict(list))
+    for params, environment in runs.values_list("params", "environment"):
+        group = value_text(params.get(factor))
+        for end, key in (("board", "telemetry"), ("peer", "peer_telemetry")):
+            procs = (environment.get(key) or {}).get("procs_mean_pct") or {}
+            for name in TUNNEL_PROCESSES:
+                if procs.get(name) is not None:
+                    seen[group][f"{end}_{name}"].append(procs[name])
+    columns = [f"{end}_{name}" for end in ("board", "peer") for name in TUNNEL_PROCESSES]
+    return [
+        {"group": group} | {
+            column: statistics.fmean(seen[group][column]) if seen[group][column] else None
+            for column in columns
+        }
+        for group in sorted(seen, key=comparisons.group_order)
+    ]  # fmt: skip
+
+
+# ---- shared -------------------------------------------------------------------------------
+
+
+def _section(found: Answer, title, runs, campaign, row, group_by, baseline,
+             metric=None) -> Section | None:  # fmt: skip
+    """The comparison of one metric (a row's, or the one given) of runs, grouped by group_by."""
+    benchmark = row.benchmark if row else runs.values_list("benchmark", flat=True).first()
+    metric = row.metric if row else metric
+    suspects = found.include_suspects
+    try:
+        result = comparisons.compare(runs, benchmark, metric, group_by, baseline, suspects)
+    except comparisons.ComparisonError:
+        return None
+    query = {"metric": f"{benchmark}:{metric}", "group_by": group_by, "baseline": result.baseline}
+    if suspects:
+        query["include_suspects"] = "on"
+    if row and row.params:  # the builder cannot filter parameters: the row's runs by code
+        query["runs"] = " ".join(str(code) for code in runs.values_list("code", flat=True))
+    else:
+        query["campaigns"] = str(campaign.code)
+    return Section(title, result, {}, query)
+
+
+def _link_mbit(runs: QuerySet) -> int | None:
+    """The boards' Ethernet speed when all of them have the same (by their probed model)."""
+    revisions = set(
+        runs.exclude(snapshot__revision="").values_list("snapshot__revision", flat=True)
+    )
+    speeds = set()
+    for revision in revisions:
+        try:
+            speeds.add(ETHERNET_MBIT.get(configtxt.board_context(revision).family))
+        except ValueError:
+            speeds.add(None)
+    return speeds.pop() if len(speeds) == 1 else None

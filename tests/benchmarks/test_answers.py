@@ -1,0 +1,111 @@
+"""benchmarks.answers: one sentence that answers a campaign's question, from its runs."""
+
+import pytest
+
+from benchmarks import answers, stats
+from benchmarks.models import Run
+from benchmarks.templatetags.campaign_tags import number
+from tests.benchmarks.answer_data import FASTER, STOCK, network_runs, question_campaign
+from tests.benchmarks.factories import add_run, lane_on, trials
+
+pytestmark = pytest.mark.django_db
+SLOWER = [85.0, 85.2, 84.9]
+NOISY = [90.0, 99.0, 94.1]  # its mean is that of STOCK, give or take
+
+
+def test_a_clear_win_says_yes_with_its_interval():
+    campaign = question_campaign("network")
+    network_runs(campaign, download=FASTER, upload=STOCK, scp=NOISY)
+    found = answers.answer(campaign)
+    change = stats.compare(STOCK, FASTER)
+    low, high = change.percent_ci
+    assert found.sentence == (
+        "Yes, a little: the overclock made iperf3-tcp throughput (direction peer-to-board) "
+        f"{change.percent_change:.1f} % faster (95 % CI {low:.1f} to {high:.1f} %); "
+        "iperf3-tcp throughput (direction board-to-peer) and scp throughput showed no "
+        "significant difference."
+    )
+    assert not found.provisional
+    assert len(found.sections) == 3  # a comparison for each metric of the question
+
+
+def test_no_difference_anywhere_says_no():
+    campaign = question_campaign("network")
+    network_runs(campaign, download=STOCK, upload=NOISY, scp=STOCK)
+    assert answers.answer(campaign).sentence == (
+        "No: iperf3-tcp throughput (direction board-to-peer), iperf3-tcp throughput "
+        "(direction peer-to-board) and scp throughput showed no significant difference with "
+        "the overclock."
+    )
+
+
+def test_a_loss_says_no_and_how_much_slower():
+    campaign = question_campaign("network")
+    network_runs(campaign, download=SLOWER, upload=SLOWER, scp=SLOWER)
+    sentence = answers.answer(campaign).sentence
+    change = stats.compare(STOCK, SLOWER)
+    assert sentence.startswith(
+        "No, the opposite: the overclock made iperf3-tcp throughput (direction board-to-peer) "
+        f"{-change.percent_change:.1f} % slower (95 % CI "
+    )
+    assert "scp throughput" in sentence and "faster" not in sentence
+
+
+def test_an_unfinished_campaign_is_not_answered_yet():
+    campaign = question_campaign("network", finished=False)
+    lane = network_runs(campaign, download=FASTER, upload=STOCK, scp=STOCK)
+    add_run(lane, state=Run.State.QUEUED, benchmark="scp")
+    add_run(lane, state=Run.State.RUNNING, benchmark="scp")
+    found = answers.answer(campaign)
+    assert found.sentence == "Not yet: 18 of 20 runs have ended."
+    assert found.provisional
+    assert found.so_far.startswith("Yes, a little: the overclock made")
+
+
+def test_64_bit_pairs_boards_by_userland():
+    campaign = question_campaign("bitness")
+    trials(lane_on(campaign, "pi4-32", userland=32), STOCK, params={"size": "2G"})
+    trials(lane_on(campaign, "pi4-64"), FASTER, params={"size": "2G"})
+    found = answers.answer(campaign)
+    assert found.sentence.startswith(
+        "Yes, a little: the 64-bit userland made sha1sum throughput 3.2 % faster (95 % CI "
+    )
+    assert found.overview.rows[0].kernel_bits == {"32-bit userland": "64", "64-bit userland": "64"}
+
+
+def test_openvpn_names_the_fastest_setting_and_the_cipher_the_build_lacked():
+    campaign = question_campaign("openvpn")
+    lane = lane_on(campaign, "pi3", model="Raspberry Pi 3 Model B Rev 1.2")
+    base = {"size": "50M", "compression": "off", "mtu": 1500}
+    cpu = {"procs_mean_pct": {"openvpn": 80.0, "sshd": 20.0}}
+    for cipher, values in (("AES-256-CBC", [3.0, 3.1]), ("CHACHA20-POLY1305", [4.0, 4.2])):
+        for run in trials(lane, values, benchmark="openvpn-scp", params={**base, "cipher": cipher}):
+            run.environment = {"telemetry": cpu, "peer_telemetry": {"procs_mean_pct": {"sshd": 5}}}
+            run.save()
+    add_run(lane, state=Run.State.FAILED, benchmark="openvpn-scp",
+            params={**base, "cipher": "BF-CBC"},
+            reason="setting up failed on the board: sh exited with 1: BF-CBC is not available "
+                   "in this OpenVPN build (OpenVPN 2.6.3)")  # fmt: skip
+    found = answers.answer(campaign)
+    best = stats.describe([4.0, 4.2])
+    assert found.sentence == (
+        f"Up to 4.1 MB/s (95 % CI {number(best.ci_low)} to {number(best.ci_high)} MB/s, 2 runs) "
+        "with cipher CHACHA20-POLY1305, compression off, mtu 1500, as the board is; this "
+        "OpenVPN build lacked BF-CBC."
+    )
+    board_openvpn = {row["group"]: row["board_openvpn"] for row in found.cpu}
+    assert board_openvpn == {"AES-256-CBC": 80.0, "CHACHA20-POLY1305": 80.0}
+    assert [row["peer_sshd"] for row in found.cpu] == [5.0, 5.0]
+
+
+def test_suspect_trials_are_left_out_and_said_so_unless_included():
+    campaign = question_campaign("network")
+    network_runs(campaign, download=FASTER, upload=STOCK, scp=STOCK)
+    campaign.runs.update(suspect=True)
+    assert answers.answer(campaign).sentence == (
+        "Cannot tell: 18 suspect trials left out, and the others do not face each other; "
+        "include the suspect trials to see what they say."
+    )
+    included = answers.answer(campaign, include_suspects=True)
+    assert included.sentence.startswith("Yes, a little: the overclock made")
+    assert all("include_suspects" in section.builder_query for section in included.sections)

@@ -1,0 +1,135 @@
+"""benchmarks.questions: each template's spec is accepted and expands into the runs it says;
+the builder comes filled in from it, and posts the same spec."""
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from benchmarks import campaigns, questions
+from benchmarks.models import Campaign, Lane
+from devices import presets
+from devices.models import FactSnapshot, Preset
+from tests.devices.factories import make_board
+
+pytestmark = pytest.mark.django_db
+NEW = reverse("benchmarks:campaign_new")
+PI3, PI4 = "a02082", "c03114"
+
+
+def probed(name: str, revision: str):
+    board = make_board(name, host=f"10.213.9.{20 + len(name)}")
+    FactSnapshot.objects.create(board=board, revision=revision, model=name, facts={})
+    return board
+
+
+def runs_of(spec: dict) -> int:
+    checked = campaigns.check(spec)
+    campaign = Campaign.objects.create(name="x", spec=checked.spec)
+    lanes = {board.pk: Lane.objects.create(campaign=campaign, board=board)
+             for board in checked.boards}  # fmt: skip
+    return len(campaigns.expand(checked, campaign, lanes))
+
+
+def test_the_network_question_runs_iperf3_both_ways_and_scp_stock_and_overclocked():
+    board = probed("pi3", PI3)
+    spec = questions.NETWORK.spec([board.name])
+    accepted = campaigns.check(spec).spec
+    assert accepted["question"] == "network"
+    directions = [
+        b["params"]["direction"] for b in accepted["benchmarks"] if b["name"] == "iperf3-tcp"
+    ]
+    assert directions == ["board-to-peer", "peer-to-board"]
+    classic = Preset.objects.get(name=presets.CLASSIC_OVERCLOCK.name).latest
+    assert accepted["presets"] == ["as-is", f"{classic.preset.name}@{classic.number}"]
+    assert classic.governor == "ondemand" and classic.options["arm_freq"] == "900"
+    # 3 entries (two iperf3 directions, scp), 2 presets, 3 repetitions
+    assert runs_of(spec) == 3 * 2 * 3
+    questions.NETWORK.spec([board.name])
+    assert Preset.objects.get(name=presets.CLASSIC_OVERCLOCK.name).versions.count() == 1
+
+
+def test_a_board_the_classic_overclock_does_not_suit_is_refused_with_the_reason():
+    board = probed("pi4", PI4)
+    with pytest.raises(campaigns.SpecError, match=r"is meant for Pi 1, Pi 2, Pi 3.*not for pi4"):
+        campaigns.check(questions.NETWORK.spec([board.name]))
+
+
+def test_the_64_bit_question_runs_every_benchmark_once_per_board():
+    boards = [probed("pi4-32", PI4).name, probed("pi4-64", PI4).name]
+    spec = questions.BITNESS.spec(boards)
+    names = [entry["name"] for entry in campaigns.check(spec).spec["benchmarks"]]
+    assert names == ["intloop", "sha1sum", "membw", "flac", "lame", "iperf3-tcp",
+                     "iperf3-udp-small", "openvpn", "wireguard"]  # fmt: skip
+    assert runs_of(spec) == 2 * 9 * 3
+
+
+def test_the_openvpn_question_sweeps_ciphers_compression_and_mtu():
+    spec = questions.OPENVPN.spec([probed("pi3", PI3).name])
+    entries = campaigns.check(spec).spec["benchmarks"]
+    assert {entry["params"]["cipher"] for entry in entries} == set(questions.CIPHERS)
+    assert {entry["params"]["compression"] for entry in entries} == {"off", "lz4-v2"}
+    assert {entry["params"]["mtu"] for entry in entries} == {1500, 1400}
+    assert len(entries) == 4 * 2 * 2
+    assert runs_of(spec) == 16 * 2 * 2  # two presets, two repetitions
+
+
+def test_an_unknown_question_is_refused():
+    spec = {**questions.BITNESS.spec([probed("pi4", PI4).name]), "question": "weather"}
+    with pytest.raises(campaigns.SpecError, match="question must be one of network"):
+        campaigns.check(spec)
+
+
+def test_the_builder_comes_filled_in_with_the_question(client, operator):
+    client.force_login(operator)
+    body = client.get(f"{NEW}?question=network").content.decode()
+    assert questions.NETWORK.sentence.replace("'", "&#x27;") in body
+    assert re.search(r'name="use-iperf3-tcp"[^>]*checked', body)
+    assert re.search(r'name="use-scp"[^>]*checked', body)
+    assert not re.search(r'name="use-sha1sum"[^>]*checked', body)
+    assert 'name="p-iperf3-tcp-duration" value="5"' in body
+    assert 'name="vary-iperf3-tcp-direction" value="peer-to-board"' in body
+    assert 'name="question" value="network"' in body
+    assert re.search(r'value="Dynamic overclock \(classic\)@1"[^>]*checked', body)
+    assert re.search(r'name="peer"[^>]*>.*?<option value="controller" selected', body, re.S)
+
+
+def test_the_filled_in_builder_posts_the_question_s_own_spec(client, operator):
+    board = probed("pi3", PI3)
+    client.force_login(operator)
+    form = client.get(f"{NEW}?question=network").context["form"]
+    data = {name: value for name, value in form.initial.items() if value is not None}
+    data |= {"boards": [board.name], "seed": "7", "action": "preview",
+             "quiet": "on", "apply_mode": "trial"}  # fmt: skip
+    data = {key: "on" if value is True else value for key, value in data.items()}
+    response = client.post(NEW, data)
+    assert response.status_code == 200, response.context["form"].errors
+    posted = response.context["form"].checked.spec
+    expected = campaigns.check({**questions.NETWORK.spec([board.name]), "seed": 7}).spec
+    assert posted["benchmarks"] == expected["benchmarks"]
+    assert posted["presets"] == expected["presets"] and posted["question"] == "network"
+    assert "18 trials" in response.content.decode()
+
+
+def test_the_builder_offers_the_questions(client, operator):
+    client.force_login(operator)
+    body = client.get(NEW).content.decode()
+    for key in questions.QUESTIONS:
+        assert f'href="?question={key}"' in body
+
+
+def test_an_other_value_the_parameter_refuses_is_shown_at_its_field(client, operator):
+    board = probed("pi3", PI3)
+    client.force_login(operator)
+    data = {"name": "both ways", "boards": [board.name], "peer": "controller",
+            "presets": ["as-is"], "use-iperf3-tcp": "on", "vary-iperf3-tcp-direction": "sideways",
+            "repetition_mode": "fixed", "repetitions": "1", "order": "grouped",
+            "apply_mode": "trial", "action": "preview"}  # fmt: skip
+    response = client.post(NEW, data)
+    assert response.status_code == 400
+    assert "vary-iperf3-tcp-direction" in response.context["form"].errors
+    data["vary-iperf3-tcp-direction"] = "peer-to-board, board-to-peer"  # the first is kept once
+    spec = client.post(NEW, data).context["form"].checked.spec
+    assert [entry["params"]["direction"] for entry in spec["benchmarks"]] == [
+        "board-to-peer", "peer-to-board"
+    ]  # fmt: skip

@@ -1,0 +1,77 @@
+"""The answer page of a question's campaign, and the 32/64-bit view."""
+
+import html
+import json
+import re
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from benchmarks.models import Campaign, Run
+from tests.benchmarks.answer_data import network_campaign
+from tests.benchmarks.factories import add_run, lane_on, trials
+
+pytestmark = pytest.mark.django_db
+
+
+def answer_url(campaign) -> str:
+    return reverse("benchmarks:answer", args=[campaign.code])
+
+
+def test_the_answer_page_says_the_answer_then_each_metric_s_charts(client, viewer):
+    campaign = network_campaign()
+    client.force_login(viewer)
+    body = client.get(answer_url(campaign)).content.decode()
+    sentence = re.search(r'<p class="answer card" id="answer"><strong>(.*?)</strong>', body)
+    assert html.unescape(sentence.group(1)).startswith("Yes, a little: the overclock made")
+    assert 'http-equiv="refresh"' not in body  # finished: nothing to wait for
+    for index in range(3):  # download, upload, scp: each its comparison
+        figure = json.loads(html.unescape(re.search(
+            rf'<script id="metric-{index}-means-chart" type="application/json">(.*?)</script>',
+            body, re.S).group(1)))  # fmt: skip
+        assert figure["layout"]["yaxis"]["title"]["text"].endswith("[Mbit/s]") or index == 2
+    assert body.count("Open in the comparison builder") == 3
+    link = html.unescape(re.search(r'href="(/comparisons/new/\?[^"]*)"', body).group(1))
+    opened = client.get(link)
+    assert opened.status_code == 200 and opened.context["result"].n == 6
+
+
+def test_a_running_campaign_s_answer_is_provisional_and_reloads(client, viewer):
+    campaign = network_campaign(finished=False)
+    add_run(campaign.lanes.get(), state=Run.State.QUEUED, benchmark="scp")
+    client.force_login(viewer)
+    body = client.get(answer_url(campaign)).content.decode()
+    assert "Not yet: 18 of 19 runs have ended." in body
+    assert 'http-equiv="refresh"' in body and "Provisional" in body
+
+
+def test_the_campaign_page_links_its_answer_and_a_plain_campaign_has_none(client, viewer):
+    campaign = network_campaign()
+    client.force_login(viewer)
+    assert answer_url(campaign) in client.get(campaign.get_absolute_url()).content.decode()
+    plain = Campaign.objects.create(name="plain", spec={})
+    assert client.get(answer_url(plain)).status_code == 404
+    assert answer_url(plain) not in client.get(plain.get_absolute_url()).content.decode()
+
+
+def test_the_bitness_page_pairs_userlands_with_n_units_and_kernel_bits(client, viewer):
+    campaign = Campaign.objects.create(name="32 and 64", spec={}, finished=timezone.now())
+    trials(lane_on(campaign, "pi4-32", userland=32), [100.0, 101.0, 99.0])
+    trials(lane_on(campaign, "pi4-64"), [110.0, 111.0, 109.0, 110.5])
+    trials(lane_on(campaign, "pi3-64", model="Raspberry Pi 3 Model B Rev 1.2"), [50.0, 51.0])
+    client.force_login(viewer)
+    listed = client.get(reverse("benchmarks:comparisons")).content.decode()
+    assert reverse("benchmarks:bitness") in listed
+    body = client.get(reverse("benchmarks:bitness"), {"campaigns": [campaign.code]})
+    body = body.content.decode()
+    assert "sha1sum throughput <small>[MB/s]</small>" in body
+    assert "64-bit userland against 32-bit userland" in body
+    assert "3 / 4" in body  # n of each side
+    assert "64 / 64" in body  # the kernels: a 32-bit userland on a 64-bit kernel
+    assert "2 trials of 64-bit userland on Raspberry Pi 3 Model B Rev 1.2" in body
+    forest = json.loads(html.unescape(re.search(
+        r'<script id="forest-chart" type="application/json">(.*?)</script>', body, re.S
+    ).group(1)))  # fmt: skip
+    assert forest["data"][0]["y"] == ["sha1sum throughput<br>[MB/s]<br>n=3 vs 4"]
+    assert forest["data"][0]["x"][0] == pytest.approx(10.0, abs=0.2)
