@@ -73,8 +73,12 @@ ACCESS = {
     "benchmarks:retry": Access("operator", **POST),
     "benchmarks:cancel_run": Access("operator", **POST),
     "benchmarks:runs_csv": Access("viewer"),
+    # The world's campaign was not made from a question: it has no answer (tests/benchmarks/
+    # test_views_answers.py reads one that has).
+    "benchmarks:answer": Access("viewer", allowed=404),
     "benchmarks:comparisons": Access("viewer"),
     "benchmarks:comparison_new": Access("viewer"),
+    "benchmarks:bitness": Access("viewer"),
     # posted with nothing chosen: the builder again, saying what to choose
     "benchmarks:comparison_save": Access("viewer", method="post", allowed=400),
     "benchmarks:comparison": Access("viewer"),
