@@ -162,6 +162,12 @@ class Run(models.Model):
     details = models.JSONField(default=dict, blank=True)  # what the parser kept besides values
     raw_output = models.TextField(blank=True)  # capped (benchmarks.trial.OUTPUT_CAP)
     raw_truncated = models.BooleanField(default=False)
+    # Two figures of the JSON above, in columns of their own because a comparison reads them
+    # for every one of tens of thousands of runs (a JSON extraction per row costs more than
+    # the rest of its query): the median Arm clock under load of the board's telemetry
+    # summary, and the version line the parser kept (benchmarks.results.main_tool_version).
+    clock_mhz = models.FloatField(null=True, blank=True)
+    tool_version = models.TextField(blank=True)
     telemetry = models.JSONField(default=list, blank=True)  # the board's samples
     peer_telemetry = models.JSONField(default=list, blank=True)
     created = models.DateTimeField(auto_now_add=True)

@@ -67,6 +67,22 @@ def value_text(value) -> str:
     return str(value)
 
 
+# The keys parsers keep their tool's version line under: the first one a run has is the
+# version a comparison lists (Run.tool_version).
+VERSION_KEYS = ("tool_version", "iperf3_version", "version")
+
+
+def main_tool_version(details: dict) -> str:
+    """The version line of the run's tool, for Run.tool_version ("" when none was kept)."""
+    return next((str(details[key]) for key in VERSION_KEYS if details.get(key)), "")
+
+
+def clock_under_load(summary: dict) -> float | None:
+    """The median Arm clock under load of a telemetry summary (telemetry.summarize), for
+    Run.clock_mhz; None when it was never read under load."""
+    return (summary.get("arm_mhz_under_load") or {}).get("median")
+
+
 def tool_version(run: Run) -> str:
     """The version lines a parser kept (details "tool_version", "iperf3_version"...)."""
     found = [

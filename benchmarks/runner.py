@@ -17,7 +17,7 @@ from contextlib import ExitStack
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from benchmarks import catalog, telemetry, trial
+from benchmarks import catalog, results, telemetry, trial
 from benchmarks.catalog import custom
 from benchmarks.catalog.spec import Benchmark, Command, Context, ParamError, ParseError
 from benchmarks.endpoints import BoardEndpoint, ControllerEndpoint, Detached, Endpoint
@@ -516,6 +516,8 @@ class _Running:
                 finished=timezone.now(),
                 measure_s=outcome.measure_s,
                 details=clean_for_db(parsed.details),
+                clock_mhz=results.clock_under_load(self.environment["telemetry"]),
+                tool_version=results.main_tool_version(parsed.details),
                 suspect=bool(reasons),
                 suspect_reasons=reasons,
                 environment=clean_for_db(self.environment),
