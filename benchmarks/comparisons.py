@@ -16,10 +16,8 @@ from dataclasses import dataclass, field
 
 from django.db import connections
 from django.db.models import Q, QuerySet
-from django.db.models.fields.json import KeyTextTransform
-from django.db.models.functions import Coalesce
 
-from benchmarks import catalog, stats
+from benchmarks import catalog, link, stats
 from benchmarks.models import Campaign, Measurement, Run
 from benchmarks.results import value_text
 from devices.models import Board, FactSnapshot, PresetVersion
@@ -49,16 +47,6 @@ _FACTS = {
     "userland bits": "userland_bits", "OS": "os_name",
     "firmware": "facts__firmware_version__version", "governor": "facts__governor",
 }  # fmt: skip
-# The run's median Arm clock under load, from its telemetry summary (benchmarks.telemetry).
-_CLOCK = "run__environment__telemetry__arm_mhz_under_load__median"
-# The version line parsers keep, under one of these keys (as benchmarks.results.tool_version
-# reads them): the first one a run has.
-_TOOL_VERSION = Coalesce(
-    *(
-        KeyTextTransform(key, "run__details")
-        for key in ("tool_version", "iperf3_version", "version")
-    )
-)
 
 
 class ComparisonError(ValueError):
@@ -96,6 +84,8 @@ class Group:
     description: stats.Description
     boards: dict[str, stats.Description]  # each board's own trials
     environment: dict[str, str] = field(default_factory=dict)
+    run_ids: list[int] = field(default_factory=list)  # each value's run
+    clocks: list[float | None] = field(default_factory=list)  # each value's run's clock
 
     @property
     def several_boards(self) -> bool:
@@ -114,6 +104,9 @@ class Result:
     include_suspects: bool
     groups: list[Group]
     comparisons: dict[str, stats.Comparison]  # by group key, every group but the baseline
+    # A network throughput's line rate and TCP goodput ceiling (benchmarks.link); None for
+    # any other metric.
+    references: link.References | None = None
 
     @property
     def n(self) -> int:
@@ -127,6 +120,28 @@ class Result:
     @property
     def suspects_excluded(self) -> int:
         return sum(group.suspects_excluded for group in self.groups)
+
+    @property
+    def clocked(self) -> bool:
+        """Whether any counted trial's run measured its Arm clock under load."""
+        return any(clock is not None for group in self.groups for clock in group.clocks)
+
+
+class _Tally:
+    """What compare() gathers of one group's rows (or one key's: several keys may share a
+    name, such as the probes of boards of one bitness)."""
+
+    def __init__(self):
+        self.values, self.boards, self.clocks, self.runs = [], [], [], []
+        self.snapshots, self.versions, self.tools = set(), set(), set()
+        self.suspects = 0
+
+    def merge(self, other: "_Tally") -> None:
+        for name in ("values", "boards", "clocks", "runs"):
+            getattr(self, name).extend(getattr(other, name))
+        for name in ("snapshots", "versions", "tools"):
+            getattr(self, name).update(getattr(other, name))
+        self.suspects += other.suspects
 
 
 def compare(
@@ -147,49 +162,97 @@ def compare(
     # Ids only, from the run's own row: names come from the few rows they point at (_Names).
     rows = _fetched(measured.values_list(
         "value", "run__suspect", "run__board_id", "run__snapshot_id", "run__preset_version_id",
-        "run__campaign_id", _CLOCK, _TOOL_VERSION, _key_column(group_by),
+        "run__campaign_id", "run__clock_mhz", "run__tool_version", "run_id",
+        _key_column(group_by),
     ))  # fmt: skip
     names = _Names(rows, group_by)
-    counted, suspects, boards = defaultdict(list), defaultdict(int), defaultdict(dict)
-    clocks, snapshots, versions = defaultdict(list), defaultdict(set), defaultdict(set)
-    tools = defaultdict(set)
-    for value, suspect, board, snapshot, version, _, clock, tool, key in rows:
-        label = names.label(key)
-        if tool:
-            tools[label].add(tool)
-        if suspect and not include_suspects:
-            suspects[label] += 1
-            continue
-        counted[label].append(value)
-        boards[label].setdefault(board, []).append(value)
-        snapshots[label].add(snapshot)
-        versions[label].add(version)
-        if clock is not None:
-            clocks[label].append(clock)
-    if not counted:
+    tallies = _tallies(rows, include_suspects, names)
+    if not any(tally.values for tally in tallies.values()):
         raise ComparisonError(f"no {metric} values of {benchmark} in these runs")
     # A metric's unit and direction are the benchmark definition's, the same in every run.
     unit, higher_is_better = measured.values_list("unit", "higher_is_better").first()
+    counted = {key: tally for key, tally in tallies.items() if tally.values}
     keys = sorted(counted, key=_order)
     baseline = baseline if baseline in counted else keys[0]
-    groups = []
-    for key in keys:
-        description = stats.describe(counted[key])
-        groups.append(Group(
-            key=key, values=counted[key], suspects_excluded=suspects[key],
-            description=description, boards=_spread(boards[key], names.boards, description),
-            environment=names.environment(snapshots[key], versions[key]) | {
-                "measured Arm clock": _clock_text(clocks[key]),
-                "tool versions": _joined(tools[key]),
-            },
-        ))  # fmt: skip
-    others = {key: counted[key] for key in keys if key != baseline}
+    groups = [_group(key, counted[key], names) for key in keys]
+    others = {key: counted[key].values for key in keys if key != baseline}
     return Result(
         benchmark=benchmark, metric=metric, unit=unit, higher_is_better=higher_is_better,
         group_by=group_by, group_by_label=choices[group_by], baseline=baseline,
         include_suspects=include_suspects, groups=groups,
-        comparisons=stats.compare_many(counted[baseline], others, higher_is_better),
+        comparisons=stats.compare_many(counted[baseline].values, others, higher_is_better),
+        references=_references(benchmark, unit, measured, group_by, names, counted),
     )  # fmt: skip
+
+
+def _tallies(rows: list[tuple], include_suspects: bool, names: "_Names") -> dict[str, _Tally]:
+    """The rows gathered by group name. The loop of a comparison's cost: rows are gathered by
+    their key's raw value first, named once per key after."""
+    by_key = {}
+    for value, suspect, board, snapshot, version, _, clock, tool, run, key in rows:
+        tally = by_key.get(key)
+        if tally is None:
+            tally = by_key[key] = _Tally()
+        if tool:
+            tally.tools.add(tool)
+        if suspect and not include_suspects:
+            tally.suspects += 1
+            continue
+        tally.values.append(value)
+        tally.boards.append(board)
+        tally.clocks.append(clock)
+        tally.runs.append(run)
+        tally.snapshots.add(snapshot)
+        tally.versions.add(version)
+    named = {}
+    for key, tally in by_key.items():
+        label = names.label(key)
+        if label in named:
+            named[label].merge(tally)
+        else:
+            named[label] = tally
+    return named
+
+
+def _group(key: str, tally: _Tally, names: "_Names") -> Group:
+    description = stats.describe(tally.values)
+    by_board = defaultdict(list)
+    for board, value in zip(tally.boards, tally.values, strict=True):
+        by_board[board].append(value)
+    clocks = [clock for clock in tally.clocks if clock is not None]
+    return Group(
+        key=key, values=tally.values, suspects_excluded=tally.suspects,
+        description=description, boards=_spread(by_board, names.boards, description),
+        environment=names.environment(tally.snapshots, tally.versions) | {
+            "measured Arm clock": _clock_text(clocks),
+            "tool versions": _joined(tally.tools),
+        },
+        run_ids=tally.runs, clocks=tally.clocks,
+    )  # fmt: skip
+
+
+def _references(benchmark, unit, measured, group_by, names, counted):
+    """The line rate and goodput ceiling of a network throughput's groups, from the links
+    their runs recorded (one more query, of distinct rows, for network benchmarks only)."""
+    if unit not in link.UNITS_IN_MBIT or _category(benchmark) not in link.NETWORK_CATEGORIES:
+        return None
+    rows = _fetched(measured.values_list(
+        _key_column(group_by), "run__environment__link__mbit", "run__environment__link__mtu",
+        "run__params__mtu",
+    ).distinct())  # fmt: skip
+    links = defaultdict(set)
+    for key, mbit, link_mtu, param_mtu in rows:
+        label = names.label(key)
+        if label in counted:  # a group of suspects only is not drawn
+            links[label].add((mbit, param_mtu or link_mtu))
+    return link.references(unit, links)
+
+
+def _category(benchmark: str) -> str:
+    try:
+        return catalog.lookup(benchmark).category
+    except catalog.UnknownBenchmark:
+        return ""
 
 
 def _spread(values_by_board: dict, board_names: dict, pooled: stats.Description) -> dict:

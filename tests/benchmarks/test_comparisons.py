@@ -79,8 +79,7 @@ def test_several_boards_of_a_model_keep_their_own_spread(campaign):
 
 def test_the_environment_names_what_each_group_ran_on(campaign):
     lane = lane_on(campaign, "bench-a")
-    trials(lane, BASELINE, details={"tool_version": "sha1sum (GNU coreutils) 9.1"},
-           environment={"telemetry": {"arm_mhz_under_load": {"median": 1800.0}}})  # fmt: skip
+    trials(lane, BASELINE, tool_version="sha1sum (GNU coreutils) 9.1", clock_mhz=1800.0)
     result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "sha1sum",
                                  "throughput", "preset")  # fmt: skip
     environment = result.groups[0].environment
