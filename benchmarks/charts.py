@@ -7,6 +7,7 @@ page's script, which takes them from the stylesheet (light or dark); the traces'
 below read on both backgrounds.
 """
 
+from benchmarks import link
 from benchmarks.comparisons import Result
 
 BAR_COLOUR = "rgba(90, 140, 200, 0.55)"  # a mid blue: dark text and light text both read on it
@@ -16,13 +17,21 @@ CHANGE_COLOUR = "#2f9e44"
 # of points would make the page heavy and hide nothing the bar and the table do not say.
 POINTS_SHOWN = 300
 POINT_OFFSET = 0.3  # the points' column, to the right of their bar (bars are 0.5 wide)
+LINE_RATE_COLOUR = "#c2255c"  # a raspberry red and a violet: apart from the bars, the points
+CEILING_COLOUR = "#9c36b5"  # and each other, on a light or dark page
+# One colour per group (or per process) that reads on a light and a dark page, in order.
+PALETTE = ("#1c7ed6", "#d9480f", "#2f9e44", "#ae3ec9", "#f08c00", "#0c8599", "#e64980",
+           "#5c940d")  # fmt: skip
 
 
 def figures(result: Result) -> dict[str, dict]:
-    """The figures of a comparison by name: the means and the percent changes."""
+    """The figures of a comparison by name: the means, the percent changes, and the result
+    against the measured clock (when a run measured one)."""
     found = {"means-chart": means(result)}
     if result.comparisons:
         found["changes-chart"] = changes(result)
+    if result.clocked:
+        found["clock-chart"] = against_clock(result)
     return found
 
 
@@ -52,19 +61,83 @@ def means(result: Result) -> dict:
         "hovertemplate": "%{y:.4g} " + result.unit + "<extra>trial</extra>",
     }  # fmt: skip
     ticks = [f"{group.key}<br>n={group.description.n}" for group in result.groups]
-    return {
-        "data": [bars, points],
-        "layout": _layout(
-            f"{result.metric} by {result.group_by_label}",
-            x={
-                "tickvals": positions,
-                "ticktext": ticks,
-                "zeroline": False,
-                "title": {"text": result.group_by_label},
-            },
-            y={"title": {"text": f"{result.metric} [{result.unit}]"}, "rangemode": "tozero"},
-        ),
-    }
+    layout = _layout(
+        f"{result.metric} by {result.group_by_label}",
+        x={
+            "tickvals": positions,
+            "ticktext": ticks,
+            "zeroline": False,
+            "title": {"text": result.group_by_label},
+        },
+        y={"title": {"text": f"{result.metric} [{result.unit}]"}, "rangemode": "tozero"},
+    )
+    if result.references is not None:
+        layout["shapes"], layout["annotations"] = _reference_lines(result)
+    return {"data": [bars, points], "layout": layout}
+
+
+def _reference_lines(result: Result) -> tuple[list[dict], list[dict]]:
+    """The link's line rate across the chart, labelled above it, and the TCP goodput ceiling
+    labelled below it (the two are close: 100 and 94.1); a ceiling of each group's own MTU
+    over its bar alone."""
+    found = result.references
+    shapes, labels = [], []
+
+    def across(value, what, colour, above):
+        shapes.append(_hline(value, colour, 0, 1, "paper"))
+        labels.append({
+            "text": found.label(what, value), "x": 0, "xref": "paper", "xanchor": "left",
+            "y": value, "yanchor": "bottom" if above else "top", "showarrow": False,
+            "font": {"size": 11, "color": colour},
+        })  # fmt: skip
+
+    if found.line_rate is not None:
+        across(found.line_rate, link.LINE_RATE, LINE_RATE_COLOUR, above=True)
+    if found.ceiling is not None:
+        across(found.ceiling, link.CEILING, CEILING_COLOUR, above=False)
+    for position, group in enumerate(result.groups):
+        if (value := found.ceilings.get(group.key)) is not None:
+            shapes.append(_hline(value, CEILING_COLOUR, position - 0.45, position + 0.45, "x"))
+            labels.append({
+                "text": f"ceiling {link.figure(value)}", "x": position, "y": value,
+                "yanchor": "top", "showarrow": False, "font": {"size": 10, "color": CEILING_COLOUR},
+            })  # fmt: skip
+    return shapes, labels
+
+
+def _hline(value: float, colour: str, x0: float, x1: float, xref: str) -> dict:
+    return {"type": "line", "xref": xref, "x0": x0, "x1": x1, "yref": "y", "y0": value,
+            "y1": value, "line": {"color": colour, "width": 2, "dash": "dash"}}  # fmt: skip
+
+
+def against_clock(result: Result) -> dict:
+    """Each counted trial's value against its run's median Arm clock under load, a colour
+    per group (trials of runs that measured none are left out; n counts those drawn)."""
+    traces, drawn = [], 0
+    for index, group in enumerate(result.groups):
+        pairs = [(clock, value) for clock, value in zip(group.clocks, group.values, strict=True)
+                 if clock is not None]  # fmt: skip
+        drawn += len(pairs)
+        shown = _evenly_by_rank(pairs, key=lambda pair: pair[1])
+        traces.append({
+            "type": "scatter", "mode": "markers", "name": f"{group.key} (n={len(pairs)})",
+            "x": [clock for clock, _ in shown], "y": [value for _, value in shown],
+            "marker": {"color": PALETTE[index % len(PALETTE)], "size": 7, "opacity": 0.75},
+            "hovertemplate": "%{x:.0f} MHz: %{y:.4g} " + result.unit
+            + f"<extra>{group.key}</extra>",
+        })  # fmt: skip
+    layout = _layout(
+        f"{result.metric} against the measured Arm clock, n={drawn}",
+        x={"title": {"text": "median Arm clock under load [MHz]"}},
+        y={"title": {"text": f"{result.metric} [{result.unit}]"}},
+    )
+    return {"data": traces, "layout": _with_legend(layout)}
+
+
+def _with_legend(layout: dict) -> dict:
+    """A legend under the plot: beside it, it would take half of a phone's width."""
+    return layout | {"showlegend": True, "legend": {"orientation": "h", "x": 0, "y": -0.25,
+                                                     "yanchor": "top"}}  # fmt: skip
 
 
 def changes(result: Result) -> dict:
@@ -128,9 +201,81 @@ def _interval_arms(comparison) -> tuple[float, float]:
     return comparison.percent_change - low, high - comparison.percent_change
 
 
-def _evenly_by_rank(values: list[float]) -> list[float]:
-    ordered = sorted(values)
+def _evenly_by_rank(values: list, key=None) -> list:
+    ordered = sorted(values, key=key)
     if len(ordered) <= POINTS_SHOWN:
         return ordered
     step = (len(ordered) - 1) / (POINTS_SHOWN - 1)
     return [ordered[round(i * step)] for i in range(POINTS_SHOWN)]
+
+
+def telemetry(title: str, ends: dict[str, dict]) -> dict[str, dict]:
+    """The figures of one run's telemetry over time, by name: Arm clock, temperature,
+    throttled bits and CPU % per process, each end (board, peer) its own traces.
+
+    ends: by end, {"name": who it was, **telemetry.timeline.timeline(samples)}; an end that
+    recorded nothing draws nothing."""
+    ends = {end: series for end, series in ends.items() if series["t"]}
+    if not ends:
+        return {}
+    time_axis = {"title": {"text": "time from the measurement's start [s]"}, "rangemode": "tozero"}
+    figures = {}
+    for name, key, what, unit in (("telemetry-clock", "arm_mhz", "Arm clock", "MHz"),
+                                  ("telemetry-temp", "temp_c", "temperature", "°C")):  # fmt: skip
+        traces = [_over_time(f"{end} ({series['name']})", series["t"], series[key], end, unit)
+                  for end, series in ends.items()]  # fmt: skip
+        figures[name] = _timed(f"{what} of {title}", traces, time_axis, f"{what} [{unit}]")
+    figures["telemetry-throttled"] = _throttled(title, ends, time_axis)
+    traces = []
+    for end, series in ends.items():
+        for index, (process, pcts) in enumerate(series["procs"].items()):
+            trace = _over_time(f"{process} ({end})", series["t"], pcts, end, "% of one core")
+            trace["line"]["color"] = PALETTE[index % len(PALETTE)]
+            traces.append(trace)
+    figures["telemetry-cpu"] = _timed(
+        f"CPU per process of {title}", traces, time_axis, "CPU [% of one core]"
+    )
+    return figures
+
+
+def _over_time(name: str, t: list, values: list, end: str, unit: str) -> dict:
+    """A line of one end's readings: the board's solid, the peer's dotted."""
+    return {
+        "type": "scatter", "mode": "lines+markers", "name": name, "x": t, "y": values,
+        "line": {"dash": "solid" if end == "board" else "dot", "width": 2,
+                 "color": PALETTE[0] if end == "board" else PALETTE[1]},
+        "marker": {"size": 4}, "connectgaps": False,
+        "hovertemplate": "%{x:.1f} s: %{y:.4g} " + unit + f"<extra>{name}</extra>",
+    }  # fmt: skip
+
+
+def _throttled(title: str, ends: dict[str, dict], time_axis: dict) -> dict:
+    """A marker at each reading for each bit set in it, on a row per bit (its words); the
+    title says when no bit was ever set."""
+    traces, readings = [], 0
+    for index, (end, series) in enumerate(ends.items()):
+        points = [(reading["t"], bit["words"], reading["value"])
+                  for reading in series["throttled"] for bit in reading["bits"]]  # fmt: skip
+        readings += len(series["throttled"])
+        if points:
+            traces.append({
+                "type": "scatter", "mode": "markers", "name": f"{end} ({series['name']})",
+                "x": [t for t, _, _ in points], "y": [words for _, words, _ in points],
+                "customdata": [value for _, _, value in points],
+                "marker": {"symbol": "square", "size": 8, "color": PALETTE[index]},
+                "hovertemplate": "%{x:.1f} s: %{y} (%{customdata})<extra></extra>",
+            })  # fmt: skip
+    if not readings:
+        words = "throttled bits: not read (no vcgencmd)"
+    elif not traces:
+        words = f"throttled bits: none set in {readings} readings"
+    else:
+        words = "throttled bits set"
+    return _timed(f"{words}, {title}", traces, time_axis, "bit set", category=True)
+
+
+def _timed(title: str, traces: list, x: dict, y_title: str, category=False) -> dict:
+    y = {"title": {"text": y_title}}
+    if category:
+        y |= {"type": "category", "automargin": True}
+    return {"data": traces, "layout": _with_legend(_layout(title, x=dict(x), y=y))}

@@ -255,6 +255,25 @@ def _category(benchmark: str) -> str:
         return ""
 
 
+def trial_choices(result: Result, per_group: int = 12) -> list[tuple[str, list[tuple]]]:
+    """Runs of each group to look into, for the telemetry chart's choice: its lowest and
+    highest trials and others evenly spaced by value between, as (run code, words), with
+    one query for them all (however many runs the comparison holds)."""
+    picked = {}
+    for group in result.groups:
+        ranked = sorted(zip(group.values, group.run_ids, strict=True))
+        step = max((len(ranked) - 1) / max(per_group - 1, 1), 1)
+        picked[group.key] = [ranked[round(i * step)] for i in range(min(per_group, len(ranked)))]
+    ids = [run for trials in picked.values() for _, run in trials]
+    runs = Run.objects.filter(pk__in=ids).values_list("pk", "code", "board__name", "repetition")
+    known = {pk: (code, board, repetition) for pk, code, board, repetition in runs}
+    return [
+        (key, [(known[run][0], f"{value:.4g} {result.unit} · {known[run][1]} · "
+                               f"run {known[run][2]}") for value, run in trials if run in known])
+        for key, trials in picked.items()
+    ]  # fmt: skip
+
+
 def _spread(values_by_board: dict, board_names: dict, pooled: stats.Description) -> dict:
     """Each board's own description, by board name (one board's is the group's own)."""
     if len(values_by_board) == 1:

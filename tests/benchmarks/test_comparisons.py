@@ -130,3 +130,48 @@ def test_the_queries_do_not_grow_with_the_runs(campaign):
     trials(more, FASTER * 10, preset_version=overclock("faster", 1))
     trials(more, BASELINE * 10, suspect=True)
     assert queries_for(campaign) == few
+
+
+LINK_100 = {"link": {"device": "eth0", "mbit": 100, "mtu": 1500}}
+
+
+def iperf3_trials(lane, values, environment=LINK_100, **fields):
+    return trials(lane, values, benchmark="iperf3-tcp", unit="Mbit/s", params={},
+                  environment=environment, **fields)  # fmt: skip
+
+
+def test_a_network_throughput_has_its_links_line_rate_and_goodput_ceiling(campaign):
+    lane = lane_on(campaign, "bench-a")
+    iperf3_trials(lane, [91.0, 92.0, 93.0])
+    iperf3_trials(lane, [93.0, 93.5, 94.0], preset_version=overclock())
+    result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "iperf3-tcp",
+                                 "throughput", "preset")  # fmt: skip
+    assert result.references.line_rate == 100
+    assert result.references.ceiling == pytest.approx(94.148, abs=0.001)
+
+
+def test_groups_on_links_of_different_line_rates_are_said_to_differ(campaign):
+    iperf3_trials(lane_on(campaign, "bench-a"), [91.0, 92.0])
+    gigabit = {"link": {"device": "eth0", "mbit": 1000, "mtu": 1500}}
+    iperf3_trials(lane_on(campaign, "bench-b"), [900.0, 910.0], environment=gigabit)
+    result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "iperf3-tcp",
+                                 "throughput", "board")  # fmt: skip
+    assert result.references.line_rate is None
+    assert "different line rates (100 and 1000 Mbit/s)" in result.references.note
+
+
+def test_other_metrics_have_no_reference_lines(campaign):
+    trials(lane_on(campaign, "bench-a"), BASELINE)
+    result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "sha1sum",
+                                 "throughput", "preset")  # fmt: skip
+    assert result.references is None
+
+
+def test_each_trial_keeps_its_run_and_its_runs_measured_clock(campaign):
+    lane = lane_on(campaign, "bench-a")
+    made = trials(lane, [100.0, 101.0], clock_mhz=1500.0) + trials(lane, [99.0])
+    (group,) = comparisons.compare(comparisons.runs_selected([campaign.pk]), "sha1sum",
+                                   "throughput", "preset").groups  # fmt: skip
+    assert sorted(zip(group.run_ids, group.values, group.clocks, strict=True)) == sorted(
+        [(made[0].pk, 100.0, 1500.0), (made[1].pk, 101.0, 1500.0), (made[2].pk, 99.0, None)]
+    )
