@@ -14,6 +14,7 @@ import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+import numpy as np
 from django.db import connections
 from django.db.models import Q, QuerySet
 
@@ -33,13 +34,13 @@ GROUP_BY = {
     "board_model": "board model",
     "campaign": "campaign",
 }
-# The column of Measurement whose value makes each group's key (_Names says what it reads).
+# The column of Run whose value makes each group's key (_Names says what it reads).
 _KEY_COLUMNS = {
-    "preset": "run__preset_version_id",
-    "bits": "run__snapshot_id",
-    "board": "run__board_id",
-    "board_model": "run__snapshot_id",
-    "campaign": "run__campaign_id",
+    "preset": "preset_version_id",
+    "bits": "snapshot_id",
+    "board": "board_id",
+    "board_model": "snapshot_id",
+    "campaign": "campaign_id",
 }
 # A probe's facts that a group's environment shows, and their columns.
 _FACTS = {
@@ -157,20 +158,25 @@ def compare(
     choices = group_by_choices(benchmark)
     if group_by not in choices:
         raise ComparisonError(f"{benchmark} cannot be grouped by {group_by!r}")
-    runs = runs.filter(benchmark=benchmark)
-    measured = Measurement.objects.filter(run__in=runs, metric=metric).order_by()
-    # Ids only, from the run's own row: names come from the few rows they point at (_Names).
-    rows = _fetched(measured.values_list(
-        "value", "run__suspect", "run__board_id", "run__snapshot_id", "run__preset_version_id",
-        "run__campaign_id", "run__clock_mhz", "run__tool_version", "run_id",
-        _key_column(group_by),
+    selected = runs.filter(benchmark=benchmark, measurements__metric=metric).order_by()
+    key = _key_column(group_by)
+    # One row a trial, of the few columns that differ from trial to trial (the run's own
+    # row and its value: the index run_comparison holds them); what a group's trials share,
+    # as distinct rows of a second query. Ids only: names come from the rows they point at.
+    rows = _fetched(selected.values_list(
+        "measurements__value", "suspect", "board_id", "clock_mhz", "id", key
     ))  # fmt: skip
-    names = _Names(rows, group_by)
-    tallies = _tallies(rows, include_suspects, names)
+    shared = _fetched(selected.values_list(
+        key, "suspect", "snapshot_id", "preset_version_id", "campaign_id", "tool_version"
+    ).distinct())  # fmt: skip
+    names = _Names(group_by, {row[2] for row in rows}, shared)
+    tallies = _tallies(rows, shared, include_suspects, names)
     if not any(tally.values for tally in tallies.values()):
         raise ComparisonError(f"no {metric} values of {benchmark} in these runs")
     # A metric's unit and direction are the benchmark definition's, the same in every run.
-    unit, higher_is_better = measured.values_list("unit", "higher_is_better").first()
+    # Any row will do: first() would sort the 50,000 by id for one.
+    measured = Measurement.objects.filter(run__in=selected, metric=metric).order_by()
+    unit, higher_is_better = measured.values_list("unit", "higher_is_better")[0]
     counted = {key: tally for key, tally in tallies.items() if tally.values}
     keys = sorted(counted, key=_order)
     baseline = baseline if baseline in counted else keys[0]
@@ -181,20 +187,19 @@ def compare(
         group_by=group_by, group_by_label=choices[group_by], baseline=baseline,
         include_suspects=include_suspects, groups=groups,
         comparisons=stats.compare_many(counted[baseline].values, others, higher_is_better),
-        references=_references(benchmark, unit, measured, group_by, names, counted),
+        references=_references(benchmark, unit, selected, key, names, counted),
     )  # fmt: skip
 
 
-def _tallies(rows: list[tuple], include_suspects: bool, names: "_Names") -> dict[str, _Tally]:
+def _tallies(rows: list[tuple], shared: list[tuple], include_suspects: bool,
+             names: "_Names") -> dict[str, _Tally]:  # fmt: skip
     """The rows gathered by group name. The loop of a comparison's cost: rows are gathered by
     their key's raw value first, named once per key after."""
     by_key = {}
-    for value, suspect, board, snapshot, version, _, clock, tool, run, key in rows:
+    for value, suspect, board, clock, run, key in rows:
         tally = by_key.get(key)
         if tally is None:
             tally = by_key[key] = _Tally()
-        if tool:
-            tally.tools.add(tool)
         if suspect and not include_suspects:
             tally.suspects += 1
             continue
@@ -202,8 +207,13 @@ def _tallies(rows: list[tuple], include_suspects: bool, names: "_Names") -> dict
         tally.boards.append(board)
         tally.clocks.append(clock)
         tally.runs.append(run)
-        tally.snapshots.add(snapshot)
-        tally.versions.add(version)
+    for key, suspect, snapshot, version, _, tool in shared:
+        tally = by_key[key]
+        if tool:
+            tally.tools.add(tool)
+        if include_suspects or not suspect:
+            tally.snapshots.add(snapshot)
+            tally.versions.add(version)
     named = {}
     for key, tally in by_key.items():
         label = names.label(key)
@@ -215,30 +225,33 @@ def _tallies(rows: list[tuple], include_suspects: bool, names: "_Names") -> dict
 
 
 def _group(key: str, tally: _Tally, names: "_Names") -> Group:
-    description = stats.describe(tally.values)
+    """A group's trials in order of value (each with its run and clock): the charts and the
+    runs offered for telemetry pick them by rank, and sorting what is sorted costs little."""
+    order = np.argsort(tally.values, kind="stable").tolist()
+    values = [tally.values[i] for i in order]
+    description = stats.describe(values)
     by_board = defaultdict(list)
     for board, value in zip(tally.boards, tally.values, strict=True):
         by_board[board].append(value)
     clocks = [clock for clock in tally.clocks if clock is not None]
     return Group(
-        key=key, values=tally.values, suspects_excluded=tally.suspects,
+        key=key, values=values, suspects_excluded=tally.suspects,
         description=description, boards=_spread(by_board, names.boards, description),
         environment=names.environment(tally.snapshots, tally.versions) | {
             "measured Arm clock": _clock_text(clocks),
             "tool versions": _joined(tally.tools),
         },
-        run_ids=tally.runs, clocks=tally.clocks,
+        run_ids=[tally.runs[i] for i in order], clocks=[tally.clocks[i] for i in order],
     )  # fmt: skip
 
 
-def _references(benchmark, unit, measured, group_by, names, counted):
+def _references(benchmark, unit, selected, key, names, counted):
     """The line rate and goodput ceiling of a network throughput's groups, from the links
     their runs recorded (one more query, of distinct rows, for network benchmarks only)."""
     if unit not in link.UNITS_IN_MBIT or _category(benchmark) not in link.NETWORK_CATEGORIES:
         return None
-    rows = _fetched(measured.values_list(
-        _key_column(group_by), "run__environment__link__mbit", "run__environment__link__mtu",
-        "run__params__mtu",
+    rows = _fetched(selected.values_list(
+        key, "environment__link__mbit", "environment__link__mtu", "params__mtu"
     ).distinct())  # fmt: skip
     links = defaultdict(set)
     for key, mbit, link_mtu, param_mtu in rows:
@@ -303,9 +316,9 @@ def _fetched(rows: QuerySet) -> list[tuple]:
 
 
 def _key_column(group_by: str) -> str:
-    """The column of Measurement whose value decides a row's group."""
+    """The column of Run whose value decides a row's group."""
     if group_by.startswith(PARAM_PREFIX):
-        return f"run__params__{group_by.removeprefix(PARAM_PREFIX)}"
+        return f"params__{group_by.removeprefix(PARAM_PREFIX)}"
     return _KEY_COLUMNS[group_by]
 
 
@@ -313,13 +326,12 @@ class _Names:
     """What the runs' ids stand for (their boards, probes, preset versions, campaigns), read
     once per comparison with a query each, and so each group's name and environment."""
 
-    def __init__(self, rows: list[tuple], group_by: str):
-        """rows: compare()'s, which begin with value, suspect and the ids of the run's board,
-        probe, preset version and campaign."""
+    def __init__(self, group_by: str, board_ids: set, shared: list[tuple]):
+        """shared: compare()'s distinct rows of key, suspect, and the ids of the run's probe,
+        preset version and campaign."""
         self.group_by = group_by
-        board_ids, snapshot_ids, version_ids, campaign_ids = (
-            {row[column] for row in rows} for column in range(2, 6)
-        )
+        snapshot_ids, version_ids, campaign_ids = ({row[column] for row in shared}
+                                                   for column in range(2, 5))  # fmt: skip
         boards = Board.objects.filter(pk__in=board_ids).order_by("name")
         self.boards = dict(boards.values_list("pk", "name"))  # by name: the spread's order
         probes = FactSnapshot.objects.filter(pk__in=snapshot_ids).values_list(

@@ -74,7 +74,8 @@ VERSION_KEYS = ("tool_version", "iperf3_version", "version")
 
 def main_tool_version(details: dict) -> str:
     """The version line of the run's tool, for Run.tool_version ("" when none was kept)."""
-    return next((str(details[key]) for key in VERSION_KEYS if details.get(key)), "")
+    found = next((str(details[key]) for key in VERSION_KEYS if details.get(key)), "")
+    return found[: Run.VERSION_CHARS]
 
 
 def clock_under_load(summary: dict) -> float | None:

@@ -16,10 +16,10 @@ change at all (`ratio` None): a ratio against it would flip or lose its meaning.
 """
 
 import math
-import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 
+import numpy as np
 from scipy import stats as scipy_stats
 
 CONFIDENCE = 0.95
@@ -57,21 +57,25 @@ class Description:
 
 
 def describe(values) -> Description:
-    values = [float(value) for value in values]
-    if not values:
+    # numpy, not the statistics module: a comparison describes groups of tens of thousands
+    # of trials, and statistics.stdev's exact fractions took 6 ms for 16,000 of them.
+    # numpy's mean sums pairwise and its sd takes two passes: accurate to the last digits
+    # that matter here. The figures are Python floats (JSON, templates).
+    values = np.asarray(values if isinstance(values, list | tuple) else list(values), float)
+    if not values.size:
         raise ValueError("no values to describe")
-    if not all(math.isfinite(value) for value in values):
+    if not np.isfinite(values).all():
         raise ValueError("values must be finite numbers")
-    n, mean = len(values), statistics.fmean(values)
-    sd = statistics.stdev(values) if n > 1 else None
+    n, mean = int(values.size), float(values.mean())
+    sd = float(values.std(ddof=1)) if n > 1 else None
     low = high = None
     if sd is not None:
         half = scipy_stats.t.ppf((1 + CONFIDENCE) / 2, n - 1) * sd / math.sqrt(n)
         low, high = float(mean - half), float(mean + half)
     return Description(
-        n=n, mean=mean, median=statistics.median(values), sd=sd,
+        n=n, mean=mean, median=float(np.median(values)), sd=sd,
         relative_sd=sd / abs(mean) if sd is not None and mean else None,
-        ci_low=low, ci_high=high, min=min(values), max=max(values),
+        ci_low=low, ci_high=high, min=float(values.min()), max=float(values.max()),
     )  # fmt: skip
 
 

@@ -1,12 +1,13 @@
 """Run.clock_mhz and Run.tool_version: columns of what a comparison read from the run's JSON,
 filled for the runs already made by one UPDATE each, with the expressions the comparison used
 (the median Arm clock under load of the telemetry summary; the first version line the parser
-kept under tool_version, iperf3_version or version)."""
+kept under tool_version, iperf3_version or version); and the index a comparison reads them
+through (run_comparison)."""
 
 from django.db import migrations, models
 from django.db.models import FloatField, Q, Value
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
-from django.db.models.functions import Cast, Coalesce
+from django.db.models.functions import Cast, Coalesce, Substr
 
 VERSION_KEYS = ("tool_version", "iperf3_version", "version")
 
@@ -19,6 +20,7 @@ def fill(apps, schema_editor):
         clock_mhz=clock
     )
     version = Coalesce(*(KeyTextTransform(key, "details") for key in VERSION_KEYS), Value(""))
+    version = Substr(version, 1, 200)  # Run.VERSION_CHARS
     found = Q()
     for key in VERSION_KEYS:
         found |= Q(**{f"details__{key}__isnull": False})
@@ -39,7 +41,15 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="run",
             name="tool_version",
-            field=models.TextField(blank=True),
+            field=models.CharField(blank=True, max_length=200),
         ),
         migrations.RunPython(fill, migrations.RunPython.noop),
+        migrations.AddIndex(
+            model_name="run",
+            index=models.Index(
+                fields=["campaign", "state", "benchmark", "suspect", "board", "clock_mhz",
+                        "snapshot", "preset_version", "tool_version"],
+                name="run_comparison",
+            ),  # fmt: skip
+        ),
     ]
