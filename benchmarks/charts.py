@@ -115,13 +115,13 @@ def against_clock(result: Result) -> dict:
     per group (trials of runs that measured none are left out; n counts those drawn)."""
     traces, drawn = [], 0
     for index, group in enumerate(result.groups):
-        pairs = [(clock, value) for clock, value in zip(group.clocks, group.values, strict=True)
-                 if clock is not None]  # fmt: skip
-        drawn += len(pairs)
-        shown = _evenly_by_rank(pairs, key=lambda pair: pair[1])
+        # a group's trials come in order of value (comparisons._group): so do these
+        clocked = [i for i, clock in enumerate(group.clocks) if clock is not None]
+        drawn += len(clocked)
+        shown = _evenly(clocked)
         traces.append({
-            "type": "scatter", "mode": "markers", "name": f"{group.key} (n={len(pairs)})",
-            "x": [clock for clock, _ in shown], "y": [value for _, value in shown],
+            "type": "scatter", "mode": "markers", "name": f"{group.key} (n={len(clocked)})",
+            "x": [group.clocks[i] for i in shown], "y": [group.values[i] for i in shown],
             "marker": {"color": PALETTE[index % len(PALETTE)], "size": 7, "opacity": 0.75},
             "hovertemplate": "%{x:.0f} MHz: %{y:.4g} " + result.unit
             + f"<extra>{group.key}</extra>",
@@ -201,8 +201,12 @@ def _interval_arms(comparison) -> tuple[float, float]:
     return comparison.percent_change - low, high - comparison.percent_change
 
 
-def _evenly_by_rank(values: list, key=None) -> list:
-    ordered = sorted(values, key=key)
+def _evenly_by_rank(values: list[float]) -> list[float]:
+    return _evenly(sorted(values))
+
+
+def _evenly(ordered: list) -> list:
+    """At most POINTS_SHOWN of ordered, evenly spaced, the first and the last among them."""
     if len(ordered) <= POINTS_SHOWN:
         return ordered
     step = (len(ordered) - 1) / (POINTS_SHOWN - 1)

@@ -174,9 +174,10 @@ def compare(
     if not any(tally.values for tally in tallies.values()):
         raise ComparisonError(f"no {metric} values of {benchmark} in these runs")
     # A metric's unit and direction are the benchmark definition's, the same in every run.
-    # Any row will do: first() would sort the 50,000 by id for one.
-    measured = Measurement.objects.filter(run__in=selected, metric=metric).order_by()
-    unit, higher_is_better = measured.values_list("unit", "higher_is_better")[0]
+    # Any row will do, the first found (first() would sort them all by id for one).
+    unit, higher_is_better = selected.values_list(
+        "measurements__unit", "measurements__higher_is_better"
+    )[0]
     counted = {key: tally for key, tally in tallies.items() if tally.values}
     keys = sorted(counted, key=_order)
     baseline = baseline if baseline in counted else keys[0]
