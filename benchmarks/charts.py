@@ -16,6 +16,10 @@ CHANGE_COLOUR = "#2f9e44"
 # A group of more trials than this shows this many, evenly spaced by rank: tens of thousands
 # of points would make the page heavy and hide nothing the bar and the table do not say.
 POINTS_SHOWN = 300
+TITLE_CHARS = 34  # a title's line that fits a 375 px wide phone
+TITLE_LINE_PX = 20
+AXIS_TITLE_PX = 60  # the x axis's ticks and title
+LEGEND_ROW_PX = 22
 POINT_OFFSET = 0.3  # the points' column, to the right of their bar (bars are 0.5 wide)
 LINE_RATE_COLOUR = "#c2255c"  # a raspberry red and a violet: apart from the bars, the points
 CEILING_COLOUR = "#9c36b5"  # and each other, on a light or dark page
@@ -131,13 +135,29 @@ def against_clock(result: Result) -> dict:
         x={"title": {"text": "median Arm clock under load [MHz]"}},
         y={"title": {"text": f"{result.metric} [{result.unit}]"}},
     )
-    return {"data": traces, "layout": _with_legend(layout)}
+    return {"data": traces, "layout": _with_legend(layout, len(traces))}
 
 
-def _with_legend(layout: dict) -> dict:
-    """A legend under the plot: beside it, it would take half of a phone's width."""
-    return layout | {"showlegend": True, "legend": {"orientation": "h", "x": 0, "y": -0.25,
-                                                     "yanchor": "top"}}  # fmt: skip
+def _wrapped(title: str, width: int = TITLE_CHARS) -> list[str]:
+    """A title (or a bit's words) in lines of at most width characters: plotly.js never
+    wraps one, and on a phone a long title would run off the chart."""
+    lines = [""]
+    for word in title.split():
+        if lines[-1] and len(lines[-1]) + 1 + len(word) > width:
+            lines.append(word)
+        else:
+            lines[-1] = f"{lines[-1]} {word}".strip()
+    return lines
+
+
+def _with_legend(layout: dict, entries: int) -> dict:
+    """A legend at the figure's foot, a row an entry (as a phone shows them) kept under the
+    x axis's title by the bottom margin: beside the plot it would take half of a phone's
+    width, and plotly.js keeps neither the title nor the x axis's title clear of it."""
+    legend = {"orientation": "h", "x": 0, "xref": "container", "y": 0, "yref": "container",
+              "yanchor": "bottom"}  # fmt: skip
+    margin = layout["margin"] | {"b": AXIS_TITLE_PX + LEGEND_ROW_PX * entries}
+    return layout | {"showlegend": True, "legend": legend, "margin": margin}
 
 
 def changes(result: Result) -> dict:
@@ -172,13 +192,14 @@ def changes(result: Result) -> dict:
 
 
 def _layout(title: str, x: dict, y: dict) -> dict:
+    lines = _wrapped(title)
     return {
-        "title": {"text": title, "x": 0, "xanchor": "left"},
+        "title": {"text": "<br>".join(lines), "x": 0, "xanchor": "left", "font": {"size": 15}},
         "xaxis": {"automargin": True, **x},
         "yaxis": {"automargin": True, **y},
         "showlegend": False,
         "autosize": True,
-        "margin": {"l": 10, "r": 10, "t": 50, "b": 10},
+        "margin": {"l": 10, "r": 10, "t": 50 + TITLE_LINE_PX * (len(lines) - 1), "b": 10},
         "paper_bgcolor": "rgba(0,0,0,0)",
         "plot_bgcolor": "rgba(0,0,0,0)",
     }
@@ -222,7 +243,7 @@ def telemetry(title: str, ends: dict[str, dict]) -> dict[str, dict]:
     ends = {end: series for end, series in ends.items() if series["t"]}
     if not ends:
         return {}
-    time_axis = {"title": {"text": "time from the measurement's start [s]"}, "rangemode": "tozero"}
+    time_axis = {"title": {"text": "time from start [s]"}, "rangemode": "tozero"}
     figures = {}
     for name, key, what, unit in (("telemetry-clock", "arm_mhz", "Arm clock", "MHz"),
                                   ("telemetry-temp", "temp_c", "temperature", "°C")):  # fmt: skip
@@ -258,7 +279,7 @@ def _throttled(title: str, ends: dict[str, dict], time_axis: dict) -> dict:
     title says when no bit was ever set."""
     traces, readings = [], 0
     for index, (end, series) in enumerate(ends.items()):
-        points = [(reading["t"], bit["words"], reading["value"])
+        points = [(reading["t"], "<br>".join(_wrapped(bit["words"], 18)), reading["value"])
                   for reading in series["throttled"] for bit in reading["bits"]]  # fmt: skip
         readings += len(series["throttled"])
         if points:
@@ -282,4 +303,4 @@ def _timed(title: str, traces: list, x: dict, y_title: str, category=False) -> d
     y = {"title": {"text": y_title}}
     if category:
         y |= {"type": "category", "automargin": True}
-    return {"data": traces, "layout": _with_legend(_layout(title, x=dict(x), y=y))}
+    return {"data": traces, "layout": _with_legend(_layout(title, x=dict(x), y=y), len(traces))}

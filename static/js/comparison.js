@@ -54,9 +54,9 @@
         figure.className = "chart card";
         element = document.createElement("div");
         element.id = name;
-        element.className = "chart-plot short";
+        element.className = "chart-plot";
         element.setAttribute("role", "img");
-        element.setAttribute("aria-label", telemetry[name].layout.title.text);
+        element.setAttribute("aria-label", telemetry[name].layout.title.text.split("<br>").join(" "));
         figure.appendChild(element);
         box.appendChild(figure);
       }
