@@ -1,6 +1,6 @@
 """How long does a saved comparison's page take, over 50,000 measurements?
 
-    .venv/bin/python bench/comparison_page.py [--rounds 20]
+    .venv/bin/python bench/comparison_page.py [--rounds 20] [--measurements 50000]
 
 No simulated Pi and no worker: 5 boards on addresses nobody contacts, each probed once, one
 campaign of 50,000 runs with one value each (bulk_create), as the board is and with two preset
@@ -34,8 +34,8 @@ UNCONTACTED = "10.213.9.{}"  # a bench subnet with no farm on it
 TRIAL_LOG = "warm-up 1 s\nmeasure 4.2 s\n" * 8  # what a run's environment carries besides
 
 
-def lab() -> Campaign:
-    """A campaign of MEASUREMENTS runs on BOARDS boards, each run with one value."""
+def lab(measurements: int = MEASUREMENTS) -> Campaign:
+    """A campaign of `measurements` runs on BOARDS boards, each run with one value."""
     campaign = Campaign.objects.create(name="comparison bench", spec={})
     versions = [None] + [
         presets.new_version(Preset.objects.create(name=f"oc-{mhz}"), options={"arm_freq": mhz})
@@ -62,7 +62,7 @@ def lab() -> Campaign:
                 environment={"telemetry": {"n": 5, "arm_mhz_under_load": {
                     "min": 1500.0, "median": 1500.0 + 250 * (n % 3), "max": 2000.0}},
                     "trial_log": TRIAL_LOG})
-            for n in range(MEASUREMENTS // BOARDS)
+            for n in range(measurements // BOARDS)
         ]  # fmt: skip
     Run.objects.bulk_create(runs, batch_size=2000)
     values = [
@@ -91,12 +91,13 @@ def timed(client: Client, url: str, rounds: int) -> tuple[list[float], int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--measurements", type=int, default=MEASUREMENTS)
     args = parser.parse_args()
 
     benchenv.pages_without_collectstatic()
     call_command("migrate", verbosity=0)
     try:
-        campaign = lab()
+        campaign = lab(args.measurements)
         viewer = get_user_model().objects.create_user("bench-viewer")
         roles.assign(viewer, roles.VIEWER)
         client = Client()
@@ -121,7 +122,7 @@ def main() -> None:
             median = benchenv.report(f"comparison page, {name}", samples, unit="ms", digits=1)
             print(f"{'  SQL queries of one request':<44} {queries:9d}")
             met &= benchenv.verdict("  median (ms), target", median, TARGET_MS)
-        Run.objects.filter(sequence__gte=MEASUREMENTS // BOARDS // 2 * 10).delete()
+        Run.objects.filter(sequence__gte=args.measurements // BOARDS // 2 * 10).delete()
         _, fewer = timed(client, cases["by preset"], 1)
         print(f"{'SQL queries with half the runs':<44} {fewer:9d}")
         met &= benchenv.verdict(

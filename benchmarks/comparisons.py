@@ -2,10 +2,11 @@
 described and compared with a baseline group by benchmarks.stats.
 
 Tens of thousands of measurements stay fast because nothing here loads a Run: the values come
-from one query of a few columns of the measurement and its run (ids, no joins further), and
-what the ids stand for (boards, probes, preset versions) from one small query each, as do the
-tools' versions, which the database de-duplicates. So a comparison costs the same few queries
-however many runs it holds.
+from one query of a few columns of the run and its measurement (ids, no joins further), read
+through the index run_comparison and not the runs' wide rows; what a group's trials share
+(probes, preset versions, tool versions) from one query of distinct rows; and what the ids
+stand for (boards, probes, preset versions) from one small query each. So a comparison costs
+the same few queries however many runs it holds.
 """
 
 import contextlib
