@@ -229,21 +229,21 @@ def _tallies(rows: list[tuple], shared: list[tuple], include_suspects: bool,
 def _group(key: str, tally: _Tally, names: "_Names") -> Group:
     """A group's trials in order of value (each with its run and clock): the charts and the
     runs offered for telemetry pick them by rank, and sorting what is sorted costs little."""
-    order = np.argsort(tally.values, kind="stable").tolist()
-    values = [tally.values[i] for i in order]
+    values = np.asarray(tally.values, float)
+    order = np.argsort(values, kind="stable")
+    boards = np.asarray(tally.boards)
     description = stats.describe(values)
-    by_board = defaultdict(list)
-    for board, value in zip(tally.boards, tally.values, strict=True):
-        by_board[board].append(value)
+    by_board = {board: values[boards == board] for board in set(tally.boards)}
     clocks = [clock for clock in tally.clocks if clock is not None]
     return Group(
-        key=key, values=values, suspects_excluded=tally.suspects,
+        key=key, values=values[order].tolist(), suspects_excluded=tally.suspects,
         description=description, boards=_spread(by_board, names.boards, description),
         environment=names.environment(tally.snapshots, tally.versions) | {
             "measured Arm clock": _clock_text(clocks),
             "tool versions": _joined(tally.tools),
         },
-        run_ids=[tally.runs[i] for i in order], clocks=[tally.clocks[i] for i in order],
+        run_ids=np.asarray(tally.runs)[order].tolist(),
+        clocks=np.asarray(tally.clocks, object)[order].tolist(),
     )  # fmt: skip
 
 
@@ -275,10 +275,11 @@ def trial_choices(result: Result, per_group: int = 12) -> list[tuple[str, list[t
     highest trials and others evenly spaced by value between, as (run code, words), with
     one query for them all (however many runs the comparison holds)."""
     picked = {}
-    for group in result.groups:
-        ranked = sorted(zip(group.values, group.run_ids, strict=True))
-        step = max((len(ranked) - 1) / max(per_group - 1, 1), 1)
-        picked[group.key] = [ranked[round(i * step)] for i in range(min(per_group, len(ranked)))]
+    for group in result.groups:  # its trials come in order of value (_group)
+        count = len(group.values)
+        step = max((count - 1) / max(per_group - 1, 1), 1)
+        ranks = [round(i * step) for i in range(min(per_group, count))]
+        picked[group.key] = [(group.values[rank], group.run_ids[rank]) for rank in ranks]
     ids = [run for trials in picked.values() for _, run in trials]
     runs = Run.objects.filter(pk__in=ids).values_list("pk", "code", "board__name", "repetition")
     known = {pk: (code, board, repetition) for pk, code, board, repetition in runs}
