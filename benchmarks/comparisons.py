@@ -160,15 +160,15 @@ def compare(
     if group_by not in choices:
         raise ComparisonError(f"{benchmark} cannot be grouped by {group_by!r}")
     selected = runs.filter(benchmark=benchmark, measurements__metric=metric).order_by()
-    key = _key_column(group_by)
+    key_column = _key_column(group_by)
     # One row a trial, of the few columns that differ from trial to trial (the run's own
     # row and its value: the index run_comparison holds them); what a group's trials share,
     # as distinct rows of a second query. Ids only: names come from the rows they point at.
     rows = _fetched(selected.values_list(
-        "measurements__value", "suspect", "board_id", "clock_mhz", "id", key
+        "measurements__value", "suspect", "board_id", "clock_mhz", "id", key_column
     ))  # fmt: skip
     shared = _fetched(selected.values_list(
-        key, "suspect", "snapshot_id", "preset_version_id", "campaign_id", "tool_version"
+        key_column, "suspect", "snapshot_id", "preset_version_id", "campaign_id", "tool_version"
     ).distinct())  # fmt: skip
     names = _Names(group_by, {row[2] for row in rows}, shared)
     tallies = _tallies(rows, shared, include_suspects, names)
@@ -189,7 +189,7 @@ def compare(
         group_by=group_by, group_by_label=choices[group_by], baseline=baseline,
         include_suspects=include_suspects, groups=groups,
         comparisons=stats.compare_many(counted[baseline].values, others, higher_is_better),
-        references=_references(benchmark, unit, selected, key, names, counted),
+        references=_references(benchmark, unit, selected, key_column, names, counted),
     )  # fmt: skip
 
 
