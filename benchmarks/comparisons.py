@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from django.db import connections
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 
 from benchmarks import catalog, link, stats
 from benchmarks.models import Campaign, Measurement, Run
@@ -161,17 +161,23 @@ def compare(
         raise ComparisonError(f"{benchmark} cannot be grouped by {group_by!r}")
     selected = runs.filter(benchmark=benchmark, measurements__metric=metric).order_by()
     key_column = _key_column(group_by)
-    # One row a trial, of the few columns that differ from trial to trial (the run's own
-    # row and its value: the index run_comparison holds them); what a group's trials share,
-    # as distinct rows of a second query. Ids only: names come from the rows they point at.
-    rows = _fetched(selected.values_list(
-        "measurements__value", "suspect", "board_id", "clock_mhz", "id", key_column
+    # One row a trial that counts, of the few columns that differ from trial to trial (the
+    # run's own row and its value: the index run_comparison holds them); what a group's
+    # trials share, as distinct rows; the suspects left out, counted by key. Ids only: names
+    # come from the few rows they point at (_Names).
+    counting = selected if include_suspects else selected.filter(suspect=False)
+    rows = _fetched(counting.values_list(
+        "measurements__value", "board_id", "clock_mhz", "id", key_column
     ))  # fmt: skip
     shared = _fetched(selected.values_list(
         key_column, "suspect", "snapshot_id", "preset_version_id", "campaign_id", "tool_version"
     ).distinct())  # fmt: skip
-    names = _Names(group_by, {row[2] for row in rows}, shared)
-    tallies = _tallies(rows, shared, include_suspects, names)
+    suspects = {} if include_suspects else dict(_fetched(
+        selected.filter(suspect=True).values(key_column).annotate(n=Count("id"))
+        .values_list(key_column, "n")
+    ))  # fmt: skip
+    names = _Names(group_by, {row[1] for row in rows}, shared)
+    tallies = _tallies(rows, shared, suspects, include_suspects, names)
     if not any(tally.values for tally in tallies.values()):
         raise ComparisonError(f"no {metric} values of {benchmark} in these runs")
     # A metric's unit and direction are the benchmark definition's, the same in every run.
@@ -193,18 +199,13 @@ def compare(
     )  # fmt: skip
 
 
-def _tallies(rows: list[tuple], shared: list[tuple], include_suspects: bool,
+def _tallies(rows: list[tuple], shared: list[tuple], suspects: dict, include_suspects: bool,
              names: "_Names") -> dict[str, _Tally]:  # fmt: skip
-    """The rows gathered by group name. The loop of a comparison's cost: rows are gathered by
-    their key's raw value first, named once per key after."""
-    by_key = {}
-    for value, suspect, board, clock, run, key in rows:
-        tally = by_key.get(key)
-        if tally is None:
-            tally = by_key[key] = _Tally()
-        if suspect and not include_suspects:
-            tally.suspects += 1
-            continue
+    """compare()'s rows gathered by group name: by their key's raw value first (the loop of
+    a comparison's cost), named once per key after."""
+    by_key = defaultdict(_Tally)
+    for value, board, clock, run, key in rows:  # the trials that count
+        tally = by_key[key]
         tally.values.append(value)
         tally.boards.append(board)
         tally.clocks.append(clock)
@@ -216,6 +217,8 @@ def _tallies(rows: list[tuple], shared: list[tuple], include_suspects: bool,
         if include_suspects or not suspect:
             tally.snapshots.add(snapshot)
             tally.versions.add(version)
+    for key, count in suspects.items():
+        by_key[key].suspects = count
     named = {}
     for key, tally in by_key.items():
         label = names.label(key)
