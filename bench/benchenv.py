@@ -81,6 +81,7 @@ def comparison_lab(measurements: int = COMPARISON_MEASUREMENTS, boards: int = CO
                 definition_version=1, params={"size": "16M"}, repetition=n + 1, state="done",
                 preset_version=versions[n % 3], snapshot=snapshot, suspect=n % 50 == 0,
                 details={"tool_version": "sha1sum (GNU coreutils) 9.1"},
+                tool_version="sha1sum (GNU coreutils) 9.1", clock_mhz=1500.0 + 250 * (n % 3),
                 environment={"telemetry": {"n": 5, "arm_mhz_under_load": {
                     "min": 1500.0, "median": 1500.0 + 250 * (n % 3), "max": 2000.0}},
                     "trial_log": TRIAL_LOG})

@@ -1,6 +1,6 @@
 """How long does a saved comparison's page take, over 50,000 measurements?
 
-    .venv/bin/python bench/comparison_page.py [--rounds 20]
+    .venv/bin/python bench/comparison_page.py [--rounds 20] [--measurements 50000]
 
 No simulated Pi and no worker: 5 boards on addresses nobody contacts, each probed once, one
 campaign of 50,000 runs with one value each (bulk_create), as the board is and with two preset
@@ -36,12 +36,13 @@ def timed(client: Client, url: str, rounds: int) -> tuple[list[float], int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--measurements", type=int, default=MEASUREMENTS)
     args = parser.parse_args()
 
     benchenv.pages_without_collectstatic()
     call_command("migrate", verbosity=0)
     try:
-        campaign = benchenv.comparison_lab()
+        campaign = benchenv.comparison_lab(args.measurements)
         viewer = get_user_model().objects.create_user("bench-viewer")
         roles.assign(viewer, roles.VIEWER)
         client = Client()
@@ -66,7 +67,7 @@ def main() -> None:
             median = benchenv.report(f"comparison page, {name}", samples, unit="ms", digits=1)
             print(f"{'  SQL queries of one request':<44} {queries:9d}")
             met &= benchenv.verdict("  median (ms), target", median, TARGET_MS)
-        Run.objects.filter(sequence__gte=MEASUREMENTS // BOARDS // 2 * 10).delete()
+        Run.objects.filter(sequence__gte=args.measurements // BOARDS // 2 * 10).delete()
         _, fewer = timed(client, cases["by preset"], 1)
         print(f"{'SQL queries with half the runs':<44} {fewer:9d}")
         met &= benchenv.verdict(

@@ -9,6 +9,7 @@ below read on both backgrounds.
 
 import html
 
+from benchmarks import link
 from benchmarks.comparisons import Overview, Result
 
 BAR_COLOUR = "rgba(90, 140, 200, 0.55)"  # a mid blue: dark text and light text both read on it
@@ -17,18 +18,29 @@ CHANGE_COLOUR = "#2f9e44"
 # A group of more trials than this shows this many, evenly spaced by rank: tens of thousands
 # of points would make the page heavy and hide nothing the bar and the table do not say.
 POINTS_SHOWN = 300
+TITLE_CHARS = 34  # a title's line that fits a 375 px wide phone
 TICK_LINE = 16  # characters a line of a group's name under its bar, to fit 375 px
 FOREST_LINE = 22  # of a forest plot's row label, beside the plot
-TITLE_LINE = 30  # of a title, at 375 px
+TITLE_LINE_PX = 20
+AXIS_TITLE_PX = 60  # the x axis's ticks and title
+LEGEND_ROW_PX = 22
 POINT_OFFSET = 0.3  # the points' column, to the right of their bar (bars are 0.5 wide)
+LINE_RATE_COLOUR = "#c2255c"  # a raspberry red and a violet: apart from the bars, the points
+CEILING_COLOUR = "#9c36b5"  # and each other, on a light or dark page
+# One colour per group (or per process) that reads on a light and a dark page, in order.
+PALETTE = ("#1c7ed6", "#d9480f", "#2f9e44", "#ae3ec9", "#f08c00", "#0c8599", "#e64980",
+           "#5c940d")  # fmt: skip
 
 
 def figures(result: Result, prefix: str = "") -> dict[str, dict]:
     """The figures of a comparison by name (each the id of its element: prefix tells apart
-    several comparisons on one page): the means and the percent changes."""
+    several comparisons on one page): the means, the percent changes, and the result against
+    the measured clock (when a run measured one)."""
     found = {f"{prefix}means-chart": means(result)}
     if result.comparisons:
         found[f"{prefix}changes-chart"] = changes(result)
+    if result.clocked:
+        found[f"{prefix}clock-chart"] = against_clock(result)
     return found
 
 
@@ -57,20 +69,114 @@ def means(result: Result) -> dict:
         "marker": {"color": POINT_COLOUR, "size": 6, "opacity": 0.8},
         "hovertemplate": "%{y:.4g} " + plain(result.unit) + "<extra>trial</extra>",
     }  # fmt: skip
-    ticks = [f"{_wrapped(plain(group.key))}<br>n={group.description.n}" for group in result.groups]
-    return {
-        "data": [bars, points],
-        "layout": _layout(
-            plain(f"{result.metric} by {result.group_by_label}"),
-            x={
-                "tickvals": positions,
-                "ticktext": ticks,
-                "zeroline": False,
-                "title": {"text": plain(result.group_by_label)},
-            },
-            y={"title": {"text": plain(f"{result.metric} [{result.unit}]")}, "rangemode": "tozero"},
-        ),
-    }
+    ticks = [
+        f"{_broken(group.key, TICK_LINE)}<br>n={group.description.n}" for group in result.groups
+    ]
+    layout = _layout(
+        f"{result.metric} by {result.group_by_label}",
+        x={
+            "tickvals": positions,
+            "ticktext": ticks,
+            "zeroline": False,
+            "title": {"text": plain(result.group_by_label)},
+        },
+        y={"title": {"text": plain(f"{result.metric} [{result.unit}]")}, "rangemode": "tozero"},
+    )
+    if result.references is not None:
+        layout["shapes"], layout["annotations"] = _reference_lines(result)
+    return {"data": [bars, points], "layout": layout}
+
+
+def _reference_lines(result: Result) -> tuple[list[dict], list[dict]]:
+    """The link's line rate across the chart, labelled above it, and the TCP goodput ceiling
+    labelled below it (the two are close: 100 and 94.1); a ceiling of each group's own MTU
+    over its bar alone."""
+    found = result.references
+    shapes, labels = [], []
+
+    def across(value, what, colour, above):
+        shapes.append(_hline(value, colour, 0, 1, "paper"))
+        labels.append({
+            "text": found.label(what, value), "x": 0, "xref": "paper", "xanchor": "left",
+            "y": value, "yanchor": "bottom" if above else "top", "showarrow": False,
+            "font": {"size": 11, "color": colour},
+        })  # fmt: skip
+
+    if found.line_rate is not None:
+        across(found.line_rate, link.LINE_RATE, LINE_RATE_COLOUR, above=True)
+    if found.ceiling is not None:
+        across(found.ceiling, link.CEILING, CEILING_COLOUR, above=False)
+    for position, group in enumerate(result.groups):
+        if (value := found.ceilings.get(group.key)) is not None:
+            shapes.append(_hline(value, CEILING_COLOUR, position - 0.45, position + 0.45, "x"))
+            labels.append({
+                "text": f"ceiling {link.figure(value)}", "x": position, "y": value,
+                "yanchor": "top", "showarrow": False, "font": {"size": 10, "color": CEILING_COLOUR},
+            })  # fmt: skip
+    return shapes, labels
+
+
+def _hline(value: float, colour: str, x0: float, x1: float, xref: str) -> dict:
+    return {"type": "line", "xref": xref, "x0": x0, "x1": x1, "yref": "y", "y0": value,
+            "y1": value, "line": {"color": colour, "width": 2, "dash": "dash"}}  # fmt: skip
+
+
+def against_clock(result: Result) -> dict:
+    """Each counted trial's value against its run's median Arm clock under load, a colour
+    per group (trials of runs that measured none are left out; n counts those drawn)."""
+    traces, drawn = [], 0
+    for index, group in enumerate(result.groups):
+        # a group's trials come in order of value (comparisons._group): so do these
+        clocked = [i for i, clock in enumerate(group.clocks) if clock is not None]
+        drawn += len(clocked)
+        shown = _evenly(clocked)
+        traces.append({
+            "type": "scatter", "mode": "markers", "name": plain(f"{group.key} (n={len(clocked)})"),
+            "x": [group.clocks[i] for i in shown], "y": [group.values[i] for i in shown],
+            "marker": {"color": PALETTE[index % len(PALETTE)], "size": 7, "opacity": 0.75},
+            "hovertemplate": "%{x:.0f} MHz: %{y:.4g} " + plain(result.unit)
+            + f"<extra>{plain(group.key)}</extra>",
+        })  # fmt: skip
+    layout = _layout(
+        f"{result.metric} against the measured Arm clock, n={drawn}",
+        x={"title": {"text": "median Arm clock under load [MHz]"}},
+        y={"title": {"text": plain(f"{result.metric} [{result.unit}]")}},
+    )
+    return {"data": traces, "layout": _with_legend(layout, len(traces))}
+
+
+def _wrapped(title: str, width: int = TITLE_CHARS) -> list[str]:
+    """A title (or a bit's words) in lines of at most width characters: plotly.js never
+    wraps one, and on a phone a long title would run off the chart."""
+    lines = [""]
+    for word in title.split():
+        if lines[-1] and len(lines[-1]) + 1 + len(word) > width:
+            lines.append(word)
+        else:
+            lines[-1] = f"{lines[-1]} {word}".strip()
+    return lines
+
+
+def plain(text: str) -> str:
+    """text as words in a figure. plotly reads a subset of HTML in every text it draws (<a>,
+    <b>, <br>...), so a name's markup (a campaign's, a board's, a unit) would become a link
+    or a fake line: only the breaks this module adds between a name and its n are markup."""
+    return html.escape(str(text), quote=False)
+
+
+def _broken(label: str, width: int) -> str:
+    """A name as words in lines of about width characters, for a tick or a row label."""
+    return "<br>".join(_wrapped(plain(label), width))
+
+
+def _with_legend(layout: dict, entries: int) -> dict:
+    """A legend at the figure's foot, a row an entry (as a phone shows them) kept under the
+    x axis's title by the bottom margin: beside the plot it would take half of a phone's
+    width, and plotly.js keeps neither the title nor the x axis's title clear of it."""
+    legend = {"orientation": "h", "x": 0, "xref": "container", "y": 0, "yref": "container",
+              "yanchor": "bottom"}  # fmt: skip
+    margin = layout["margin"] | {"b": AXIS_TITLE_PX + LEGEND_ROW_PX * entries}
+    return layout | {"showlegend": True, "legend": legend, "margin": margin}
 
 
 def changes(result: Result) -> dict:
@@ -79,7 +185,7 @@ def changes(result: Result) -> dict:
     found = [result.comparisons[key] for key in keys]
     data = {
         "type": "scatter", "mode": "markers", "name": "change",
-        "x": [f"{_wrapped(plain(key))}<br>n={comparison.n_values}"
+        "x": [f"{_broken(key, TICK_LINE)}<br>n={comparison.n_values}"
               for key, comparison in zip(keys, found, strict=True)],
         "y": [comparison.percent_change for comparison in found],
         "marker": {"color": CHANGE_COLOUR, "size": 11, "symbol": "diamond"},
@@ -93,7 +199,7 @@ def changes(result: Result) -> dict:
     return {
         "data": [data],
         "layout": _layout(
-            f"change against “{plain(result.baseline)}”",
+            f"change against “{result.baseline}”",
             x={"type": "category", "title": {"text": plain(result.group_by_label)}},
             y={
                 "title": {"text": "change of the mean [%]"},
@@ -105,36 +211,19 @@ def changes(result: Result) -> dict:
     }
 
 
-def plain(text: str) -> str:
-    """text as words in a figure. plotly reads a subset of HTML in every text it draws (<a>,
-    <b>, <br>...), so a name's markup (a campaign's, a board's, a unit) would become a link
-    or a fake line: only the breaks this module adds between a name and its n are markup."""
-    return html.escape(str(text), quote=False)
-
-
 def _layout(title: str, x: dict, y: dict) -> dict:
+    """title: words (plain() makes them so here); x and y: the axes, their texts plain."""
+    lines = _wrapped(plain(title))
     return {
-        "title": {"text": title, "x": 0, "xanchor": "left"},
+        "title": {"text": "<br>".join(lines), "x": 0, "xanchor": "left", "font": {"size": 15}},
         "xaxis": {"automargin": True, **x},
         "yaxis": {"automargin": True, **y},
         "showlegend": False,
         "autosize": True,
-        "margin": {"l": 10, "r": 10, "t": 50, "b": 10},
+        "margin": {"l": 10, "r": 10, "t": 50 + TITLE_LINE_PX * (len(lines) - 1), "b": 10},
         "paper_bgcolor": "rgba(0,0,0,0)",
         "plot_bgcolor": "rgba(0,0,0,0)",
     }
-
-
-def _wrapped(label: str, width: int = TICK_LINE) -> str:
-    """A label in lines of about width characters: plotly.js never wraps a tick label or a
-    title, and drops a tick label too wide for its place (a preset's name on a phone)."""
-    lines = [""]
-    for word in label.split(" "):
-        if lines[-1] and len(lines[-1]) + 1 + len(word) > width:
-            lines.append(word)
-        else:
-            lines[-1] = f"{lines[-1]} {word}".strip()
-    return "<br>".join(lines)
 
 
 def _above(description) -> float:
@@ -155,11 +244,87 @@ def _interval_arms(comparison) -> tuple[float, float]:
 
 
 def _evenly_by_rank(values: list[float]) -> list[float]:
-    ordered = sorted(values)
+    return _evenly(sorted(values))
+
+
+def _evenly(ordered: list) -> list:
+    """At most POINTS_SHOWN of ordered, evenly spaced, the first and the last among them."""
     if len(ordered) <= POINTS_SHOWN:
         return ordered
     step = (len(ordered) - 1) / (POINTS_SHOWN - 1)
     return [ordered[round(i * step)] for i in range(POINTS_SHOWN)]
+
+
+def telemetry(title: str, ends: dict[str, dict]) -> dict[str, dict]:
+    """The figures of one run's telemetry over time, by name: Arm clock, temperature,
+    throttled bits and CPU % per process, each end (board, peer) its own traces.
+
+    ends: by end, {"name": who it was, **telemetry.timeline.timeline(samples)}; an end that
+    recorded nothing draws nothing."""
+    ends = {end: series for end, series in ends.items() if series["t"]}
+    if not ends:
+        return {}
+    time_axis = {"title": {"text": "time from start [s]"}, "rangemode": "tozero"}
+    figures = {}
+    for name, key, what, unit in (("telemetry-clock", "arm_mhz", "Arm clock", "MHz"),
+                                  ("telemetry-temp", "temp_c", "temperature", "°C")):  # fmt: skip
+        traces = [_over_time(f"{end} ({series['name']})", series["t"], series[key], end, unit)
+                  for end, series in ends.items()]  # fmt: skip
+        figures[name] = _timed(f"{what} of {title}", traces, time_axis, f"{what} [{unit}]")
+    figures["telemetry-throttled"] = _throttled(title, ends, time_axis)
+    traces = []
+    for end, series in ends.items():
+        for index, (process, pcts) in enumerate(series["procs"].items()):
+            trace = _over_time(f"{process} ({end})", series["t"], pcts, end, "% of one core")
+            trace["line"]["color"] = PALETTE[index % len(PALETTE)]
+            traces.append(trace)
+    figures["telemetry-cpu"] = _timed(
+        f"CPU per process of {title}", traces, time_axis, "CPU [% of one core]"
+    )
+    return figures
+
+
+def _over_time(name: str, t: list, values: list, end: str, unit: str) -> dict:
+    """A line of one end's readings: the board's solid, the peer's dotted."""
+    return {
+        "type": "scatter", "mode": "lines+markers", "name": plain(name), "x": t, "y": values,
+        "line": {"dash": "solid" if end == "board" else "dot", "width": 2,
+                 "color": PALETTE[0] if end == "board" else PALETTE[1]},
+        "marker": {"size": 4}, "connectgaps": False,
+        "hovertemplate": "%{x:.1f} s: %{y:.4g} " + unit + f"<extra>{plain(name)}</extra>",
+    }  # fmt: skip
+
+
+def _throttled(title: str, ends: dict[str, dict], time_axis: dict) -> dict:
+    """A marker at each reading for each bit set in it, on a row per bit (its words); the
+    title says when no bit was ever set."""
+    traces, readings = [], 0
+    for index, (end, series) in enumerate(ends.items()):
+        points = [(reading["t"], "<br>".join(_wrapped(bit["words"], 18)), reading["value"])
+                  for reading in series["throttled"] for bit in reading["bits"]]  # fmt: skip
+        readings += len(series["throttled"])
+        if points:
+            traces.append({
+                "type": "scatter", "mode": "markers", "name": plain(f"{end} ({series['name']})"),
+                "x": [t for t, _, _ in points], "y": [words for _, words, _ in points],
+                "customdata": [value for _, _, value in points],
+                "marker": {"symbol": "square", "size": 8, "color": PALETTE[index]},
+                "hovertemplate": "%{x:.1f} s: %{y} (%{customdata})<extra></extra>",
+            })  # fmt: skip
+    if not readings:
+        words = "throttled bits: not read (no vcgencmd)"
+    elif not traces:
+        words = f"throttled bits: none set in {readings} readings"
+    else:
+        words = "throttled bits set"
+    return _timed(f"{words}, {title}", traces, time_axis, "bit set", category=True)
+
+
+def _timed(title: str, traces: list, x: dict, y_title: str, category=False) -> dict:
+    y = {"title": {"text": y_title}}
+    if category:
+        y |= {"type": "category", "automargin": True}
+    return {"data": traces, "layout": _with_legend(_layout(title, x=dict(x), y=y), len(traces))}
 
 
 def forest(overview: Overview) -> dict:
@@ -167,7 +332,7 @@ def forest(overview: Overview) -> dict:
     95 % CI, one line per benchmark metric (its unit and each side's n in the label)."""
     rows = [row for row in overview.rows if row.comparison.percent_change is not None]
     labels = [
-        f"{_wrapped(plain(f'{row.label} [{row.unit}]'), FOREST_LINE)}<br>"
+        f"{_broken(f'{row.label} [{row.unit}]', FOREST_LINE)}<br>"
         f"n={row.comparison.n_baseline} vs {row.comparison.n_values}"
         for row in rows
     ]
@@ -184,7 +349,7 @@ def forest(overview: Overview) -> dict:
     }  # fmt: skip
     groups = ", ".join(sorted({row.group for row in rows}))
     layout = _layout(
-        _wrapped(plain(f"{groups or 'each group'} against “{overview.baseline}”"), TITLE_LINE),
+        f"{groups or 'each group'} against “{overview.baseline}”",
         x={
             "title": {"text": "change [%]"},
             "zeroline": True,
@@ -194,5 +359,4 @@ def forest(overview: Overview) -> dict:
         y={"type": "category", "autorange": "reversed"},
     )
     layout["height"] = 140 + 64 * len(rows)
-    layout["margin"] = {**layout["margin"], "t": 80}  # a title of two lines
     return {"data": [data], "layout": layout}

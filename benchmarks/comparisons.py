@@ -2,10 +2,11 @@
 described and compared with a baseline group by benchmarks.stats.
 
 Tens of thousands of measurements stay fast because nothing here loads a Run: the values come
-from one query of a few columns of the measurement and its run (ids, no joins further), and
-what the ids stand for (boards, probes, preset versions) from one small query each, as do the
-tools' versions, which the database de-duplicates. So a comparison costs the same few queries
-however many runs it holds.
+from one query of a few columns of the run and its measurement (ids, no joins further), read
+through the index run_comparison and not the runs' wide rows; what a group's trials share
+(probes, preset versions, tool versions) from one query of distinct rows; and what the ids
+stand for (boards, probes, preset versions) from one small query each. So a comparison costs
+the same few queries however many runs it holds.
 """
 
 import contextlib
@@ -14,15 +15,14 @@ import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
+import numpy as np
 from django.core.exceptions import EmptyResultSet
 from django.db import connections
-from django.db.models import Q, QuerySet
-from django.db.models.fields.json import KeyTextTransform
-from django.db.models.functions import Coalesce
+from django.db.models import Count, Q, QuerySet
 
-from benchmarks import catalog, stats
+from benchmarks import catalog, link, stats
 from benchmarks.models import Campaign, Measurement, Run
-from benchmarks.results import TOOL_VERSION_KEYS, value_text
+from benchmarks.results import value_text
 from devices.models import Board, FactSnapshot, PresetVersion
 
 AS_IS = "as the board is"
@@ -37,14 +37,14 @@ GROUP_BY = {
     "board_model": "board model",
     "campaign": "campaign",
 }
-# The column of Measurement whose value makes each group's key (_Names says what it reads).
+# The column of Run whose value makes each group's key (_Names says what it reads).
 _KEY_COLUMNS = {
-    "preset": "run__preset_version_id",
-    "bits": "run__snapshot_id",
-    "userland": "run__snapshot_id",
-    "board": "run__board_id",
-    "board_model": "run__snapshot_id",
-    "campaign": "run__campaign_id",
+    "preset": "preset_version_id",
+    "bits": "snapshot_id",
+    "userland": "snapshot_id",
+    "board": "board_id",
+    "board_model": "snapshot_id",
+    "campaign": "campaign_id",
 }
 # A probe's facts that a group's environment shows, and their columns.
 _FACTS = {
@@ -52,10 +52,6 @@ _FACTS = {
     "userland bits": "userland_bits", "OS": "os_name",
     "firmware": "facts__firmware_version__version", "governor": "facts__governor",
 }  # fmt: skip
-# The run's median Arm clock under load, from its telemetry summary (benchmarks.telemetry).
-_CLOCK = "run__environment__telemetry__arm_mhz_under_load__median"
-# The version line parsers keep, under one of results' keys: the first one a run has.
-_TOOL_VERSION = Coalesce(*(KeyTextTransform(key, "run__details") for key in TOOL_VERSION_KEYS))
 
 
 class ComparisonError(ValueError):
@@ -95,6 +91,8 @@ class Group:
     description: stats.Description
     boards: dict[str, stats.Description]  # each board's own trials
     environment: dict[str, str] = field(default_factory=dict)
+    run_ids: list[int] = field(default_factory=list)  # each value's run
+    clocks: list[float | None] = field(default_factory=list)  # each value's run's clock
 
     @property
     def several_boards(self) -> bool:
@@ -113,6 +111,9 @@ class Result:
     include_suspects: bool
     groups: list[Group]
     comparisons: dict[str, stats.Comparison]  # by group key, every group but the baseline
+    # A network throughput's line rate and TCP goodput ceiling (benchmarks.link); None for
+    # any other metric.
+    references: link.References | None = None
 
     @property
     def n(self) -> int:
@@ -126,6 +127,28 @@ class Result:
     @property
     def suspects_excluded(self) -> int:
         return sum(group.suspects_excluded for group in self.groups)
+
+    @property
+    def clocked(self) -> bool:
+        """Whether any counted trial's run measured its Arm clock under load."""
+        return any(clock is not None for group in self.groups for clock in group.clocks)
+
+
+class _Tally:
+    """What compare() gathers of one group's rows (or one key's: several keys may share a
+    name, such as the probes of boards of one bitness)."""
+
+    def __init__(self):
+        self.values, self.boards, self.clocks, self.runs = [], [], [], []
+        self.snapshots, self.versions, self.tools = set(), set(), set()
+        self.suspects = 0
+
+    def merge(self, other: "_Tally") -> None:
+        for name in ("values", "boards", "clocks", "runs"):
+            getattr(self, name).extend(getattr(other, name))
+        for name in ("snapshots", "versions", "tools"):
+            getattr(self, name).update(getattr(other, name))
+        self.suspects += other.suspects
 
 
 def compare(
@@ -141,54 +164,146 @@ def compare(
     choices = group_by_choices(benchmark)
     if group_by not in choices:
         raise ComparisonError(f"{benchmark} cannot be grouped by {group_by!r}")
-    runs = runs.filter(benchmark=benchmark)
-    measured = Measurement.objects.filter(run__in=runs, metric=metric).order_by()
-    # Ids only, from the run's own row: names come from the few rows they point at (_Names).
-    rows = _fetched(measured.values_list(
-        "value", "run__suspect", "run__board_id", "run__snapshot_id", "run__preset_version_id",
-        "run__campaign_id", _CLOCK, _TOOL_VERSION, _key_column(group_by),
+    selected = runs.filter(benchmark=benchmark, measurements__metric=metric).order_by()
+    key_column = _key_column(group_by)
+    # One row a trial that counts, of the few columns that differ from trial to trial (the
+    # run's own row and its value: the index run_comparison holds them); what a group's
+    # trials share, as distinct rows; the suspects left out, counted by key. Ids only: names
+    # come from the few rows they point at (_Names).
+    counting = selected if include_suspects else selected.filter(suspect=False)
+    rows = _fetched(counting.values_list(
+        "measurements__value", "board_id", "clock_mhz", "id", key_column
     ))  # fmt: skip
-    names = _Names(rows, group_by)
-    counted, suspects, boards = defaultdict(list), defaultdict(int), defaultdict(dict)
-    clocks, snapshots, versions = defaultdict(list), defaultdict(set), defaultdict(set)
-    tools = defaultdict(set)
-    for value, suspect, board, snapshot, version, _, clock, tool, key in rows:
-        label = names.label(key)
-        if tool:
-            tools[label].add(tool)
-        if suspect and not include_suspects:
-            suspects[label] += 1
-            continue
-        counted[label].append(value)
-        boards[label].setdefault(board, []).append(value)
-        snapshots[label].add(snapshot)
-        versions[label].add(version)
-        if clock is not None:
-            clocks[label].append(clock)
-    if not counted:
+    shared = _fetched(selected.values_list(
+        key_column, "suspect", "snapshot_id", "preset_version_id", "campaign_id", "tool_version"
+    ).distinct())  # fmt: skip
+    suspects = {} if include_suspects else dict(_fetched(
+        selected.filter(suspect=True).values(key_column).annotate(n=Count("id"))
+        .values_list(key_column, "n")
+    ))  # fmt: skip
+    names = _Names(group_by, {row[1] for row in rows}, shared)
+    tallies = _tallies(rows, shared, suspects, include_suspects, names)
+    if not any(tally.values for tally in tallies.values()):
         raise ComparisonError(f"no {metric} values of {benchmark} in these runs")
     # A metric's unit and direction are the benchmark definition's, the same in every run.
-    unit, higher_is_better = measured.values_list("unit", "higher_is_better").first()
+    # Any row will do, the first found (first() would sort them all by id for one).
+    unit, higher_is_better = selected.values_list(
+        "measurements__unit", "measurements__higher_is_better"
+    )[0]
+    counted = {key: tally for key, tally in tallies.items() if tally.values}
     keys = sorted(counted, key=group_order)
     baseline = baseline if baseline in counted else keys[0]
-    groups = []
-    for key in keys:
-        description = stats.describe(counted[key])
-        groups.append(Group(
-            key=key, values=counted[key], suspects_excluded=suspects[key],
-            description=description, boards=_spread(boards[key], names.boards, description),
-            environment=names.environment(snapshots[key], versions[key]) | {
-                "measured Arm clock": _clock_text(clocks[key]),
-                "tool versions": _joined(tools[key]),
-            },
-        ))  # fmt: skip
-    others = {key: counted[key] for key in keys if key != baseline}
+    groups = [_group(key, counted[key], names) for key in keys]
+    others = {key: counted[key].values for key in keys if key != baseline}
     return Result(
         benchmark=benchmark, metric=metric, unit=unit, higher_is_better=higher_is_better,
         group_by=group_by, group_by_label=choices[group_by], baseline=baseline,
         include_suspects=include_suspects, groups=groups,
-        comparisons=stats.compare_many(counted[baseline], others, higher_is_better),
+        comparisons=stats.compare_many(counted[baseline].values, others, higher_is_better),
+        references=_references(benchmark, unit, selected, key_column, names, counted),
     )  # fmt: skip
+
+
+def _tallies(rows: list[tuple], shared: list[tuple], suspects: dict, include_suspects: bool,
+             names: "_Names") -> dict[str, _Tally]:  # fmt: skip
+    """compare()'s rows gathered by group name: by their key's raw value first (the loop of
+    a comparison's cost), named once per key after."""
+    by_key = defaultdict(_Tally)
+    for value, board, clock, run, key in rows:  # the trials that count
+        tally = by_key[key]
+        tally.values.append(value)
+        tally.boards.append(board)
+        tally.clocks.append(clock)
+        tally.runs.append(run)
+    for key, suspect, snapshot, version, _, tool in shared:
+        tally = by_key[key]
+        if tool:
+            tally.tools.add(tool)
+        if include_suspects or not suspect:
+            tally.snapshots.add(snapshot)
+            tally.versions.add(version)
+    for key, count in suspects.items():
+        by_key[key].suspects = count
+    named = {}
+    for key, tally in by_key.items():
+        label = names.label(key)
+        if label in named:
+            named[label].merge(tally)
+        else:
+            named[label] = tally
+    return named
+
+
+def _group(key: str, tally: _Tally, names: "_Names") -> Group:
+    """A group's trials in order of value (each with its run and clock): the charts and the
+    runs offered for telemetry pick them by rank, and sorting what is sorted costs little."""
+    values = np.asarray(tally.values, float)
+    order = np.argsort(values, kind="stable")
+    boards = np.asarray(tally.boards)
+    description = stats.describe(values)
+    by_board = {board: values[boards == board] for board in set(tally.boards)}
+    clocks = [clock for clock in tally.clocks if clock is not None]
+    return Group(
+        key=key, values=values[order].tolist(), suspects_excluded=tally.suspects,
+        description=description, boards=_spread(by_board, names.boards, description),
+        environment=names.environment(tally.snapshots, tally.versions) | {
+            "measured Arm clock": _clock_text(clocks),
+            "tool versions": _joined(tally.tools),
+        },
+        run_ids=np.asarray(tally.runs)[order].tolist(),
+        clocks=np.asarray(tally.clocks, object)[order].tolist(),
+    )  # fmt: skip
+
+
+def _references(benchmark, unit, selected, key, names, counted):
+    """The line rate and goodput ceiling of a network throughput's groups, from the links
+    their runs recorded (one more query, of distinct rows, for network benchmarks only)."""
+    if unit not in link.UNITS_IN_MBIT or _category(benchmark) not in link.NETWORK_CATEGORIES:
+        return None
+    rows = _fetched(selected.values_list(
+        key, "environment__link__mbit", "environment__link__mtu", "params__mtu"
+    ).distinct())  # fmt: skip
+    links = defaultdict(set)
+    for key, mbit, link_mtu, param_mtu in rows:
+        label = names.label(key)
+        if label in counted:  # a group of suspects only is not drawn
+            links[label].add((mbit, param_mtu or link_mtu))
+    return link.references(unit, links)
+
+
+def _category(benchmark: str) -> str:
+    try:
+        return catalog.lookup(benchmark).category
+    except catalog.UnknownBenchmark:
+        return ""
+
+
+def trial_choices(result: Result, per_group: int = 12) -> list[tuple[str, list[tuple]]]:
+    """Runs of each group to look into, for the telemetry chart's choice: its lowest and
+    highest trials and others evenly spaced by value between, as (run code, words), with
+    one query for them all (however many runs the comparison holds)."""
+    picked = {}
+    for group in result.groups:  # its trials come in order of value (_group)
+        count = len(group.values)
+        step = max((count - 1) / max(per_group - 1, 1), 1)
+        ranks = [round(i * step) for i in range(min(per_group, count))]
+        picked[group.key] = [(group.values[rank], group.run_ids[rank]) for rank in ranks]
+    ids = [run for trials in picked.values() for _, run in trials]
+    runs = Run.objects.filter(pk__in=ids).values_list("pk", "code", "board__name", "repetition")
+    known = {pk: (code, board, repetition) for pk, code, board, repetition in runs}
+    return [
+        (key, [(known[run][0], f"{value:.4g} {result.unit} · {known[run][1]} · "
+                               f"run {known[run][2]}") for value, run in trials if run in known])
+        for key, trials in picked.items()
+    ]  # fmt: skip
+
+
+def _spread(values_by_board: dict, board_names: dict, pooled: stats.Description) -> dict:
+    """Each board's own description, by board name (one board's is the group's own)."""
+    if len(values_by_board) == 1:
+        return {board_names[pk]: pooled for pk in values_by_board}
+    return {name: stats.describe(values_by_board[pk]) for pk, name in board_names.items()
+            if pk in values_by_board}  # fmt: skip
 
 
 @dataclass
@@ -246,13 +361,14 @@ def overview(
         for benchmark, metric in metrics:
             chosen |= Q(run__benchmark=benchmark, metric=metric)
         measured = measured.filter(chosen)
-    # _Names reads the ids from the start of each row, as compare()'s.
     rows = _fetched(measured.values_list(
         "value", "run__suspect", "run__board_id", "run__snapshot_id", "run__preset_version_id",
-        "run__campaign_id", _key_column(group_by), "run__benchmark", "run__params", "metric",
-        "unit", "higher_is_better",
+        "run__campaign_id", f"run__{_key_column(group_by)}", "run__benchmark", "run__params",
+        "metric", "unit", "higher_is_better",
     ))  # fmt: skip
-    names = _Names(rows, group_by)
+    # What _Names reads: the boards, and the key, suspect, probe, preset version and campaign.
+    shared = {(row[6], row[1], row[3], row[4], row[5]) for row in rows}
+    names = _Names(group_by, {row[2] for row in rows}, list(shared))
     cells = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))  # row, stratum, group
     kernels = defaultdict(set)  # (row, stratum, group): kernel bits
     directions, params_of = {}, {}
@@ -355,9 +471,9 @@ def _fetched(rows: QuerySet) -> list[tuple]:
 
 
 def _key_column(group_by: str) -> str:
-    """The column of Measurement whose value decides a row's group."""
+    """The column of Run whose value decides a row's group."""
     if group_by.startswith(PARAM_PREFIX):
-        return f"run__params__{group_by.removeprefix(PARAM_PREFIX)}"
+        return f"params__{group_by.removeprefix(PARAM_PREFIX)}"
     return _KEY_COLUMNS[group_by]
 
 
@@ -365,13 +481,12 @@ class _Names:
     """What the runs' ids stand for (their boards, probes, preset versions, campaigns), read
     once per comparison with a query each, and so each group's name and environment."""
 
-    def __init__(self, rows: list[tuple], group_by: str):
-        """rows: compare()'s, which begin with value, suspect and the ids of the run's board,
-        probe, preset version and campaign."""
+    def __init__(self, group_by: str, board_ids: set, shared: list[tuple]):
+        """shared: compare()'s distinct rows of key, suspect, and the ids of the run's probe,
+        preset version and campaign."""
         self.group_by = group_by
-        board_ids, snapshot_ids, version_ids, campaign_ids = (
-            {row[column] for row in rows} for column in range(2, 6)
-        )
+        snapshot_ids, version_ids, campaign_ids = ({row[column] for row in shared}
+                                                   for column in range(2, 5))  # fmt: skip
         boards = Board.objects.filter(pk__in=board_ids).order_by("name")
         self.boards = dict(boards.values_list("pk", "name"))  # by name: the spread's order
         probes = FactSnapshot.objects.filter(pk__in=snapshot_ids).values_list(
@@ -403,13 +518,13 @@ class _Names:
         if by == "campaign":
             return self.campaigns.get(key, UNKNOWN)
         facts = self.facts.get(key, {})
+        if by == "userland":
+            bits = facts.get("userland bits")
+            return f"{bits}-bit userland" if bits else UNKNOWN
         if by == "bits":
             kernel, userland = (f"{facts[name]}-bit" if facts.get(name) else UNKNOWN
                                 for name in ("kernel bits", "userland bits"))  # fmt: skip
             return f"{kernel} kernel, {userland} userland"
-        if by == "userland":
-            bits = facts.get("userland bits")
-            return f"{bits}-bit userland" if bits else UNKNOWN
         value = facts.get("board model") if by == "board_model" else key
         if value is None or value == "":
             return UNKNOWN
@@ -417,6 +532,13 @@ class _Names:
             with contextlib.suppress(ValueError):
                 value = json.loads(value)
         return value_text(value)
+
+    def environment(self, snapshot_ids, version_ids) -> dict[str, str]:
+        """The boards' models, kernels, OS... (the probes the runs were made with) in words."""
+        known = [self.facts[pk] for pk in snapshot_ids if pk in self.facts]
+        words = {name: _joined(facts[name] for facts in known) for name in _FACTS}
+        labels = [self.versions.get(pk, AS_IS) for pk in version_ids]
+        return words | {"preset version": _joined(labels)}
 
     def stratum(self, snapshot_id, version_id) -> str:
         """What an overview pairs like with like by, in words: "on <model>, <preset>", but for
@@ -426,13 +548,6 @@ class _Names:
         if self.group_by != "preset":
             words.append(self.versions.get(version_id, AS_IS))
         return ", ".join(words)
-
-    def environment(self, snapshot_ids, version_ids) -> dict[str, str]:
-        """The boards' models, kernels, OS... (the probes the runs were made with) in words."""
-        known = [self.facts[pk] for pk in snapshot_ids if pk in self.facts]
-        words = {name: _joined(facts[name] for facts in known) for name in _FACTS}
-        labels = [self.versions.get(pk, AS_IS) for pk in version_ids]
-        return words | {"preset version": _joined(labels)}
 
 
 def _joined(values) -> str:

@@ -112,6 +112,8 @@ class Lane(models.Model):
 class Run(models.Model):
     """One repetition of one benchmark with one preset version on one board."""
 
+    VERSION_CHARS = 200  # a tool's version line, cut: it is in an index
+
     class State(models.TextChoices):
         QUEUED = "queued", "queued"
         RUNNING = "running", "running"
@@ -164,6 +166,12 @@ class Run(models.Model):
     details = models.JSONField(default=dict, blank=True)  # what the parser kept besides values
     raw_output = models.TextField(blank=True)  # capped (benchmarks.trial.OUTPUT_CAP)
     raw_truncated = models.BooleanField(default=False)
+    # Two figures of the JSON above, in columns of their own because a comparison reads them
+    # for every one of tens of thousands of runs (a JSON extraction per row costs more than
+    # the rest of its query): the median Arm clock under load of the board's telemetry
+    # summary, and the version line the parser kept (benchmarks.results.main_tool_version).
+    clock_mhz = models.FloatField(null=True, blank=True)
+    tool_version = models.CharField(max_length=VERSION_CHARS, blank=True)
     telemetry = models.JSONField(default=list, blank=True)  # the board's samples
     peer_telemetry = models.JSONField(default=list, blank=True)
     created = models.DateTimeField(auto_now_add=True)
@@ -181,6 +189,23 @@ class Run(models.Model):
             models.Index(fields=["lane", "state", "sequence"], name="run_lane_next"),
             # the campaign page: its runs
             models.Index(fields=["campaign", "board", "sequence"], name="run_campaign"),
+            # a comparison: the done runs of a benchmark in campaigns, and every column of
+            # theirs that benchmarks.comparisons.compare() reads but a parameter, so that it
+            # never reads the runs' rows, wide with their JSON
+            models.Index(
+                fields=[
+                    "campaign",
+                    "state",
+                    "benchmark",
+                    "suspect",
+                    "board",
+                    "clock_mhz",
+                    "snapshot",
+                    "preset_version",
+                    "tool_version",
+                ],
+                name="run_comparison",
+            ),  # fmt: skip
         ]
 
     def __str__(self):

@@ -71,6 +71,18 @@ def value_text(value) -> str:
     return str(value)
 
 
+def main_tool_version(details: dict) -> str:
+    """The version line of the run's tool, for Run.tool_version ("" when none was kept)."""
+    found = next((str(details[key]) for key in TOOL_VERSION_KEYS if details.get(key)), "")
+    return found[: Run.VERSION_CHARS]
+
+
+def clock_under_load(summary: dict) -> float | None:
+    """The median Arm clock under load of a telemetry summary (telemetry.summarize), for
+    Run.clock_mhz; None when it was never read under load."""
+    return (summary.get("arm_mhz_under_load") or {}).get("median")
+
+
 def tool_version(run: Run) -> str:
     """The version lines a parser kept (under TOOL_VERSION_KEYS), joined."""
     found = [str(run.details[key]) for key in TOOL_VERSION_KEYS if run.details.get(key)]

@@ -17,7 +17,7 @@ from contextlib import ExitStack
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from benchmarks import catalog, telemetry, trial
+from benchmarks import catalog, link, results, telemetry, trial
 from benchmarks.catalog import custom
 from benchmarks.catalog.spec import Benchmark, Command, Context, ParamError, ParseError
 from benchmarks.endpoints import BoardEndpoint, ControllerEndpoint, Detached, Endpoint
@@ -175,6 +175,8 @@ class _Running:
             self.environment["peer_identity"] = {
                 "name": self.lane.peer_name, "host": host, "address": ctx.peer_address,
             }  # fmt: skip
+            if benchmark.category in link.NETWORK_CATEGORIES:
+                self.environment["link"] = self.link(board_end, ctx.peer_address)
         self.wait_quiet(board_end)
         outcome, samples = self.measure(benchmark, params, ends, ctx)
         self.record(benchmark, params, outcome, samples, snapshot)
@@ -353,6 +355,15 @@ class _Running:
             userland_bits=snapshot.userland_bits if snapshot else None,
         )
 
+    def link(self, board_end: BoardEndpoint, peer_address: str) -> dict:
+        """The board's link towards its peer as its kernel reports it: the line rate a
+        comparison draws (benchmarks.link)."""
+        self.step("reading the board's link")
+        try:
+            return link.read(board_end, peer_address)
+        except ssh.SSHError as exc:
+            raise self.lost(exc) from None
+
     def peer_user(self, peer: Endpoint | None) -> str:
         if isinstance(peer, ControllerEndpoint):
             return getpass.getuser()
@@ -516,6 +527,8 @@ class _Running:
                 finished=timezone.now(),
                 measure_s=outcome.measure_s,
                 details=clean_for_db(parsed.details),
+                clock_mhz=results.clock_under_load(self.environment["telemetry"]),
+                tool_version=results.main_tool_version(parsed.details),
                 suspect=bool(reasons),
                 suspect_reasons=reasons,
                 environment=clean_for_db(self.environment),

@@ -17,6 +17,7 @@ urlpatterns = [
     path("campaigns/<uuid:code>/retry/", campaigns.campaign_retry, name="retry"),
     path("campaigns/<uuid:code>/runs/<uuid:run>/cancel/", campaigns.run_cancel, name="cancel_run"),
     path("campaigns/<uuid:code>/runs.csv", results.runs_csv, name="runs_csv"),
+    path("runs/<uuid:code>/telemetry.json", results.run_telemetry, name="run_telemetry"),
     path("comparisons/", comparisons.comparison_list, name="comparisons"),
     path("comparisons/new/", comparisons.comparison_new, name="comparison_new"),
     path("comparisons/bitness/", answers.bitness, name="bitness"),

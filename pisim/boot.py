@@ -145,6 +145,18 @@ def setup_cpu_tree(booted: dict) -> None:
     write("/sys/class/thermal/thermal_zone0/temp", "40000\n")
 
 
+def show_line_rate(booted: dict) -> None:
+    """eth0's sysfs speed says the profile's line rate, as a Pi's NIC reports its link (100 on
+    a Pi 3's smsc95xx, 1000 on a Pi 4): a veth would say 10000 and a USB NIC's TAP 10. Called
+    once eth0 exists; a node with a userland root gets the same file there, where its /sys is
+    already bound."""
+    source = "/run/pisim/eth0-speed"  # the node's own run dir, mounted by setup_mounts
+    write(source, f"{booted['profile']['eth_mbit']}\n")
+    userland = booted.get("userland")
+    for root in ("", *([userland["root"]] if userland else [])):
+        mount(source, f"{root}/sys/class/net/eth0/speed", flags=MS_BIND)
+
+
 def setup_mounts(node: Path, booted: dict) -> int:
     """All of the node's private mounts; returns an O_PATH fd of the node's run dir."""
     for name in ("cpuinfo", "meminfo", "uptime"):
@@ -188,6 +200,8 @@ def setup_mounts(node: Path, booted: dict) -> int:
         os.mkdir(d)
         os.chmod(d, mode)
     mount(f"/proc/self/fd/{run_fd}", "/run/pisim", flags=MS_BIND)
+    if not booted.get("usb_nic"):  # a USB NIC's eth0 comes with its relay (UsbNic.start)
+        show_line_rate({**booted, "userland": None})  # the userland's /sys is bound below
     if userland:
         # The node's /proc (its pid namespace, Pi-shaped files), /sys (its netns, cpufreq and
         # device tree), /dev (with its /dev/shm), /run (with /run/pisim), /tmp and /var/log:
@@ -420,9 +434,10 @@ def _hang_up(conn: socket.socket) -> None:
 class UsbNic:
     """The node's USB Ethernet relay (pisim/usbnic.py), a child of PID 1 in the node's cgroup."""
 
-    def __init__(self, usb_nic: dict, ncpu: int):
+    def __init__(self, usb_nic: dict, booted: dict):
+        self.booted = booted
         self.address = usb_nic["address"]
-        self.cost_ns = nodecpu.frame_cost_ns(usb_nic["cycles"], ncpu)
+        self.cost_ns = nodecpu.frame_cost_ns(usb_nic["cycles"], booted["ncpu"])
         self.pid: int | None = None
         self.down_since = 0.0
 
@@ -465,6 +480,11 @@ class UsbNic:
             f"usbnic relay (pid {self.pid}, {self.cost_ns} ns of host CPU a frame): "
             + ("eth0 ready" if said.startswith(b"ready") else "eth0 NOT ready")
         )
+        if said.startswith(b"ready"):
+            try:
+                show_line_rate(self.booted)  # a new TAP each start: a new sysfs file
+            except OSError as exc:
+                log(f"eth0's speed not shown: {exc}")
 
 
 class Init:
@@ -472,7 +492,7 @@ class Init:
         self.booted = booted
         self.cpu = cpu
         usb_nic = booted.get("usb_nic")
-        self.usb_nic = UsbNic(usb_nic, booted["ncpu"]) if usb_nic else None
+        self.usb_nic = UsbNic(usb_nic, booted) if usb_nic else None
         self.sshd_pid: int | None = None
         self.sshd_config = SSHD_CONFIG
         self.sshd_down_since = 0.0

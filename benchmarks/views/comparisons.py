@@ -11,6 +11,8 @@ from benchmarks.models import Comparison
 from devices.views.access import permission_required
 
 LISTED = 100
+# In the telemetry URL the page gives its script, where the chosen run's code goes.
+TEMPLATE_RUN = "00000000-0000-0000-0000-000000000000"
 
 
 def _get_comparison(code) -> Comparison:
@@ -24,6 +26,12 @@ def _computed(runs, choice: dict):
     except comparisons.ComparisonError as exc:
         return None, None, str(exc)
     return result, charts.figures(result), ""
+
+
+def _shown(result) -> dict:
+    """What the result's template needs besides the result: the runs one may look into."""
+    return {"trial_choices": comparisons.trial_choices(result) if result else [],
+            "any_run": TEMPLATE_RUN}  # fmt: skip
 
 
 @permission_required("benchmarks.view_run")
@@ -42,7 +50,8 @@ def comparison_new(request):
     if form.is_bound and form.is_valid():
         result, figures, problem = _computed(form.selected_runs, form.choice)
     context = {"form": form, "result": result, "figures": figures, "problem": problem,
-               "save_form": SaveComparisonForm(), "query": request.GET.urlencode()}  # fmt: skip
+               "save_form": SaveComparisonForm(), "query": request.GET.urlencode(),
+               **_shown(result)}  # fmt: skip
     return render(request, "benchmarks/comparison_new.html", context)
 
 
@@ -101,6 +110,7 @@ def comparison_page(request, comparison: Comparison, share_form=None, status=200
         "may_share": sharing.may_share(request.user, comparison),
         "share_form": share_form or ShareForm(), "shares": shares,
         "markdown": exports.as_markdown(result, link) if result else "",
+        **_shown(result),
     }  # fmt: skip
     return render(request, "benchmarks/comparison.html", context, status=status)
 

@@ -1,11 +1,13 @@
-"""A campaign's results as CSV, one row per run, streamed: tens of thousands of runs."""
+"""A campaign's results as CSV, one row per run, streamed: tens of thousands of runs; and one
+run's telemetry over time, as JSON for the comparison page's chart of it."""
 
-from django.http import StreamingHttpResponse
+from django.http import JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET
 
-from benchmarks import results
-from benchmarks.models import Campaign
+from benchmarks import charts, results
+from benchmarks.models import Campaign, Run
+from benchmarks.telemetry.timeline import UNITS, timeline
 from devices.views.access import permission_required
 
 
@@ -18,3 +20,26 @@ def runs_csv(request, code):
     )
     response["Content-Disposition"] = f'attachment; filename="{results.csv_filename(campaign)}"'
     return response
+
+
+@permission_required("benchmarks.view_run")
+@require_GET
+def run_telemetry(request, code):
+    """Every role reads every run (as campaigns); one run's samples only, fetched when a
+    reader picks it, never the telemetry of a whole comparison."""
+    run = get_object_or_404(Run.objects.select_related("board"), code=code)
+    return JsonResponse(_telemetry_of(run), json_dumps_params={"ensure_ascii": False})
+
+
+def _telemetry_of(run: Run) -> dict:
+    """Each end's series over time, their units, and the figures drawn from them."""
+    title = f"{run.benchmark} run {run.repetition} on {run.board.name}"
+    ends = {"board": {"name": run.board.name, **timeline(run.telemetry)}}
+    if run.peer:
+        ends["peer"] = {"name": run.peer, **timeline(run.peer_telemetry)}
+    figures = charts.telemetry(title, ends)
+    return {
+        "run": str(run.code), "title": title, "preset": run.preset_label, "units": UNITS,
+        "ends": ends, "figures": figures,
+        "note": "" if figures else "This run recorded no telemetry.",
+    }  # fmt: skip

@@ -1,9 +1,11 @@
 // A comparison's charts: each figure comes from the server as JSON (a json_script block next to
 // its element); this draws it with plotly.js in the page's colours, and draws it again when
-// the reader's colour scheme changes.
+// the reader's colour scheme changes. The chosen run's telemetry comes as JSON from its own
+// URL (data-url of the run's select, its code in place of data-any-run), figures built there.
 (function () {
   "use strict";
   var dark = window.matchMedia("(prefers-color-scheme: dark)");
+  var telemetry = {}; // the chosen run's figures, by name, drawn again with the page's
 
   function colours() {
     var style = getComputedStyle(document.documentElement);
@@ -37,17 +39,71 @@
     });
   }
 
-  function draw() {
-    document.querySelectorAll(".chart-plot[data-figure]").forEach(function (element) {
-      var figure = JSON.parse(document.getElementById(element.dataset.figure).textContent);
-      window.Plotly.react(element, withErrorBarColour(figure.data), themed(figure.layout), {
-        responsive: true,
-        displaylogo: false,
-        modeBarButtonsToRemove: ["select2d", "lasso2d"],
-      });
+  function plot(element, figure) {
+    window.Plotly.react(element, withErrorBarColour(figure.data), themed(figure.layout), {
+      responsive: true,
+      displaylogo: false,
+      modeBarButtonsToRemove: ["select2d", "lasso2d"],
     });
   }
 
+  function drawTelemetry() {
+    var box = document.getElementById("telemetry-charts");
+    if (!box) return;
+    Object.keys(telemetry).forEach(function (name) {
+      var element = document.getElementById(name);
+      if (!element) {
+        var figure = document.createElement("figure");
+        figure.className = "chart card";
+        element = document.createElement("div");
+        element.id = name;
+        element.className = "chart-plot";
+        element.setAttribute("role", "img");
+        element.setAttribute("aria-label", telemetry[name].layout.title.text.split("<br>").join(" "));
+        figure.appendChild(element);
+        box.appendChild(figure);
+      }
+      plot(element, telemetry[name]);
+    });
+  }
+
+  function draw() {
+    document.querySelectorAll(".chart-plot[data-figure]").forEach(function (element) {
+      plot(element, JSON.parse(document.getElementById(element.dataset.figure).textContent));
+    });
+    drawTelemetry();
+  }
+
+  function chooseRun(select) {
+    var note = document.getElementById("telemetry-note");
+    var box = document.getElementById("telemetry-charts");
+    telemetry = {};
+    box.querySelectorAll(".chart-plot").forEach(function (element) { window.Plotly.purge(element); });
+    box.textContent = "";
+    note.textContent = "";
+    if (!select.value) return;
+    note.textContent = "Loading the run's telemetry…";
+    var url = select.dataset.url.replace(select.dataset.anyRun, select.value);
+    fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(function (response) {
+        if (!response.ok) throw new Error("the server answered " + response.status);
+        return response.json();
+      })
+      .then(function (found) {
+        if (select.value !== found.run) return; // another run was chosen meanwhile
+        note.textContent = found.note || found.title + ", preset " + found.preset + ".";
+        telemetry = found.figures;
+        drawTelemetry();
+      })
+      .catch(function (error) {
+        note.textContent = "The run's telemetry could not be read: " + error.message + ".";
+      });
+  }
+
+  var select = document.getElementById("telemetry-run");
+  if (select) {
+    select.addEventListener("change", function () { chooseRun(select); });
+  }
   draw();
   dark.addEventListener("change", draw);
 })();

@@ -39,7 +39,7 @@ def test_suspect_trials_are_left_out_and_counted_unless_included(campaign):
     trials(lane, [10.0], suspect=True)
     runs = comparisons.runs_selected([campaign.pk])
     excluded = comparisons.compare(runs, "sha1sum", "throughput", "board")
-    assert excluded.groups[0].values == BASELINE
+    assert excluded.groups[0].values == sorted(BASELINE)  # in order of value
     assert excluded.groups[0].suspects_excluded == 1
     included = comparisons.compare(runs, "sha1sum", "throughput", "board", include_suspects=True)
     assert sorted(included.groups[0].values) == sorted([*BASELINE, 10.0])
@@ -79,8 +79,7 @@ def test_several_boards_of_a_model_keep_their_own_spread(campaign):
 
 def test_the_environment_names_what_each_group_ran_on(campaign):
     lane = lane_on(campaign, "bench-a")
-    trials(lane, BASELINE, details={"tool_version": "sha1sum (GNU coreutils) 9.1"},
-           environment={"telemetry": {"arm_mhz_under_load": {"median": 1800.0}}})  # fmt: skip
+    trials(lane, BASELINE, tool_version="sha1sum (GNU coreutils) 9.1", clock_mhz=1800.0)
     result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "sha1sum",
                                  "throughput", "preset")  # fmt: skip
     environment = result.groups[0].environment
@@ -151,3 +150,48 @@ def test_the_metrics_offered_are_read_without_joining_the_runs_order(campaign):
     assert found == [("sha1sum", "latency", "ms"), ("sha1sum", "throughput", "MB/s")]
     (sql,) = [query["sql"] for query in queries]
     assert "benchmarks_lane" not in sql and "devices_board" not in sql
+
+
+LINK_100 = {"link": {"device": "eth0", "mbit": 100, "mtu": 1500}}
+
+
+def iperf3_trials(lane, values, environment=LINK_100, **fields):
+    return trials(lane, values, benchmark="iperf3-tcp", unit="Mbit/s", params={},
+                  environment=environment, **fields)  # fmt: skip
+
+
+def test_a_network_throughput_has_its_links_line_rate_and_goodput_ceiling(campaign):
+    lane = lane_on(campaign, "bench-a")
+    iperf3_trials(lane, [91.0, 92.0, 93.0])
+    iperf3_trials(lane, [93.0, 93.5, 94.0], preset_version=overclock())
+    result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "iperf3-tcp",
+                                 "throughput", "preset")  # fmt: skip
+    assert result.references.line_rate == 100
+    assert result.references.ceiling == pytest.approx(94.148, abs=0.001)
+
+
+def test_groups_on_links_of_different_line_rates_are_said_to_differ(campaign):
+    iperf3_trials(lane_on(campaign, "bench-a"), [91.0, 92.0])
+    gigabit = {"link": {"device": "eth0", "mbit": 1000, "mtu": 1500}}
+    iperf3_trials(lane_on(campaign, "bench-b"), [900.0, 910.0], environment=gigabit)
+    result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "iperf3-tcp",
+                                 "throughput", "board")  # fmt: skip
+    assert result.references.line_rate is None
+    assert "different line rates (100 and 1000 Mbit/s)" in result.references.note
+
+
+def test_other_metrics_have_no_reference_lines(campaign):
+    trials(lane_on(campaign, "bench-a"), BASELINE)
+    result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "sha1sum",
+                                 "throughput", "preset")  # fmt: skip
+    assert result.references is None
+
+
+def test_each_trial_keeps_its_run_and_its_runs_measured_clock(campaign):
+    lane = lane_on(campaign, "bench-a")
+    made = trials(lane, [100.0, 101.0], clock_mhz=1500.0) + trials(lane, [99.0])
+    (group,) = comparisons.compare(comparisons.runs_selected([campaign.pk]), "sha1sum",
+                                   "throughput", "preset").groups  # fmt: skip
+    assert sorted(zip(group.run_ids, group.values, group.clocks, strict=True)) == sorted(
+        [(made[0].pk, 100.0, 1500.0), (made[1].pk, 101.0, 1500.0), (made[2].pk, 99.0, None)]
+    )

@@ -4,7 +4,7 @@ import hashlib
 
 import pytest
 
-from benchmarks import campaigns
+from benchmarks import campaigns, results
 from benchmarks.models import Campaign, Lane, Run
 from tests.devices.simfarm import register_node
 
@@ -37,5 +37,7 @@ def test_a_campaign_runs_every_repetition_and_keeps_what_it_measured(pisim_farm,
         assert run.details["sha1"] == hashlib.sha1(bytes(16 * 1024**2)).hexdigest()  # noqa: S324
         assert run.snapshot is not None
         assert run.telemetry, run.environment
+        # the clock a comparison reads, in its column
+        assert run.clock_mhz == results.clock_under_load(run.environment["telemetry"])
         quiet = run.environment["quiet"]  # recorded, quiet or not (helpers load this host)
         assert quiet["words"].startswith(("quiet after", "not quiet within 5 s"))

@@ -42,6 +42,10 @@ def test_iperf3_through_the_engine_on_the_100_mbit_board_reports_the_line_rate(
     assert 90 <= throughput.value <= 100
     assert run.peer == "controller"
     assert run.environment["peer_telemetry"]["n"] >= 1  # the peer was sampled too
+    # The line rate the board's kernel reports, which a comparison draws; and the version
+    # a comparison lists, in its column.
+    assert run.environment["link"] == {"device": "eth0", "mbit": 100, "mtu": 1500}
+    assert run.tool_version == run.details["iperf3_version"] != ""
     assert run.environment["peer_identity"]["name"] == "controller"
     assert (
         run.environment["peer_identity"]["address"] == "10.213." + board.host.split(".")[2] + ".1"

@@ -273,3 +273,52 @@ def test_a_pasted_campaign_code_is_saved_as_a_campaign(client, viewer, campaign)
         "name": "pasted"})  # fmt: skip
     comparison = Comparison.objects.get()
     assert list(comparison.campaigns.all()) == [campaign] and not comparison.runs.exists()
+
+
+def test_a_network_throughput_draws_the_line_rate_and_the_goodput_ceiling(client, viewer):
+    network = Campaign.objects.create(name="network", spec={})
+    link = {"link": {"device": "eth0", "mbit": 100, "mtu": 1500}}
+    trials(lane_on(network, "bench-n"), [91.0, 92.5, 93.0], benchmark="iperf3-tcp",
+           unit="Mbit/s", environment=link)  # fmt: skip
+    client.force_login(viewer)
+    response = client.get(saved(network, benchmark="iperf3-tcp").get_absolute_url())
+    layout = figure(response, "means-chart")["layout"]
+    assert [shape["y0"] for shape in layout["shapes"]] == [100, pytest.approx(94.148, abs=1e-3)]
+    assert [label["text"] for label in layout["annotations"]] == [
+        "line rate 100 Mbit/s", "TCP goodput ceiling 94.1 Mbit/s",
+    ]  # fmt: skip
+    assert b"the TCP goodput ceiling over it" in response.content
+
+
+def test_trials_against_the_measured_clock_a_colour_per_group(client, viewer):
+    clocked = Campaign.objects.create(name="clocked", spec={})
+    lane = lane_on(clocked, "bench-c")
+    trials(lane, BASELINE, clock_mhz=1500.0)
+    trials(lane, FASTER, clock_mhz=1800.0, preset_version=overclock())
+    trials(lane, [99.0])  # its run read no clock: not drawn
+    client.force_login(viewer)
+    response = client.get(saved(clocked).get_absolute_url())
+    chart = figure(response, "clock-chart")
+    assert [trace["name"] for trace in chart["data"]] == ["as the board is (n=3)", "fast v2 (n=3)"]
+    assert chart["data"][1]["x"] == [1800.0] * 3 and sorted(chart["data"][1]["y"]) == sorted(FASTER)
+    assert chart["data"][0]["marker"]["color"] != chart["data"][1]["marker"]["color"]
+    assert chart["layout"]["title"]["text"].endswith("n=6")
+    assert chart["layout"]["xaxis"]["title"]["text"] == "median Arm clock under load [MHz]"
+
+
+def test_without_a_measured_clock_the_page_says_why_there_is_no_scatter(client, viewer, campaign):
+    client.force_login(viewer)
+    response = client.get(saved(campaign).get_absolute_url())
+    assert b'id="clock-chart"' not in response.content
+    assert b"no run of these read its Arm clock under load" in response.content
+
+
+def test_the_page_offers_runs_of_each_group_for_their_telemetry(client, viewer, campaign):
+    client.force_login(viewer)
+    response = client.get(saved(campaign).get_absolute_url())
+    page = response.content.decode()
+    offered = re.findall(r'<option value="([0-9a-f-]{36})">', page)
+    runs = {str(code) for code in campaign.runs.values_list("code", flat=True)}
+    assert len(offered) == 6 and set(offered) == runs
+    assert '<optgroup label="fast v2">' in page
+    assert 'data-url="/runs/00000000-0000-0000-0000-000000000000/telemetry.json"' in page
