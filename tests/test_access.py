@@ -73,6 +73,7 @@ ACCESS = {
     "benchmarks:retry": Access("operator", **POST),
     "benchmarks:cancel_run": Access("operator", **POST),
     "benchmarks:runs_csv": Access("viewer"),
+    "benchmarks:run_telemetry": Access("viewer"),
     # The world's campaign was not made from a question: it has no answer (tests/benchmarks/
     # test_views_answers.py reads one that has).
     "benchmarks:answer": Access("viewer", allowed=404),
