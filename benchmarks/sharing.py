@@ -12,6 +12,8 @@ and serial its latest probe found; then the boards' SSH user names alone.
 import dataclasses
 import datetime
 import re
+from collections import Counter
+from itertools import count
 
 from django.utils import timezone
 
@@ -96,13 +98,14 @@ class Hider:
         self._seen = {}
 
     def result(self, result: comparisons.Result) -> comparisons.Result:
-        """result with every text hidden as text() hides it (the figures stay)."""
-        text = self.text
+        """result with every text hidden as text() hides it (the figures stay), each group
+        under a name of its own: names that read the same once hidden are numbered."""
+        text, keys = self.text, self._keys(result)
         groups = [
             dataclasses.replace(
                 group,
-                key=text(group.key),
-                boards={text(name): spread for name, spread in group.boards.items()},
+                key=keys[group.key],
+                boards={self.board(name): spread for name, spread in group.boards.items()},
                 environment={name: text(value) for name, value in group.environment.items()},
             )
             for group in result.groups
@@ -110,9 +113,23 @@ class Hider:
         return dataclasses.replace(
             result,
             groups=groups,
-            baseline=text(result.baseline),
-            comparisons={text(key): found for key, found in result.comparisons.items()},
+            baseline=keys[result.baseline],
+            comparisons={keys[key]: found for key, found in result.comparisons.items()},
         )
+
+    def board(self, name: str) -> str:
+        """A board's name as shown: its alias, or as named (the owner chose to show it, so it
+        is not taken for a host or a user of the same name)."""
+        return self.aliases.get(name, name)
+
+    def _keys(self, result: comparisons.Result) -> dict[str, str]:
+        """Each group's name as shown, by its real name: "nightly on [hidden] 1" and "... 2"
+        for two that would read the same, so no group takes another's figures."""
+        shown = self.board if result.group_by == "board" else self.text
+        hidden = {group.key: shown(group.key) for group in result.groups}
+        alike, taken = Counter(hidden.values()), set(hidden.values())
+        return {key: _numbered(name, taken) if alike[name] > 1 else name
+                for key, name in hidden.items()}  # fmt: skip
 
     def text(self, value: str) -> str:
         if (found := self._seen.get(value)) is None:
@@ -128,6 +145,13 @@ class Hider:
         if self.names is None:
             return value
         return self.names.sub(lambda match: self.aliases[match[0]], value)
+
+
+def _numbered(name: str, taken: set[str]) -> str:
+    """name and the first number that no group's name has yet (taken gets it)."""
+    found = next(f"{name} {number}" for number in count(1) if f"{name} {number}" not in taken)
+    taken.add(found)
+    return found
 
 
 def _users() -> re.Pattern | None:

@@ -313,3 +313,84 @@ def test_board_aliases_follow_the_names_order_in_groups_and_spread(client, viewe
     assert [sorted(group["boards"]) for group in found["groups"]] == [["board 1", "board 2"]] * 2
     page = public(client, link).content.decode()
     assert page.count("<tr><td>board 1</td>") == 2  # the spread table of each group
+
+
+# Names that read the same once hidden stay apart
+
+
+def compared(owner, group_by, lanes_values, name="look-alikes") -> Comparison:
+    """A comparison of the campaigns in lanes_values: {(campaign name, board name): values}."""
+    comparison = Comparison.objects.create(
+        owner=owner, name=name, benchmark="sha1sum", metric="throughput", group_by=group_by
+    )
+    for (campaign_name, board_name), values in lanes_values.items():
+        campaign, _ = Campaign.objects.get_or_create(name=campaign_name, spec={})
+        board = Board.objects.filter(name=board_name).first()
+        if board is None:
+            lane = lane_on(campaign, board_name)
+        else:  # a board of an earlier campaign: its probe again
+            lane = Lane.objects.create(campaign=campaign, board=board)
+            lane.snapshot = FactSnapshot.objects.get(board=board)
+        trials(lane, values)
+        comparison.campaigns.add(campaign)
+    return comparison
+
+
+def figures_by_group(client, link) -> dict:
+    groups = public(client, link, "comparison.json").json()["groups"]
+    return {group["group"]: (round(group["mean"]), group["verdict"].split(" (")[0])
+            for group in groups}  # fmt: skip
+
+
+def test_campaigns_that_differ_only_by_a_hidden_address_stay_apart(client, viewer):
+    comparison = compared(viewer, "campaign", {
+        ("base", "bench-a"): [101.0, 102.0, 103.0],
+        ("nightly on 10.213.9.20", "bench-b"): [151.0, 152.0, 153.0],
+        ("nightly on 10.213.9.21", "bench-c"): [51.0, 52.0, 53.0],
+    })  # fmt: skip
+    link = sharing.create(comparison, viewer)
+    assert figures_by_group(client, link) == {
+        "base": (102, ""),
+        "nightly on [hidden] 1": (152, "better: 49 % higher"),
+        "nightly on [hidden] 2": (52, "worse: 49 % lower"),
+    }
+    page = public(client, link).content.decode()
+    assert "better: 49 % higher" in page and "worse: 49 % lower" in page
+    assert "10.213.9.2" not in page
+
+
+def test_board_names_shown_are_not_hidden_as_hosts_or_users(client, viewer):
+    """Board "pi" (its SSH user is pi) and "pinas" (its probe's host name): shown as named."""
+    comparison = compared(viewer, "board", {
+        ("stock", "pi"): [101.0, 102.0, 103.0], ("stock", "pinas"): [151.0, 152.0, 153.0],
+    })  # fmt: skip
+    FactSnapshot.objects.filter(board__name="pinas").update(facts={"hostname": "pinas"})
+    assert Board.objects.get(name="pi").username == "pi"
+    link = sharing.create(comparison, viewer, show_board_names=True)
+    assert figures_by_group(client, link) == {
+        "pi": (102, ""),
+        "pinas": (152, "better: 49 % higher"),
+    }
+    Comparison.objects.filter(pk=comparison.pk).update(group_by="campaign")
+    spread = public(client, link, "comparison.json").json()["groups"][0]["boards"]
+    assert {name: round(found["mean"]) for name, found in spread.items()} == {
+        "pi": 102,
+        "pinas": 152,
+    }
+
+
+def test_every_group_keeps_its_point_and_its_boards_when_hidden(client, viewer):
+    comparison = compared(viewer, "campaign", {
+        ("base", "bench-a"): [101.0, 102.0, 103.0], ("base", "bench-b"): [101.0, 102.0, 103.0],
+        ("nightly on 10.213.9.20", "bench-a"): [151.0, 152.0, 153.0],
+        ("nightly on 10.213.9.20", "bench-b"): [149.0, 150.0, 151.0],
+        ("nightly on 10.213.9.21", "bench-a"): [51.0, 52.0, 53.0],
+        ("nightly on 10.213.9.21", "bench-b"): [53.0, 54.0, 55.0],
+    })  # fmt: skip
+    link = sharing.create(comparison, viewer)
+    groups = public(client, link, "comparison.json").json()["groups"]
+    assert [sorted(group["boards"]) for group in groups] == [["board 1", "board 2"]] * 3
+    response = public(client, link)
+    assert response.content.decode().count("<tr><td>board 1</td>") == 3  # a table per group
+    points = response.context["figures"]["changes-chart"]["data"][0]["y"]
+    assert [round(change) for change in points] == [48, -48]
