@@ -75,6 +75,13 @@ def live_link(token: str) -> ShareLink:
     return link
 
 
+def shown(link: ShareLink, result: comparisons.Result | None):
+    """result as link's page shows it (None stays None), and the comparison's name as shown
+    (its saver's words: they may name a host too)."""
+    hider = Hider(result, link.show_board_names)
+    return (None if result is None else hider.result(result)), hider.text(link.comparison.name)
+
+
 class Hider:
     """What a share page shows of a comparison's result and of its name: the Redactor's text(),
     then each board's name replaced by its alias, board 1, 2... in the order of the names

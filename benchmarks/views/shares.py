@@ -85,15 +85,11 @@ def _link(request, token: str) -> tuple[ShareLink | None, HttpResponse | None]:
 
 def _shared(link: ShareLink):
     """The comparison's result as the link shows it, its figures, or the reason there is none;
-    and its name (its saver's words: they may name a host too)."""
+    and its name as shown."""
     comparison = link.comparison
     result, _, problem = _computed(exports.runs_of(comparison), exports.choice(comparison))
-    hider = sharing.Hider(result, link.show_board_names)
-    name = hider.text(comparison.name)
-    if result is None:
-        return None, None, problem, name
-    result = hider.result(result)
-    return result, charts.figures(result), "", name
+    result, name = sharing.shown(link, result)
+    return result, charts.figures(result) if result else None, problem, name
 
 
 def _not_indexed(response: HttpResponse) -> HttpResponse:

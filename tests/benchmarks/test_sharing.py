@@ -91,7 +91,7 @@ def test_another_viewer_may_not_share_nor_revoke(client, django_user_model, comp
     revoke = reverse("benchmarks:share_revoke", args=[comparison.code, link.pk])
     assert client.post(revoke).status_code == 403
     page = client.get(comparison.get_absolute_url()).content.decode()
-    assert "Make a share link" not in page and link.token not in page.split("markdown")[0]
+    assert "Make a share link" not in page and link.token not in page
     link.refresh_from_db()
     assert link.revoked is None and comparison.shares.count() == 1
 
@@ -207,6 +207,23 @@ def test_the_markdown_of_a_comparison_names_its_newest_live_link(client, viewer,
     # t(0.975, 2) = 4.303: 4.303 * 2 / sqrt(3) = 4.968 and 4.303 * 3 / sqrt(3) = 7.452
     assert "| as the board is (baseline) | 3 | 100 ± 4.968 MB/s | – | baseline |" in text
     assert "| fast v2 | 3 | 120 ± 7.452 MB/s | +20 % (+13.8 % to +26.4 %) | better: 20 %" in text
+
+
+def test_a_viewer_who_may_not_share_gets_markdown_without_a_link(
+    client, django_user_model, comparison, viewer
+):
+    from devices import roles
+    from tests.conftest import member
+
+    link = sharing.create(comparison, viewer)
+    client.force_login(member(django_user_model, "victor", roles.VIEWER))
+    page = client.get(comparison.get_absolute_url())
+    markdown = client.get(reverse("benchmarks:comparison_md", args=[comparison.code]))
+    for text in (page.context["markdown"], markdown.content.decode()):
+        assert "| fast v2 | 3 |" in text
+        assert link.token not in text and "Shared comparison" not in text
+        assert "Share it first" not in text  # they cannot
+    assert link.token not in page.content.decode()
 
 
 def test_markdown_cells_escape_bars_and_line_breaks(client, viewer, comparison):
@@ -394,3 +411,22 @@ def test_every_group_keeps_its_point_and_its_boards_when_hidden(client, viewer):
     assert response.content.decode().count("<tr><td>board 1</td>") == 3  # a table per group
     points = response.context["figures"]["changes-chart"]["data"][0]["y"]
     assert [round(change) for change in points] == [48, -48]
+
+
+def test_the_markdown_with_a_share_link_is_that_links_own_hidden_markdown(client, viewer, leaky):
+    client.force_login(viewer)
+    url = reverse("benchmarks:comparison_md", args=[leaky.code])
+    internal = client.get(url).content.decode()
+    assert BOARD_IP in internal and "Share it first to get a link." in internal
+    link = sharing.create(leaky, viewer)
+    page = client.get(leaky.get_absolute_url()).context["markdown"]
+    exported = client.get(url).content.decode()
+    shared = public(client, link, "comparison.md").content.decode()
+    assert page == exported == shared
+    for word in NEVER + BOARD_NAMES:
+        assert word not in shared, word
+    client.force_login(viewer)
+    sharing.revoke(link)
+    for text in (client.get(url).content.decode(),
+                 client.get(leaky.get_absolute_url()).context["markdown"]):  # fmt: skip
+        assert link.token not in text and "Share it first to get a link." in text
