@@ -84,24 +84,20 @@ def shown(link: ShareLink, result: comparisons.Result | None):
 
 class Hider:
     """What a share page shows of a comparison's result and of its name: the Redactor's text(),
-    then each board's name replaced by its alias, board 1, 2... in the order of the names
-    (stable for a page: the same result gives the same aliases). result may be None (a
-    comparison with no values any more): then only the Redactor hides."""
+    then each board's name, in any case, replaced by its alias: board 1, 2... for the boards
+    of the result in the order of their names, then the lab's other boards (a comparison's
+    name may name one), so stable for a page. result may be None (a comparison with no values
+    any more): then the aliases are the lab's boards' in the order of their names."""
 
     def __init__(self, result: comparisons.Result | None, show_board_names: bool):
         self.redactor = Redactor()
         self.users = _users()
-        groups = result.groups if result is not None else ()
-        names = sorted({name for group in groups for name in group.boards})
-        self.aliases = {} if show_board_names else {
-            name: f"board {number}" for number, name in enumerate(names, 1)
-        }  # fmt: skip
-        longest_first = sorted(self.aliases, key=len, reverse=True)
-        self.names = (
-            re.compile(rf"(?<![\w.-])(?:{'|'.join(map(re.escape, longest_first))})(?![\w-])")
-            if self.aliases
-            else None
-        )
+        names = [] if show_board_names else _board_names(result)
+        self.aliases = {name: f"board {number}" for number, name in enumerate(names, 1)}
+        self._by_lower = {}  # names in another case: "BENCH-A" is bench-a's alias too
+        for name, alias in self.aliases.items():
+            self._by_lower.setdefault(name.lower(), alias)
+        self.names = _words(self._by_lower, re.IGNORECASE)
         self._seen = {}
 
     def result(self, result: comparisons.Result) -> comparisons.Result:
@@ -144,14 +140,23 @@ class Hider:
         return found
 
     def _hidden(self, value: str) -> str:
-        if value in self.aliases:  # a group of one board, when grouped by board
-            return self.aliases[value]
+        if (alias := self._by_lower.get(value.lower())) is not None:  # a name alone
+            return alias
         value = self.redactor.text(value)
         if self.users is not None:
             value = self.users.sub(HIDDEN, value)
         if self.names is None:
             return value
-        return self.names.sub(lambda match: self.aliases[match[0]], value)
+        return self.names.sub(lambda match: self._by_lower.get(match[0].lower(), HIDDEN), value)
+
+
+def _board_names(result: comparisons.Result | None) -> list[str]:
+    """The names of the result's boards in their order, then those of every other board of the
+    lab (retired ones too)."""
+    groups = result.groups if result is not None else ()
+    found = sorted({name for group in groups for name in group.boards})
+    others = set(Board.objects.values_list("name", flat=True)).difference(found)
+    return found + sorted(others)
 
 
 def _numbered(name: str, taken: set[str]) -> str:
@@ -165,7 +170,14 @@ def _users() -> re.Pattern | None:
     """The boards' SSH user names as words, in their own case: the Redactor hides them only as
     user@host, and a share page hides them alone too ("pi" in "/home/pi", not in "Raspberry
     Pi")."""
-    users = sorted(set(Board.objects.values_list("username", flat=True)), key=len, reverse=True)
-    if not users:
+    return _words(Board.objects.values_list("username", flat=True))
+
+
+def _words(words, flags=0) -> re.Pattern | None:
+    """Any of words as a word of its own (not inside a longer name), the longest first; None
+    for no words."""
+    longest_first = sorted(set(words), key=len, reverse=True)
+    if not longest_first:
         return None
-    return re.compile(rf"(?<![\w.-])(?:{'|'.join(map(re.escape, users))})(?![\w-])")
+    names = "|".join(map(re.escape, longest_first))
+    return re.compile(rf"(?<![\w.-])(?:{names})(?![\w-])", flags)

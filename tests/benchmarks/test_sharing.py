@@ -177,6 +177,23 @@ def test_an_expired_link_is_a_410_that_says_so(client, viewer, comparison):
     assert response["X-Robots-Tag"] == NOT_INDEXED
 
 
+def test_every_board_of_the_lab_is_hidden_in_any_case_with_a_result_or_none(
+    client, viewer, comparison
+):
+    from benchmarks.models import Run
+
+    make_board("sim-node2", host="10.213.9.99")  # in the lab, not in these runs
+    Comparison.objects.filter(pk=comparison.pk).update(name="vera: BENCH-A vs Sim-Node2")
+    link = sharing.create(comparison, viewer)
+    with_result = public(client, link).content.decode()
+    Run.objects.update(suspect=True)  # no result: every trial is left out
+    without = public(client, link).content.decode()
+    assert "no throughput values of sha1sum" in without
+    for page in (with_result, without):
+        assert "<h1>vera: board 1 vs board 2</h1>" in page
+        assert "bench-a" not in page.casefold() and "sim-node2" not in page.casefold()
+
+
 def test_an_unknown_token_is_a_404(client):
     response = client.get(reverse("benchmarks:share", args=["no-such-token"]))
     assert response.status_code == 404
