@@ -24,6 +24,8 @@ from devices.models import Board
 
 SHARE_PERMISSION = "benchmarks.add_sharelink"
 EXPIRY_DAYS = (1, 7, 30)
+# The furthest a chosen day may be: a link for longer is one never to end (choose "never").
+LONGEST_EXPIRY = datetime.timedelta(days=5 * 365)
 
 
 class Gone(Exception):

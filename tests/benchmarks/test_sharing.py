@@ -128,6 +128,17 @@ def test_a_past_day_is_refused_and_a_day_wins_over_days(client, viewer, comparis
     assert expires.date() == day + datetime.timedelta(days=1) and expires.hour == 0
 
 
+def test_a_day_past_five_years_is_refused_as_too_far(client, viewer, comparison):
+    client.force_login(viewer)
+    furthest = timezone.localdate() + sharing.LONGEST_EXPIRY
+    for day in ("9999-12-31", (furthest + datetime.timedelta(days=1)).isoformat()):
+        response = share(client, comparison, expires_on=day)
+        assert response.status_code == 400, day
+        assert f"At most 5 years from today: {furthest.isoformat()}" in response.content.decode()
+    assert not ShareLink.objects.exists()
+    assert share(client, comparison, expires_on=furthest.isoformat()).status_code == 302
+
+
 def test_posting_the_form_twice_makes_two_links_and_no_error(client, viewer, comparison):
     client.force_login(viewer)
     assert [share(client, comparison).status_code for _ in range(2)] == [302, 302]
