@@ -170,6 +170,17 @@ def _row(cells) -> str:
     return "| " + " | ".join(_cell(cell) for cell in cells) + " |"
 
 
+# What Markdown or the HTML it allows would read as markup in a name (a board's, a campaign's):
+# escaped, the cell renders as the words typed. "(" and ")" are left as they are: with "[" and
+# "]" escaped they make no link, and the figures' own parentheses stay readable.
+_AS_TEXT = str.maketrans(
+    {"\\": "\\\\", "|": "\\|", "&": "&amp;", "<": "&lt;", ">": "&gt;"}
+    | {mark: f"\\{mark}" for mark in "[]*_`~"}
+)
+
+
 def _cell(text: str) -> str:
-    """One table cell's text: a backslash or "|" escaped, line breaks made spaces."""
-    return " ".join(str(text).replace("\\", "\\\\").replace("|", "\\|").splitlines())
+    """One table cell's text as plain text: "|", "\\", HTML (&, <, >) and Markdown's link,
+    emphasis and code marks escaped, a leading "#" too, line breaks made spaces."""
+    found = " ".join(str(text).translate(_AS_TEXT).splitlines())
+    return f"\\{found}" if found.startswith("#") else found

@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from benchmarks import sharing
+from benchmarks import exports, sharing
 from benchmarks.models import Campaign, Comparison, Lane, ShareLink
 from devices.models import Board, FactSnapshot
 from tests.benchmarks.factories import lane_on, overclock, trials
@@ -262,6 +262,23 @@ def test_markdown_cells_escape_bars_and_line_breaks(client, viewer, comparison):
     assert "| a\\|b c\\\\ (baseline) | 6 |" in text
     table = [line for line in text.splitlines() if line.startswith("|")]
     assert {line.count(" | ") for line in table} == {4}
+
+
+def test_markdown_cells_are_plain_text_not_markup_nor_links(client, viewer, comparison):
+    """Escaped, they render as the words typed: no HTML element, no link, no emphasis."""
+    Campaign.objects.update(
+        name='<script>alert(1)</script> <a href="x">a</a> & [l](http://evil.example) *e* _u_ `c`'
+    )
+    Comparison.objects.filter(pk=comparison.pk).update(group_by="campaign")
+    link = sharing.create(comparison, viewer)
+    text = public(client, link, "comparison.md").content.decode()
+    row = next(line for line in text.splitlines() if line.startswith("| &lt;script"))
+    assert row.startswith(
+        '| &lt;script&gt;alert(1)&lt;/script&gt; &lt;a href="x"&gt;a&lt;/a&gt; &amp; '
+        "\\[l\\](http://evil.example) \\*e\\* \\_u\\_ \\`c\\` (baseline) |"
+    )
+    assert "<" not in text and "[l](" not in text
+    assert exports._cell("# 1") == "\\# 1"  # not a heading (nor an issue's number)
 
 
 def test_the_share_page_markdown_has_its_own_url(client, viewer, comparison):
