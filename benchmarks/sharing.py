@@ -24,6 +24,11 @@ from devices.models import Board
 
 SHARE_PERMISSION = "benchmarks.add_sharelink"
 EXPIRY_DAYS = (1, 7, 30)
+# A group's environment that pifarm writes from numbers (no board's words): a board named "64"
+# is not in its kernel's bits.
+OUR_FIGURES = {"kernel bits", "userland bits", "measured Arm clock"}
+# A unit after a number: the number is a figure, not a board named like it.
+_UNIT = re.compile(r"\s?(?:[kKMGTP]i?B|[kMG]?Hz|[kMG]?bit|%|[mµn]?s)(?!\w)")
 # The furthest a chosen day may be: a link for longer is one never to end (choose "never").
 LONGEST_EXPIRY = datetime.timedelta(days=5 * 365)
 
@@ -99,7 +104,8 @@ class Hider:
         self._by_lower = {}  # names in another case: "BENCH-A" is bench-a's alias too
         for name, alias in self.aliases.items():
             self._by_lower.setdefault(name.lower(), alias)
-        self.names = _words(self._by_lower, re.IGNORECASE)
+        # "board 42" is board 42's alias alone, not "board board 1".
+        self.names = _words(self._by_lower, re.IGNORECASE, before=r"(?:board\s+)?")
         self._seen = {}
 
     def result(self, result: comparisons.Result) -> comparisons.Result:
@@ -111,7 +117,10 @@ class Hider:
                 group,
                 key=keys[group.key],
                 boards={self.board(name): spread for name, spread in group.boards.items()},
-                environment={name: text(value) for name, value in group.environment.items()},
+                environment={
+                    name: value if name in OUR_FIGURES else text(value)
+                    for name, value in group.environment.items()
+                },  # fmt: skip
             )
             for group in result.groups
         ]
@@ -149,7 +158,13 @@ class Hider:
             value = self.users.sub(HIDDEN, value)
         if self.names is None:
             return value
-        return self.names.sub(lambda match: self._by_lower.get(match[0].lower(), HIDDEN), value)
+        return self.names.sub(self._alias, value)
+
+    def _alias(self, match: re.Match) -> str:
+        name = match["word"]
+        if name.isdigit() and _UNIT.match(match.string, match.end()):
+            return match[0]  # "42 MB" is a size, whatever a board is named
+        return self._by_lower.get(name.lower(), HIDDEN)
 
 
 def _board_names(result: comparisons.Result | None) -> list[str]:
@@ -175,11 +190,12 @@ def _users() -> re.Pattern | None:
     return _words(Board.objects.values_list("username", flat=True))
 
 
-def _words(words, flags=0) -> re.Pattern | None:
-    """Any of words as a word of its own (not inside a longer name), the longest first; None
-    for no words."""
+def _words(words, flags=0, before="") -> re.Pattern | None:
+    """Any of words (the group "word") as a whole name, the longest first: not inside a longer
+    one, "-", "_" and "." being part of a name ("pi" is not in "pi.local" nor "pi-4", but is in
+    "on pi."). before: a pattern the match may begin with. None for no words."""
     longest_first = sorted(set(words), key=len, reverse=True)
     if not longest_first:
         return None
     names = "|".join(map(re.escape, longest_first))
-    return re.compile(rf"(?<![\w.-])(?:{names})(?![\w-])", flags)
+    return re.compile(rf"(?<![\w.-]){before}(?P<word>{names})(?![\w-]|\.\w)", flags)

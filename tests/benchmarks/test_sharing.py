@@ -205,6 +205,29 @@ def test_every_board_of_the_lab_is_hidden_in_any_case_with_a_result_or_none(
         assert "bench-a" not in page.casefold() and "sim-node2" not in page.casefold()
 
 
+def test_board_names_are_hidden_as_whole_names_only(viewer, comparison):
+    for name in ("42", "node"):  # not "pi": the boards' user, hidden as a word
+        make_board(name, host=f"10.213.9.{len(name) + 90}")
+    hider = sharing.Hider(None, show_board_names=False)
+    assert [hider.aliases[name] for name in ("42", "bench-a", "node")] == [
+        "board 1",
+        "board 2",
+        "board 3",
+    ]
+    assert hider.text("42 MB on board 42, 42 s") == "42 MB on board 1, 42 s"
+    assert hider.text("node.local node_2 node-b Node5 on NODE.") == (
+        "node.local node_2 node-b Node5 on board 3."
+    )
+
+
+def test_our_own_figures_are_not_taken_for_a_board_name(client, viewer, comparison):
+    make_board("64", host="10.213.9.64")
+    link = sharing.create(comparison, viewer)
+    groups = public(client, link, "comparison.json").json()["groups"]
+    assert {group["environment"]["kernel bits"] for group in groups} == {"64"}
+    assert {group["environment"]["userland bits"] for group in groups} == {"64"}
+
+
 def test_an_unknown_token_is_a_404(client):
     response = client.get(reverse("benchmarks:share", args=["no-such-token"]))
     assert response.status_code == 404
