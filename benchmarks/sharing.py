@@ -2,11 +2,12 @@
 
 Who may share: an operator or admin any comparison, anyone the ones they saved (a viewer reads
 everything, but a share publishes beyond the login). What the page hides: it is built from
-the same Result as the comparison's page, passed through Hider, which replaces each board's
-name with "board 1", "board 2"... (unless the link shows board names) and runs every text that
+the same Result as the comparison's page, passed through Hider, which runs every text that
 came from boards (group names, kernels, OS names, tool versions, campaign names) through the
 API's Redactor, which hides IP addresses and every board's host, user@host, and the host name
-and serial its latest probe found; then the boards' SSH user names alone.
+and serial its latest probe found, and the boards' SSH user names alone; then replaces each
+board's name with "board 1", "board 2"... (unless the link shows board names: then they are
+shown as named, even a board named like its host).
 """
 
 import dataclasses
@@ -97,8 +98,7 @@ class Hider:
     any more): then the aliases are the lab's boards' in the order of their names."""
 
     def __init__(self, result: comparisons.Result | None, show_board_names: bool):
-        self.redactor = Redactor()
-        self.users = _users()
+        self.redactor = Redactor(users_alone=True)
         names = [] if show_board_names else _board_names(result)
         self.aliases = {name: f"board {number}" for number, name in enumerate(names, 1)}
         self._by_lower = {}  # names in another case: "BENCH-A" is bench-a's alias too
@@ -154,8 +154,6 @@ class Hider:
         if (alias := self._by_lower.get(value.lower())) is not None:  # a name alone
             return alias
         value = self.redactor.text(value)
-        if self.users is not None:
-            value = self.users.sub(HIDDEN, value)
         if self.names is None:
             return value
         return self.names.sub(self._alias, value)
@@ -181,13 +179,6 @@ def _numbered(name: str, taken: set[str]) -> str:
     found = next(f"{name} {number}" for number in count(1) if f"{name} {number}" not in taken)
     taken.add(found)
     return found
-
-
-def _users() -> re.Pattern | None:
-    """The boards' SSH user names as words, in their own case: the Redactor hides them only as
-    user@host, and a share page hides them alone too ("pi" in "/home/pi", not in "Raspberry
-    Pi")."""
-    return _words(Board.objects.values_list("username", flat=True))
 
 
 def _words(words, flags=0, before="") -> re.Pattern | None:
