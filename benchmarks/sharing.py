@@ -23,8 +23,10 @@ from benchmarks.api.redact import HIDDEN, Redactor
 from benchmarks.models import Comparison, ShareLink
 from devices.models import Board
 
+PATH = "/s/"  # every shared comparison's URL begins with it (benchmarks.urls)
 SHARE_PERMISSION = "benchmarks.add_sharelink"
 EXPIRY_DAYS = (1, 7, 30)
+WHEN = "%Y-%m-%d %H:%M %Z"  # with its time zone, as the page says when the link ends
 # A group's environment that pifarm writes from numbers (no board's words): a board named "64"
 # is not in its kernel's bits.
 OUR_FIGURES = {"kernel bits", "userland bits", "measured Arm clock"}
@@ -75,10 +77,10 @@ def live_link(token: str) -> ShareLink:
     """The link of token (ShareLink.DoesNotExist if none), Gone if it was revoked or expired."""
     link = ShareLink.objects.select_related("comparison").get(token=token)
     if link.revoked is not None:
-        when = timezone.localtime(link.revoked).strftime("%Y-%m-%d %H:%M")
+        when = timezone.localtime(link.revoked).strftime(WHEN)
         raise Gone(f"This link was revoked on {when}: the comparison is no longer shared here.")
     if link.expired():
-        when = timezone.localtime(link.expires).strftime("%Y-%m-%d %H:%M")
+        when = timezone.localtime(link.expires).strftime(WHEN)
         raise Gone(f"This link expired on {when}: the comparison is no longer shared here.")
     return link
 

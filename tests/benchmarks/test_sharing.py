@@ -234,6 +234,38 @@ def test_an_unknown_token_is_a_404(client):
     assert response["X-Robots-Tag"] == NOT_INDEXED
 
 
+def not_indexed(response) -> bool:
+    return (
+        response["X-Robots-Tag"] == NOT_INDEXED
+        and response["Referrer-Policy"] == "no-referrer"
+        and "no-store" in response["Cache-Control"]
+    )
+
+
+def test_a_head_is_answered_and_every_answer_under_s_is_not_indexed(viewer, comparison):
+    from django.test import Client
+
+    link = sharing.create(comparison, viewer)
+    url = link.get_absolute_url()
+    head = Client().head(url)
+    assert head.status_code == 200 and not_indexed(head)
+    with_csrf = Client(enforce_csrf_checks=True)
+    for response, status in (
+        (with_csrf.post(url), 403), (with_csrf.put(url), 403), (Client().post(url), 405),
+        (Client().get(url + "x"), 404), (Client().get(url + "comparison.csv/"), 404),
+    ):  # fmt: skip
+        assert response.status_code == status and not_indexed(response), response
+
+
+def test_a_revoked_link_says_when_in_which_time_zone(client, viewer, comparison):
+    link = sharing.create(comparison, viewer)
+    sharing.revoke(link)
+    link.refresh_from_db()
+    when = timezone.localtime(link.revoked)
+    text = public(client, link).content.decode()
+    assert f"revoked on {when:%Y-%m-%d %H:%M} {when.tzname()}:" in text
+
+
 def test_the_comparison_page_lists_links_and_their_states(client, viewer, comparison):
     revoked = sharing.create(comparison, viewer)
     sharing.revoke(revoked)
