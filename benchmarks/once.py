@@ -2,7 +2,8 @@
 thing from the same user within WINDOW is the first one again.
 
 Used by the campaign builder and the API's POST campaigns/ (the same spec, its seed included)
-and by saving a comparison (the same name and choices).
+by saving a comparison (the same name and choices) and by sharing one (the same expiry and
+choice of board names, while the link is live).
 """
 
 from datetime import timedelta

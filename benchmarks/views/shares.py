@@ -27,8 +27,12 @@ def share_create(request, code):
     form = ShareForm(request.POST)
     if not form.is_valid():
         return comparison_page(request, comparison, share_form=form, status=400)
-    sharing.create(comparison, request.user, form.expires, form.cleaned_data["show_board_names"])
-    messages.success(request, "Shared: copy the link below.")
+    show_board_names = form.cleaned_data["show_board_names"]
+    _, made = sharing.create_once(comparison, request.user, form.expires, show_board_names)
+    if made:
+        messages.success(request, "Shared: copy the link below.")
+    else:  # the same form posted twice
+        messages.info(request, "That link was made a moment ago: copy it below.")
     return redirect(f"{comparison.get_absolute_url()}#shares")
 
 

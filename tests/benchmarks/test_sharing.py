@@ -139,10 +139,18 @@ def test_a_day_past_five_years_is_refused_as_too_far(client, viewer, comparison)
     assert share(client, comparison, expires_on=furthest.isoformat()).status_code == 302
 
 
-def test_posting_the_form_twice_makes_two_links_and_no_error(client, viewer, comparison):
+def test_the_same_share_posted_twice_makes_one_link(client, viewer, comparison):
     client.force_login(viewer)
-    assert [share(client, comparison).status_code for _ in range(2)] == [302, 302]
-    assert comparison.shares.count() == 2
+    day = (timezone.localdate() + datetime.timedelta(days=3)).isoformat()
+    for choice in ({"expires_in": "7"}, {"expires_on": day}, {}):
+        assert [share(client, comparison, **choice).status_code for _ in range(2)] == [302, 302]
+    assert comparison.shares.count() == 3
+    share(client, comparison, expires_in="7", show_board_names="on")  # another choice
+    assert comparison.shares.count() == 4
+    sharing.revoke(comparison.shares.get(expires__isnull=True))
+    share(client, comparison)  # a revoked link is not given again
+    assert comparison.shares.filter(expires__isnull=True, revoked__isnull=True).count() == 1
+    assert comparison.shares.count() == 5
 
 
 # The public page
