@@ -26,14 +26,14 @@ from devices.models import Board
 PATH = "/s/"  # every shared comparison's URL begins with it (benchmarks.urls)
 SHARE_PERMISSION = "benchmarks.add_sharelink"
 EXPIRY_DAYS = (1, 7, 30)
+# The furthest a chosen day may be: a link for longer is one never to end (choose "never").
+LONGEST_EXPIRY = datetime.timedelta(days=5 * 365)
 WHEN = "%Y-%m-%d %H:%M %Z"  # with its time zone, as the page says when the link ends
 # A group's environment that pifarm writes from numbers (no board's words): a board named "64"
 # is not in its kernel's bits.
 OUR_FIGURES = {"kernel bits", "userland bits", "measured Arm clock"}
 # A unit after a number: the number is a figure, not a board named like it.
 _UNIT = re.compile(r"\s?(?:[kKMGTP]i?B|[kMG]?Hz|[kMG]?bit|%|[mµn]?s)(?!\w)")
-# The furthest a chosen day may be: a link for longer is one never to end (choose "never").
-LONGEST_EXPIRY = datetime.timedelta(days=5 * 365)
 
 
 class Gone(Exception):
