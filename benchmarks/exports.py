@@ -53,7 +53,7 @@ def response(comparison: Comparison, result, kind: str, name=None, link="") -> H
     """The comparison as a CSV or JSON download, or as Markdown text (kind "md") with link.
     name: the comparison's name as shown, when not its own (a share page's is redacted)."""
     if kind == "md":
-        return HttpResponse(as_markdown(result, link), content_type="text/markdown; charset=utf-8")
+        return markdown_response(as_markdown(result, link))
     if kind == "json":
         data = as_json(comparison, result)
         if name is not None:
@@ -64,6 +64,10 @@ def response(comparison: Comparison, result, kind: str, name=None, link="") -> H
         write_csv(result, found)
     found["Content-Disposition"] = f'attachment; filename="{filename(comparison, kind, name)}"'
     return found
+
+
+def markdown_response(text: str) -> HttpResponse:
+    return HttpResponse(text, content_type="text/markdown; charset=utf-8")
 
 
 def rows(result: comparisons.Result) -> list[dict]:
@@ -118,9 +122,10 @@ MARKDOWN_HEADER = ("Group", "n", "Mean ± 95 % CI", "Change against the baseline
                    "Verdict")  # fmt: skip
 
 
-def as_markdown(result: comparisons.Result, link: str) -> str:
-    """A results table for a forum or a blog, with the comparison's link (or what to do to get
-    one, when link is empty). Cells are escaped: a group named "a|b" stays one cell."""
+def as_markdown(result: comparisons.Result, link: str = "", may_share: bool = True) -> str:
+    """A results table for a forum or a blog, with the comparison's link (or, when link is
+    empty, what to do to get one: to those who may share). Cells are escaped: a group named
+    "a|b" stays one cell."""
     better = "higher" if result.higher_is_better else "lower"
     lines = [
         f"**{_cell(result.metric)}** of {_cell(result.benchmark)} in {_cell(result.unit)} "
@@ -137,7 +142,10 @@ def as_markdown(result: comparisons.Result, link: str) -> str:
             str(group.description.n), _mean_text(group.description, result.unit),
             _change_text(comparison), comparison.verdict if comparison else "baseline",
         ]))  # fmt: skip
-    lines += ["", f"Shared comparison: {link}" if link else "Share it first to get a link."]
+    if link:
+        lines += ["", f"Shared comparison: {link}"]
+    elif may_share:
+        lines += ["", "Share it first to get a link."]
     return "\n".join(lines) + "\n"
 
 
@@ -162,6 +170,17 @@ def _row(cells) -> str:
     return "| " + " | ".join(_cell(cell) for cell in cells) + " |"
 
 
+# What Markdown or the HTML it allows would read as markup in a name (a board's, a campaign's):
+# escaped, the cell renders as the words typed. "(" and ")" are left as they are: with "[" and
+# "]" escaped they make no link, and the figures' own parentheses stay readable.
+_AS_TEXT = str.maketrans(
+    {"\\": "\\\\", "|": "\\|", "&": "&amp;", "<": "&lt;", ">": "&gt;"}
+    | {mark: f"\\{mark}" for mark in "[]*_`~"}
+)
+
+
 def _cell(text: str) -> str:
-    """One table cell's text: a backslash or "|" escaped, line breaks made spaces."""
-    return " ".join(str(text).replace("\\", "\\\\").replace("|", "\\|").splitlines())
+    """One table cell's text as plain text: "|", "\\", HTML (&, <, >) and Markdown's link,
+    emphasis and code marks escaped, a leading "#" too, line breaks made spaces."""
+    found = " ".join(str(text).translate(_AS_TEXT).splitlines())
+    return f"\\{found}" if found.startswith("#") else found

@@ -181,8 +181,16 @@ class ShareForm(forms.Form):
 
     def clean_expires_on(self):
         day = self.cleaned_data["expires_on"]
-        if day is not None and day < timezone.localdate():
+        if day is None:
+            return day
+        today = timezone.localdate()
+        if day < today:
             raise ValidationError("That day has passed.")
+        if day > (furthest := today + sharing.LONGEST_EXPIRY):
+            years = sharing.LONGEST_EXPIRY.days // 365
+            raise ValidationError(
+                f"At most {years} years from today: {furthest.isoformat()} (or choose never)."
+            )
         return day
 
     @property

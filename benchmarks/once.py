@@ -1,8 +1,9 @@
 """A form posted twice (a double click, a reload, a script's retry) makes one thing: the same
 thing from the same user within WINDOW is the first one again.
 
-Used by the campaign builder and the API's POST campaigns/ (the same spec, its seed included)
-and by saving a comparison (the same name and choices).
+Used by the campaign builder and the API's POST campaigns/ (the same spec, its seed included),
+by saving a comparison (the same name and choices) and by sharing one (the same expiry and
+choice of board names, while the link is live).
 """
 
 from datetime import timedelta

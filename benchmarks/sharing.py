@@ -2,26 +2,38 @@
 
 Who may share: an operator or admin any comparison, anyone the ones they saved (a viewer reads
 everything, but a share publishes beyond the login). What the page hides: it is built from
-the same Result as the comparison's page, passed through Hider, which replaces each board's
-name with "board 1", "board 2"... (unless the link shows board names) and runs every text that
+the same Result as the comparison's page, passed through Hider, which runs every text that
 came from boards (group names, kernels, OS names, tool versions, campaign names) through the
 API's Redactor, which hides IP addresses and every board's host, user@host, and the host name
-and serial its latest probe found; then the boards' SSH user names alone.
+and serial its latest probe found, and the boards' SSH user names alone; then replaces each
+board's name with "board 1", "board 2"... (unless the link shows board names: then they are
+shown as named, even a board named like its host).
 """
 
 import dataclasses
 import datetime
 import re
+from collections import Counter
+from itertools import count
 
 from django.utils import timezone
 
-from benchmarks import comparisons
+from benchmarks import comparisons, once
 from benchmarks.api.redact import HIDDEN, Redactor
 from benchmarks.models import Comparison, ShareLink
 from devices.models import Board
 
+PATH = "/s/"  # every shared comparison's URL begins with it (benchmarks.urls)
 SHARE_PERMISSION = "benchmarks.add_sharelink"
 EXPIRY_DAYS = (1, 7, 30)
+# The furthest a chosen day may be: a link for longer is one never to end (choose "never").
+LONGEST_EXPIRY = datetime.timedelta(days=5 * 365)
+WHEN = "%Y-%m-%d %H:%M %Z"  # with its time zone, as the page says when the link ends
+# A group's environment that pifarm writes from numbers (no board's words): a board named "64"
+# is not in its kernel's bits.
+OUR_FIGURES = {"kernel bits", "userland bits", "measured Arm clock"}
+# A unit after a number: the number is a figure, not a board named like it.
+_UNIT = re.compile(r"\s?(?:[kKMGTP]i?B|[kMG]?Hz|[kMG]?bit|%|[mµn]?s)(?!\w)")
 
 
 class Gone(Exception):
@@ -39,6 +51,28 @@ def create(comparison: Comparison, user, expires=None, show_board_names=False) -
     return ShareLink.objects.create(
         comparison=comparison, created_by=user, expires=expires, show_board_names=show_board_names
     )
+
+
+def create_once(comparison: Comparison, user, expires=None, show_board_names=False):
+    """(create(...), True), unless user made the same link of comparison within once.WINDOW
+    (a double click, a reload): then (that link, False), while it is live."""
+    recent = comparison.shares.filter(
+        created_by=user, revoked__isnull=True, show_board_names=show_board_names
+    )
+    return once.made_once(
+        user,
+        recent,
+        lambda found: found.live() and _ends_alike(found.expires, expires),
+        lambda: create(comparison, user, expires, show_board_names),
+    )
+
+
+def _ends_alike(found, asked) -> bool:
+    """Expiries of one choice: never, the end of the same day, or after as many days asked
+    within once.WINDOW of each other (different choices end a day or more apart)."""
+    if found is None or asked is None:
+        return found is asked
+    return abs(asked - found) <= once.WINDOW
 
 
 def revoke(link: ShareLink) -> bool:
@@ -65,54 +99,75 @@ def live_link(token: str) -> ShareLink:
     """The link of token (ShareLink.DoesNotExist if none), Gone if it was revoked or expired."""
     link = ShareLink.objects.select_related("comparison").get(token=token)
     if link.revoked is not None:
-        when = timezone.localtime(link.revoked).strftime("%Y-%m-%d %H:%M")
+        when = timezone.localtime(link.revoked).strftime(WHEN)
         raise Gone(f"This link was revoked on {when}: the comparison is no longer shared here.")
     if link.expired():
-        when = timezone.localtime(link.expires).strftime("%Y-%m-%d %H:%M")
+        when = timezone.localtime(link.expires).strftime(WHEN)
         raise Gone(f"This link expired on {when}: the comparison is no longer shared here.")
     return link
 
 
+def shown(link: ShareLink, result: comparisons.Result | None):
+    """result as link's page shows it (None stays None), and the comparison's name as shown
+    (its saver's words: they may name a host too)."""
+    hider = Hider(result, link.show_board_names)
+    return (None if result is None else hider.result(result)), hider.text(link.comparison.name)
+
+
 class Hider:
     """What a share page shows of a comparison's result and of its name: the Redactor's text(),
-    then each board's name replaced by its alias, board 1, 2... in the order of the names
-    (stable for a page: the same result gives the same aliases). result may be None (a
-    comparison with no values any more): then only the Redactor hides."""
+    then each board's name, in any case, replaced by its alias: board 1, 2... for the boards
+    of the result in the order of their names, then the lab's other boards (a comparison's
+    name may name one), so stable for a page. result may be None (a comparison with no values
+    any more): then the aliases are the lab's boards' in the order of their names."""
 
     def __init__(self, result: comparisons.Result | None, show_board_names: bool):
-        self.redactor = Redactor()
-        self.users = _users()
-        groups = result.groups if result is not None else ()
-        names = sorted({name for group in groups for name in group.boards})
-        self.aliases = {} if show_board_names else {
-            name: f"board {number}" for number, name in enumerate(names, 1)
-        }  # fmt: skip
-        longest_first = sorted(self.aliases, key=len, reverse=True)
-        self.names = (
-            re.compile(rf"(?<![\w.-])(?:{'|'.join(map(re.escape, longest_first))})(?![\w-])")
-            if self.aliases
-            else None
-        )
+        self.redactor = Redactor(users_alone=True)
+        names = [] if show_board_names else _board_names(result)
+        self.aliases = {name: f"board {number}" for number, name in enumerate(names, 1)}
+        self._by_lower = {}  # names in another case: "BENCH-A" is bench-a's alias too
+        for name, alias in self.aliases.items():
+            self._by_lower.setdefault(name.lower(), alias)
+        # "board 42" is board 42's alias alone, not "board board 1".
+        self.names = _words(self._by_lower, re.IGNORECASE, before=r"(?:board\s+)?")
         self._seen = {}
 
     def result(self, result: comparisons.Result) -> comparisons.Result:
-        """result with every text hidden as text() hides it (the figures stay)."""
-        text = self.text
+        """result with every text hidden as text() hides it (the figures stay), each group
+        under a name of its own: names that read the same once hidden are numbered."""
+        text, keys = self.text, self._keys(result)
         groups = [
             dataclasses.replace(
                 group,
-                key=text(group.key),
-                boards={text(name): spread for name, spread in group.boards.items()},
-                environment={name: text(value) for name, value in group.environment.items()},
+                key=keys[group.key],
+                boards={self.board(name): spread for name, spread in group.boards.items()},
+                environment={
+                    name: value if name in OUR_FIGURES else text(value)
+                    for name, value in group.environment.items()
+                },  # fmt: skip
             )
             for group in result.groups
         ]
         return dataclasses.replace(
             result,
             groups=groups,
-            baseline=text(result.baseline),
-            comparisons={text(key): found for key, found in result.comparisons.items()},
+            baseline=keys[result.baseline],
+            comparisons={keys[key]: found for key, found in result.comparisons.items()},
         )
+
+    def board(self, name: str) -> str:
+        """A board's name as shown: its alias, or as named (the owner chose to show it, so it
+        is not taken for a host or a user of the same name)."""
+        return self.aliases.get(name, name)
+
+    def _keys(self, result: comparisons.Result) -> dict[str, str]:
+        """Each group's name as shown, by its real name: "nightly on [hidden] 1" and "... 2"
+        for two that would read the same, so no group takes another's figures."""
+        shown = self.board if result.group_by == "board" else self.text
+        hidden = {group.key: shown(group.key) for group in result.groups}
+        alike, taken = Counter(hidden.values()), set(hidden.values())
+        return {key: _numbered(name, taken) if alike[name] > 1 else name
+                for key, name in hidden.items()}  # fmt: skip
 
     def text(self, value: str) -> str:
         if (found := self._seen.get(value)) is None:
@@ -120,21 +175,42 @@ class Hider:
         return found
 
     def _hidden(self, value: str) -> str:
-        if value in self.aliases:  # a group of one board, when grouped by board
-            return self.aliases[value]
+        if (alias := self._by_lower.get(value.lower())) is not None:  # a name alone
+            return alias
         value = self.redactor.text(value)
-        if self.users is not None:
-            value = self.users.sub(HIDDEN, value)
         if self.names is None:
             return value
-        return self.names.sub(lambda match: self.aliases[match[0]], value)
+        return self.names.sub(self._alias, value)
+
+    def _alias(self, match: re.Match) -> str:
+        name = match["word"]
+        if name.isdigit() and _UNIT.match(match.string, match.end()):
+            return match[0]  # "42 MB" is a size, whatever a board is named
+        return self._by_lower.get(name.lower(), HIDDEN)
 
 
-def _users() -> re.Pattern | None:
-    """The boards' SSH user names as words, in their own case: the Redactor hides them only as
-    user@host, and a share page hides them alone too ("pi" in "/home/pi", not in "Raspberry
-    Pi")."""
-    users = sorted(set(Board.objects.values_list("username", flat=True)), key=len, reverse=True)
-    if not users:
+def _board_names(result: comparisons.Result | None) -> list[str]:
+    """The names of the result's boards in their order, then those of every other board of the
+    lab (retired ones too)."""
+    groups = result.groups if result is not None else ()
+    found = sorted({name for group in groups for name in group.boards})
+    others = set(Board.objects.values_list("name", flat=True)).difference(found)
+    return found + sorted(others)
+
+
+def _numbered(name: str, taken: set[str]) -> str:
+    """name and the first number that no group's name has yet (taken gets it)."""
+    found = next(f"{name} {number}" for number in count(1) if f"{name} {number}" not in taken)
+    taken.add(found)
+    return found
+
+
+def _words(words, flags=0, before="") -> re.Pattern | None:
+    """Any of words (the group "word") as a whole name, the longest first: not inside a longer
+    one, "-", "_" and "." being part of a name ("pi" is not in "pi.local" nor "pi-4", but is in
+    "on pi."). before: a pattern the match may begin with. None for no words."""
+    longest_first = sorted(set(words), key=len, reverse=True)
+    if not longest_first:
         return None
-    return re.compile(rf"(?<![\w.-])(?:{'|'.join(map(re.escape, users))})(?![\w-])")
+    names = "|".join(map(re.escape, longest_first))
+    return re.compile(rf"(?<![\w.-]){before}(?P<word>{names})(?![\w-]|\.\w)", flags)

@@ -2,9 +2,12 @@
 
 from django.urls import path
 
+from benchmarks.sharing import PATH
 from benchmarks.views import answers, campaigns, catalog, comparisons, results, shares, tokens
 
 app_name = "benchmarks"
+
+SHARED = PATH.removeprefix("/")  # included at the root (pifarm/urls.py)
 
 urlpatterns = [
     path("benchmarks/", catalog.catalog, name="catalog"),
@@ -48,10 +51,10 @@ urlpatterns = [
         name="share_revoke",
     ),
     # A shared comparison: no login; the token is the only key (benchmarks.sharing).
-    path("s/<str:token>/", shares.share_page, name="share"),
+    path(f"{SHARED}<str:token>/", shares.share_page, name="share"),
     *(
         path(
-            f"s/<str:token>/comparison.{kind}",
+            f"{SHARED}<str:token>/comparison.{kind}",
             shares.share_export,
             {"kind": kind},
             name=f"share_{kind}",

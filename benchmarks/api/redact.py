@@ -5,9 +5,11 @@ out by the serializers. Free text is another matter: a reason such as "could not
 bench-1: 192.0.2.40:22 refused the connection", a tool's output in a lane's log tail, a
 version line holding `uname -a`. Text that comes from boards or from SSH goes through
 Redactor.text, which replaces every IP address, and every board's host, user@host, and the
-host name and serial its latest probe found, with HIDDEN. (A host name a board had before
-its latest probe is not looked for: text seldom holds one, and reading every probe ever made
-is too slow for each request.)
+host name and serial its latest probe found, with HIDDEN, in any case; an IPv4 address zero
+padded too (010.213.009.020), and a serial's short form, its last 8 digits (aaaa0003,
+0xAAAA0003), as the firmware and the OTP print it. (A host name a board had before its latest
+probe is not looked for: text seldom holds one, and reading every probe ever made is too
+slow for each request.) A share page asks for the boards' user names alone too.
 """
 
 import ipaddress
@@ -20,6 +22,7 @@ from django.db.models.fields.json import KT
 from devices.models import Board, FactSnapshot
 
 HIDDEN = "[hidden]"
+SHORT_SERIAL = 8  # hex digits: a Pi's serial as the OTP holds it, 10000000aaaa0003's aaaa0003
 # An optional "user@" and ":port" go with the address they belong to.
 _USER = r"(?:[a-z_][a-z0-9_-]{0,31}@)?"
 _PORT = r"(?::\d{1,5})?"
@@ -33,13 +36,21 @@ _ADDRESS = re.compile(
 
 
 class Redactor:
-    """Built per request; reads the boards' names to hide once, when first needed."""
+    """Built per request; reads the boards' names to hide once, when first needed.
+
+    users_alone: hide the boards' SSH user names as words of their own too, in any case
+    ("/home/pi", "LABUSER"), but for the "Pi" of "Raspberry Pi" (pi is the usual user)."""
+
+    def __init__(self, users_alone: bool = False):
+        self.users_alone = users_alone
 
     def text(self, value: str) -> str:
         if not value:
             return value
         value = _ADDRESS.sub(_hide_address, value)
-        return self._known.sub(HIDDEN, value) if self._known else value
+        for known in (self._known, self._users):
+            value = known.sub(HIDDEN, value) if known else value
+        return value
 
     def data(self, value):
         """text() over every string of a JSON-like value (dict keys included)."""
@@ -61,11 +72,22 @@ class Redactor:
         facts = FactSnapshot.objects.filter(pk__in=probes)
         for hostname, serial in facts.values_list(KT("facts__hostname"), KT("facts__serial")):
             words.update(word for word in (hostname, serial) if word)
+            if serial and len(serial) > SHORT_SERIAL:
+                words.update((serial[-SHORT_SERIAL:], f"0x{serial[-SHORT_SERIAL:]}"))
         words = sorted((word for word in words if word.strip()), key=len, reverse=True)
         if not words:
             return None
         names = "|".join(re.escape(word) for word in words)
         return re.compile(rf"(?<![\w.@-]){_USER}(?:{names}){_PORT}(?![\w-])", re.IGNORECASE)
+
+    @cached_property
+    def _users(self) -> re.Pattern | None:
+        users = set(Board.objects.values_list("username", flat=True)) if self.users_alone else ()
+        if not users:
+            return None
+        names = "|".join(map(re.escape, sorted(users, key=len, reverse=True)))
+        # "-", "_" and "." are part of a name: "pi" is not in "pi-gen".
+        return re.compile(rf"(?<![\w.-])(?<!Raspberry )(?:{names})(?![\w-]|\.\w)", re.IGNORECASE)
 
 
 class ShowAll(Redactor):
@@ -76,8 +98,16 @@ class ShowAll(Redactor):
 
 
 def _hide_address(match: re.Match) -> str:
+    return HIDDEN if _is_address(match["ip"]) else match[0]
+
+
+def _is_address(candidate: str) -> bool:
+    """An IP address; an IPv4 one zero padded too (010.213.009.020): ipaddress refuses it, a
+    reader reads the address."""
+    if "." in candidate and ":" not in candidate:
+        return all(int(part) <= 255 for part in candidate.split("."))
     try:
-        ipaddress.ip_address(match["ip"].split("%")[0])
+        ipaddress.ip_address(candidate.split("%")[0])
     except ValueError:
-        return match[0]
-    return HIDDEN
+        return False
+    return True

@@ -102,14 +102,12 @@ def comparison_detail(request, code):
 def comparison_page(request, comparison: Comparison, share_form=None, status=200):
     """The saved comparison's page; with its share links and form for those who may share."""
     result, figures, problem = _computed(exports.runs_of(comparison), exports.choice(comparison))
-    shares = list(comparison.shares.all())
-    newest = sharing.newest_live(comparison)
-    link = request.build_absolute_uri(newest.get_absolute_url()) if newest else ""
+    may_share = sharing.may_share(request.user, comparison)
     context = {
         "comparison": comparison, "result": result, "figures": figures, "problem": problem,
-        "may_share": sharing.may_share(request.user, comparison),
-        "share_form": share_form or ShareForm(), "shares": shares,
-        "markdown": exports.as_markdown(result, link) if result else "",
+        "may_share": may_share, "share_form": share_form or ShareForm(),
+        "shares": list(comparison.shares.all()),
+        "markdown": _markdown(request, comparison, result, may_share) if result else "",
         **_shown(result),
     }  # fmt: skip
     return render(request, "benchmarks/comparison.html", context, status=status)
@@ -122,6 +120,18 @@ def comparison_export(request, code, kind):
     result, _, problem = _computed(exports.runs_of(comparison), exports.choice(comparison))
     if result is None:
         return HttpResponse(problem, status=404, content_type="text/plain; charset=utf-8")
-    newest = sharing.newest_live(comparison) if kind == "md" else None
-    link = request.build_absolute_uri(newest.get_absolute_url()) if newest else ""
-    return exports.response(comparison, result, kind, link=link)
+    if kind == "md":
+        may_share = sharing.may_share(request.user, comparison)
+        return exports.markdown_response(_markdown(request, comparison, result, may_share))
+    return exports.response(comparison, result, kind)
+
+
+def _markdown(request, comparison: Comparison, result, may_share: bool) -> str:
+    """The results as Markdown. With its newest live share link (for those who may share)
+    exactly that link's page's Markdown, hidden as it hides: the text with a public link is
+    meant to be pasted in public. Otherwise the team's own, nothing hidden and no link."""
+    newest = sharing.newest_live(comparison) if may_share else None
+    if newest is None:
+        return exports.as_markdown(result, may_share=may_share)
+    shown, _ = sharing.shown(newest, result)
+    return exports.as_markdown(shown, request.build_absolute_uri(newest.get_absolute_url()))

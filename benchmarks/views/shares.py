@@ -2,13 +2,14 @@
 
 The public page (/s/<token>/) needs no login and shows the comparison read-only, redacted by
 benchmarks.sharing. The token is in its URL, so every answer there asks not to be indexed,
-cached or sent on as a Referer; a revoked or expired link is a 410 that says so.
+cached or sent on as a Referer (benchmarks.middleware); a revoked or expired link is a 410
+that says so.
 """
 
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from benchmarks import charts, exports, sharing
 from benchmarks.forms_comparisons import ShareForm
@@ -16,8 +17,6 @@ from benchmarks.models import ShareLink
 from benchmarks.views.comparisons import _computed, _get_comparison, comparison_page
 from devices import roles
 from devices.views.access import permission_required
-
-NOT_INDEXED = "noindex, nofollow"
 
 
 @permission_required("benchmarks.view_run")
@@ -28,8 +27,12 @@ def share_create(request, code):
     form = ShareForm(request.POST)
     if not form.is_valid():
         return comparison_page(request, comparison, share_form=form, status=400)
-    sharing.create(comparison, request.user, form.expires, form.cleaned_data["show_board_names"])
-    messages.success(request, "Shared: copy the link below.")
+    show_board_names = form.cleaned_data["show_board_names"]
+    _, made = sharing.create_once(comparison, request.user, form.expires, show_board_names)
+    if made:
+        messages.success(request, "Shared: copy the link below.")
+    else:  # the same form posted twice
+        messages.info(request, "That link was made a moment ago: copy it below.")
     return redirect(f"{comparison.get_absolute_url()}#shares")
 
 
@@ -46,7 +49,7 @@ def share_revoke(request, code, link):
     return redirect(f"{comparison.get_absolute_url()}#shares")
 
 
-@require_GET
+@require_safe
 def share_page(request, token):
     link, gone = _link(request, token)
     if link is None:
@@ -56,19 +59,19 @@ def share_page(request, token):
     context = {"link": link, "name": name, "result": result, "figures": figures,
                "problem": problem, "markdown": exports.as_markdown(result, page) if result else "",
                "created": link.comparison.created}  # fmt: skip
-    return _not_indexed(render(request, "benchmarks/share.html", context))
+    return render(request, "benchmarks/share.html", context)
 
 
-@require_GET
+@require_safe
 def share_export(request, token, kind):
     link, gone = _link(request, token)
     if link is None:
         return gone
     result, _, problem, name = _shared(link)
     if result is None:
-        return _not_indexed(HttpResponse(problem, status=404, content_type="text/plain"))
+        return HttpResponse(problem, status=404, content_type="text/plain")
     page = request.build_absolute_uri(link.get_absolute_url())
-    return _not_indexed(exports.response(link.comparison, result, kind, name=name, link=page))
+    return exports.response(link.comparison, result, kind, name=name, link=page)
 
 
 def _link(request, token: str) -> tuple[ShareLink | None, HttpResponse | None]:
@@ -79,28 +82,16 @@ def _link(request, token: str) -> tuple[ShareLink | None, HttpResponse | None]:
         words, status = "There is no shared comparison at this address.", 404
     except sharing.Gone as exc:
         words, status = str(exc), 410
-    page = render(request, "benchmarks/share_gone.html", {"words": words}, status=status)
-    return None, _not_indexed(page)
+    return None, render(request, "benchmarks/share_gone.html", {"words": words}, status=status)
 
 
 def _shared(link: ShareLink):
     """The comparison's result as the link shows it, its figures, or the reason there is none;
-    and its name (its saver's words: they may name a host too)."""
+    and its name as shown."""
     comparison = link.comparison
     result, _, problem = _computed(exports.runs_of(comparison), exports.choice(comparison))
-    hider = sharing.Hider(result, link.show_board_names)
-    name = hider.text(comparison.name)
-    if result is None:
-        return None, None, problem, name
-    result = hider.result(result)
-    return result, charts.figures(result), "", name
-
-
-def _not_indexed(response: HttpResponse) -> HttpResponse:
-    response["X-Robots-Tag"] = NOT_INDEXED
-    response["Referrer-Policy"] = "no-referrer"  # the token is in the URL
-    response["Cache-Control"] = "no-store"  # a revoked link must not live on in a cache
-    return response
+    result, name = sharing.shown(link, result)
+    return result, charts.figures(result) if result else None, problem, name
 
 
 def _may_share_or_403(user, comparison) -> None:

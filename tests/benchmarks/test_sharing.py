@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from benchmarks import sharing
+from benchmarks import exports, sharing
 from benchmarks.models import Campaign, Comparison, Lane, ShareLink
 from devices.models import Board, FactSnapshot
 from tests.benchmarks.factories import lane_on, overclock, trials
@@ -91,7 +91,7 @@ def test_another_viewer_may_not_share_nor_revoke(client, django_user_model, comp
     revoke = reverse("benchmarks:share_revoke", args=[comparison.code, link.pk])
     assert client.post(revoke).status_code == 403
     page = client.get(comparison.get_absolute_url()).content.decode()
-    assert "Make a share link" not in page and link.token not in page.split("markdown")[0]
+    assert "Make a share link" not in page and link.token not in page
     link.refresh_from_db()
     assert link.revoked is None and comparison.shares.count() == 1
 
@@ -128,10 +128,29 @@ def test_a_past_day_is_refused_and_a_day_wins_over_days(client, viewer, comparis
     assert expires.date() == day + datetime.timedelta(days=1) and expires.hour == 0
 
 
-def test_posting_the_form_twice_makes_two_links_and_no_error(client, viewer, comparison):
+def test_a_day_past_five_years_is_refused_as_too_far(client, viewer, comparison):
     client.force_login(viewer)
-    assert [share(client, comparison).status_code for _ in range(2)] == [302, 302]
-    assert comparison.shares.count() == 2
+    furthest = timezone.localdate() + sharing.LONGEST_EXPIRY
+    for day in ("9999-12-31", (furthest + datetime.timedelta(days=1)).isoformat()):
+        response = share(client, comparison, expires_on=day)
+        assert response.status_code == 400, day
+        assert f"At most 5 years from today: {furthest.isoformat()}" in response.content.decode()
+    assert not ShareLink.objects.exists()
+    assert share(client, comparison, expires_on=furthest.isoformat()).status_code == 302
+
+
+def test_the_same_share_posted_twice_makes_one_link(client, viewer, comparison):
+    client.force_login(viewer)
+    day = (timezone.localdate() + datetime.timedelta(days=3)).isoformat()
+    for choice in ({"expires_in": "7"}, {"expires_on": day}, {}):
+        assert [share(client, comparison, **choice).status_code for _ in range(2)] == [302, 302]
+    assert comparison.shares.count() == 3
+    share(client, comparison, expires_in="7", show_board_names="on")  # another choice
+    assert comparison.shares.count() == 4
+    sharing.revoke(comparison.shares.get(expires__isnull=True))
+    share(client, comparison)  # a revoked link is not given again
+    assert comparison.shares.filter(expires__isnull=True, revoked__isnull=True).count() == 1
+    assert comparison.shares.count() == 5
 
 
 # The public page
@@ -177,10 +196,82 @@ def test_an_expired_link_is_a_410_that_says_so(client, viewer, comparison):
     assert response["X-Robots-Tag"] == NOT_INDEXED
 
 
+def test_every_board_of_the_lab_is_hidden_in_any_case_with_a_result_or_none(
+    client, viewer, comparison
+):
+    from benchmarks.models import Run
+
+    make_board("sim-node2", host="10.213.9.99")  # in the lab, not in these runs
+    Comparison.objects.filter(pk=comparison.pk).update(name="vera: BENCH-A vs Sim-Node2")
+    link = sharing.create(comparison, viewer)
+    with_result = public(client, link).content.decode()
+    Run.objects.update(suspect=True)  # no result: every trial is left out
+    without = public(client, link).content.decode()
+    assert "no throughput values of sha1sum" in without
+    for page in (with_result, without):
+        assert "<h1>vera: board 1 vs board 2</h1>" in page
+        assert "bench-a" not in page.casefold() and "sim-node2" not in page.casefold()
+
+
+def test_board_names_are_hidden_as_whole_names_only(viewer, comparison):
+    for name in ("42", "node"):  # not "pi": the boards' user, hidden as a word
+        make_board(name, host=f"10.213.9.{len(name) + 90}")
+    hider = sharing.Hider(None, show_board_names=False)
+    assert [hider.aliases[name] for name in ("42", "bench-a", "node")] == [
+        "board 1",
+        "board 2",
+        "board 3",
+    ]
+    assert hider.text("42 MB on board 42, 42 s") == "42 MB on board 1, 42 s"
+    assert hider.text("node.local node_2 node-b Node5 on NODE.") == (
+        "node.local node_2 node-b Node5 on board 3."
+    )
+
+
+def test_our_own_figures_are_not_taken_for_a_board_name(client, viewer, comparison):
+    make_board("64", host="10.213.9.64")
+    link = sharing.create(comparison, viewer)
+    groups = public(client, link, "comparison.json").json()["groups"]
+    assert {group["environment"]["kernel bits"] for group in groups} == {"64"}
+    assert {group["environment"]["userland bits"] for group in groups} == {"64"}
+
+
 def test_an_unknown_token_is_a_404(client):
     response = client.get(reverse("benchmarks:share", args=["no-such-token"]))
     assert response.status_code == 404
     assert response["X-Robots-Tag"] == NOT_INDEXED
+
+
+def not_indexed(response) -> bool:
+    return (
+        response["X-Robots-Tag"] == NOT_INDEXED
+        and response["Referrer-Policy"] == "no-referrer"
+        and "no-store" in response["Cache-Control"]
+    )
+
+
+def test_a_head_is_answered_and_every_answer_under_s_is_not_indexed(viewer, comparison):
+    from django.test import Client
+
+    link = sharing.create(comparison, viewer)
+    url = link.get_absolute_url()
+    head = Client().head(url)
+    assert head.status_code == 200 and not_indexed(head)
+    with_csrf = Client(enforce_csrf_checks=True)
+    for response, status in (
+        (with_csrf.post(url), 403), (with_csrf.put(url), 403), (Client().post(url), 405),
+        (Client().get(url + "x"), 404), (Client().get(url + "comparison.csv/"), 404),
+    ):  # fmt: skip
+        assert response.status_code == status and not_indexed(response), response
+
+
+def test_a_revoked_link_says_when_in_which_time_zone(client, viewer, comparison):
+    link = sharing.create(comparison, viewer)
+    sharing.revoke(link)
+    link.refresh_from_db()
+    when = timezone.localtime(link.revoked)
+    text = public(client, link).content.decode()
+    assert f"revoked on {when:%Y-%m-%d %H:%M} {when.tzname()}:" in text
 
 
 def test_the_comparison_page_lists_links_and_their_states(client, viewer, comparison):
@@ -209,6 +300,23 @@ def test_the_markdown_of_a_comparison_names_its_newest_live_link(client, viewer,
     assert "| fast v2 | 3 | 120 ± 7.452 MB/s | +20 % (+13.8 % to +26.4 %) | better: 20 %" in text
 
 
+def test_a_viewer_who_may_not_share_gets_markdown_without_a_link(
+    client, django_user_model, comparison, viewer
+):
+    from devices import roles
+    from tests.conftest import member
+
+    link = sharing.create(comparison, viewer)
+    client.force_login(member(django_user_model, "victor", roles.VIEWER))
+    page = client.get(comparison.get_absolute_url())
+    markdown = client.get(reverse("benchmarks:comparison_md", args=[comparison.code]))
+    for text in (page.context["markdown"], markdown.content.decode()):
+        assert "| fast v2 | 3 |" in text
+        assert link.token not in text and "Shared comparison" not in text
+        assert "Share it first" not in text  # they cannot
+    assert link.token not in page.content.decode()
+
+
 def test_markdown_cells_escape_bars_and_line_breaks(client, viewer, comparison):
     Campaign.objects.update(name="a|b\nc\\")
     Comparison.objects.filter(pk=comparison.pk).update(group_by="campaign")
@@ -217,6 +325,23 @@ def test_markdown_cells_escape_bars_and_line_breaks(client, viewer, comparison):
     assert "| a\\|b c\\\\ (baseline) | 6 |" in text
     table = [line for line in text.splitlines() if line.startswith("|")]
     assert {line.count(" | ") for line in table} == {4}
+
+
+def test_markdown_cells_are_plain_text_not_markup_nor_links(client, viewer, comparison):
+    """Escaped, they render as the words typed: no HTML element, no link, no emphasis."""
+    Campaign.objects.update(
+        name='<script>alert(1)</script> <a href="x">a</a> & [l](http://evil.example) *e* _u_ `c`'
+    )
+    Comparison.objects.filter(pk=comparison.pk).update(group_by="campaign")
+    link = sharing.create(comparison, viewer)
+    text = public(client, link, "comparison.md").content.decode()
+    row = next(line for line in text.splitlines() if line.startswith("| &lt;script"))
+    assert row.startswith(
+        '| &lt;script&gt;alert(1)&lt;/script&gt; &lt;a href="x"&gt;a&lt;/a&gt; &amp; '
+        "\\[l\\](http://evil.example) \\*e\\* \\_u\\_ \\`c\\` (baseline) |"
+    )
+    assert "<" not in text and "[l](" not in text
+    assert exports._cell("# 1") == "\\# 1"  # not a heading (nor an issue's number)
 
 
 def test_the_share_page_markdown_has_its_own_url(client, viewer, comparison):
@@ -313,3 +438,103 @@ def test_board_aliases_follow_the_names_order_in_groups_and_spread(client, viewe
     assert [sorted(group["boards"]) for group in found["groups"]] == [["board 1", "board 2"]] * 2
     page = public(client, link).content.decode()
     assert page.count("<tr><td>board 1</td>") == 2  # the spread table of each group
+
+
+# Names that read the same once hidden stay apart
+
+
+def compared(owner, group_by, lanes_values, name="look-alikes") -> Comparison:
+    """A comparison of the campaigns in lanes_values: {(campaign name, board name): values}."""
+    comparison = Comparison.objects.create(
+        owner=owner, name=name, benchmark="sha1sum", metric="throughput", group_by=group_by
+    )
+    for (campaign_name, board_name), values in lanes_values.items():
+        campaign, _ = Campaign.objects.get_or_create(name=campaign_name, spec={})
+        board = Board.objects.filter(name=board_name).first()
+        if board is None:
+            lane = lane_on(campaign, board_name)
+        else:  # a board of an earlier campaign: its probe again
+            lane = Lane.objects.create(campaign=campaign, board=board)
+            lane.snapshot = FactSnapshot.objects.get(board=board)
+        trials(lane, values)
+        comparison.campaigns.add(campaign)
+    return comparison
+
+
+def figures_by_group(client, link) -> dict:
+    groups = public(client, link, "comparison.json").json()["groups"]
+    return {group["group"]: (round(group["mean"]), group["verdict"].split(" (")[0])
+            for group in groups}  # fmt: skip
+
+
+def test_campaigns_that_differ_only_by_a_hidden_address_stay_apart(client, viewer):
+    comparison = compared(viewer, "campaign", {
+        ("base", "bench-a"): [101.0, 102.0, 103.0],
+        ("nightly on 10.213.9.20", "bench-b"): [151.0, 152.0, 153.0],
+        ("nightly on 10.213.9.21", "bench-c"): [51.0, 52.0, 53.0],
+    })  # fmt: skip
+    link = sharing.create(comparison, viewer)
+    assert figures_by_group(client, link) == {
+        "base": (102, ""),
+        "nightly on [hidden] 1": (152, "better: 49 % higher"),
+        "nightly on [hidden] 2": (52, "worse: 49 % lower"),
+    }
+    page = public(client, link).content.decode()
+    assert "better: 49 % higher" in page and "worse: 49 % lower" in page
+    assert "10.213.9.2" not in page
+
+
+def test_board_names_shown_are_not_hidden_as_hosts_or_users(client, viewer):
+    """Board "pi" (its SSH user is pi) and "pinas" (its probe's host name): shown as named."""
+    comparison = compared(viewer, "board", {
+        ("stock", "pi"): [101.0, 102.0, 103.0], ("stock", "pinas"): [151.0, 152.0, 153.0],
+    })  # fmt: skip
+    FactSnapshot.objects.filter(board__name="pinas").update(facts={"hostname": "pinas"})
+    assert Board.objects.get(name="pi").username == "pi"
+    link = sharing.create(comparison, viewer, show_board_names=True)
+    assert figures_by_group(client, link) == {
+        "pi": (102, ""),
+        "pinas": (152, "better: 49 % higher"),
+    }
+    Comparison.objects.filter(pk=comparison.pk).update(group_by="campaign")
+    spread = public(client, link, "comparison.json").json()["groups"][0]["boards"]
+    assert {name: round(found["mean"]) for name, found in spread.items()} == {
+        "pi": 102,
+        "pinas": 152,
+    }
+
+
+def test_every_group_keeps_its_point_and_its_boards_when_hidden(client, viewer):
+    comparison = compared(viewer, "campaign", {
+        ("base", "bench-a"): [101.0, 102.0, 103.0], ("base", "bench-b"): [101.0, 102.0, 103.0],
+        ("nightly on 10.213.9.20", "bench-a"): [151.0, 152.0, 153.0],
+        ("nightly on 10.213.9.20", "bench-b"): [149.0, 150.0, 151.0],
+        ("nightly on 10.213.9.21", "bench-a"): [51.0, 52.0, 53.0],
+        ("nightly on 10.213.9.21", "bench-b"): [53.0, 54.0, 55.0],
+    })  # fmt: skip
+    link = sharing.create(comparison, viewer)
+    groups = public(client, link, "comparison.json").json()["groups"]
+    assert [sorted(group["boards"]) for group in groups] == [["board 1", "board 2"]] * 3
+    response = public(client, link)
+    assert response.content.decode().count("<tr><td>board 1</td>") == 3  # a table per group
+    points = response.context["figures"]["changes-chart"]["data"][0]["y"]
+    assert [round(change) for change in points] == [48, -48]
+
+
+def test_the_markdown_with_a_share_link_is_that_links_own_hidden_markdown(client, viewer, leaky):
+    client.force_login(viewer)
+    url = reverse("benchmarks:comparison_md", args=[leaky.code])
+    internal = client.get(url).content.decode()
+    assert BOARD_IP in internal and "Share it first to get a link." in internal
+    link = sharing.create(leaky, viewer)
+    page = client.get(leaky.get_absolute_url()).context["markdown"]
+    exported = client.get(url).content.decode()
+    shared = public(client, link, "comparison.md").content.decode()
+    assert page == exported == shared
+    for word in NEVER + BOARD_NAMES:
+        assert word not in shared, word
+    client.force_login(viewer)
+    sharing.revoke(link)
+    for text in (client.get(url).content.decode(),
+                 client.get(leaky.get_absolute_url()).context["markdown"]):  # fmt: skip
+        assert link.token not in text and "Share it first to get a link." in text

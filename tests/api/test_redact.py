@@ -1,0 +1,33 @@
+"""The Redactor's forms of an address, a serial and a user name: written another way (zero
+padded, short, in another case), each is hidden as the plain one is."""
+
+import pytest
+
+from benchmarks.api.redact import HIDDEN, Redactor
+from devices.models import FactSnapshot
+from tests.devices.factories import make_board
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_zero_padded_ipv4_address_is_hidden():
+    found = Redactor().text("from 010.213.009.020:22 and 10.213.9.20, not 1.2.3.400 at 12:30:45")
+    assert found == f"from {HIDDEN} and {HIDDEN}, not 1.2.3.400 at 12:30:45"
+
+
+def test_a_serial_is_hidden_short_and_in_any_case_too():
+    board = make_board("bench-a")
+    FactSnapshot.objects.create(board=board, facts={"serial": "10000000aaaa0003"})
+    found = Redactor().text("10000000AAAA0003 aaaa0003 0xAAAA0003 (OTP 28: AAAA0003), 0aaaa0003")
+    assert found == f"{HIDDEN} {HIDDEN} {HIDDEN} (OTP 28: {HIDDEN}), 0aaaa0003"
+
+
+def test_user_names_alone_are_hidden_in_any_case_when_asked():
+    make_board("bench-a", username="labuser")
+    make_board("bench-b")  # its user is pi
+    text = "LABUSER in /home/labuser, Labuser@x; PI in /home/pi on a Raspberry Pi 4, pi-gen"
+    assert Redactor(users_alone=True).text(text) == (
+        f"{HIDDEN} in /home/{HIDDEN}, {HIDDEN}@x; {HIDDEN} in /home/{HIDDEN} on a Raspberry Pi 4, "
+        "pi-gen"
+    )
+    assert Redactor().text(text) == text  # the API hides them as user@host only
