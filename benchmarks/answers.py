@@ -19,12 +19,8 @@ from benchmarks import charts, comparisons, progress, questions, stats
 from benchmarks.models import Campaign, Measurement, Run
 from benchmarks.results import value_text
 from benchmarks.templatetags.campaign_tags import number
-from devices import configtxt
 
 A_LITTLE = 10  # % : a change below this is "a little"
-# Ethernet of each board family's Model B (the Pi 3B+ runs gigabit over USB 2).
-ETHERNET_MBIT = {"pi1": 100, "pi2": 100, "pi3": 100, "pi3p": 300, "pi4": 1000, "pi4_r14": 1000,
-                 "pi400": 1000, "pi5": 1000}  # fmt: skip
 MISSING_CIPHER = "is not available in this OpenVPN build"
 TUNNEL_PROCESSES = ("openvpn", "sshd")
 
@@ -284,14 +280,8 @@ def _section(found: Answer, title, runs, campaign, row, group_by, baseline,
 
 
 def _link_mbit(runs: QuerySet) -> int | None:
-    """The boards' Ethernet speed when all of them have the same (by their probed model)."""
-    revisions = set(
-        runs.exclude(snapshot__revision="").values_list("snapshot__revision", flat=True)
-    )
-    speeds = set()
-    for revision in revisions:
-        try:
-            speeds.add(ETHERNET_MBIT.get(configtxt.board_context(revision).family))
-        except ValueError:
-            speeds.add(None)
+    """The line rate the network runs' boards reported at run time (benchmarks.link), when
+    they all reported the same one."""
+    reported = runs.filter(environment__link__mbit__isnull=False).order_by()
+    speeds = set(reported.values_list("environment__link__mbit", flat=True).distinct())
     return speeds.pop() if len(speeds) == 1 else None

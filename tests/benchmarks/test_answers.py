@@ -29,6 +29,16 @@ def test_a_clear_win_says_yes_with_its_interval():
     assert len(found.sections) == 3  # a comparison for each metric of the question
 
 
+def test_the_link_the_boards_reported_is_named_when_they_all_reported_one():
+    campaign = question_campaign("network")
+    network_runs(campaign, download=FASTER, upload=STOCK, scp=NOISY)
+    campaign.runs.update(environment={"link": {"device": "eth0", "mbit": 100, "mtu": 1500}})
+    assert answers.answer(campaign).sentence.endswith("(on a 100 Mbit/s link).")
+    gigabit = {"link": {"device": "eth0", "mbit": 1000, "mtu": 1500}}
+    campaign.runs.filter(benchmark="scp").update(environment=gigabit)
+    assert "Mbit/s link" not in answers.answer(campaign).sentence
+
+
 def test_no_difference_anywhere_says_no():
     campaign = question_campaign("network")
     network_runs(campaign, download=STOCK, upload=NOISY, scp=STOCK)
