@@ -47,15 +47,18 @@ def test_a_node_shows_its_own_cpus_and_not_the_work_of_others(pisim_farm):
     assert cpus == ["", *map(str, range(ncpu))], stat
     for key in ("intr", "ctxt", "btime", "processes", "procs_running", "procs_blocked", "softirq"):
         assert re.search(rf"^{key} \d+", stat, re.MULTILINE), key
-    host = subprocess.Popen(HOST_BURN)
+    host, client = subprocess.Popen(HOST_BURN), client_for(other)
     try:
-        out(other, BURN.format(n=other.booted["ncpu"], s=10))
+        client.exec_command(BURN.format(n=other.booted["ncpu"], s=10))
         time.sleep(1)  # the burners are running
         busy = busy_over(node, 2)
+        burning = busy_over(other, 1)
     finally:
+        client.close()
         host.kill()
         host.wait()
     assert busy < 0.1 * ncpu, f"{busy:.2f} cores busy on an idle node"
+    assert burning > 0.4, f"the other node's loops show as {burning:.2f} cores there"
 
 
 def test_a_busy_loop_in_the_node_shows_in_its_busy_time_and_load(pisim_node_factory):
