@@ -66,8 +66,8 @@ def test_a_busy_loop_in_the_node_shows_in_its_busy_time_and_load(pisim_node_fact
     assert busy_over(node, 1) < 0.1 * node.booted["ncpu"]
     client = client_for(node)
     try:
-        # Four loops (ncpu is at most 2 on a small host): the 1-minute average, the kernel's
-        # exponential decay, passes 0.5 after 60 s x ln(8/7) = 8 s of a load of 4.
+        # Four loops: the 1-minute average (the kernel's exponential decay, no faster) passes
+        # 0.5 after 60 s x ln(8/7) = 8 s of a load of 4, where one loop takes 42 s.
         client.exec_command(BURN.format(n=4, s=14))
         started = time.monotonic()
         busy = busy_over(node, 2)
