@@ -9,7 +9,9 @@ Signals from the supervisor: SIGUSR1 = kill sshd and every session now, keep ssh
 SIGUSR2 = start sshd again; SIGHUP = restart the sshd listener (new host key).
 With a banner fault (pisim.faults) port 22 is SshGate, a relay in front of sshd on loopback.
 PID 1 joins the node's cgroup first (pisim/nodecpu.py) and sets its CPU quota from the
-emulated Arm clock, which it re-evaluates every CLOCK_SAMPLE_S from the governor and the load.
+emulated Arm clock, which it re-evaluates every CLOCK_SAMPLE_S from the governor and the load;
+the same scan of the node's processes rewrites the node's own /proc/stat and /proc/loadavg
+(pisim/procstat.py), as /proc/uptime is rewritten every loop turn.
 A node with a USB NIC gets its eth0 from a relay (pisim/usbnic.py) that PID 1 starts before
 sshd and restarts when it dies; killing "every process" for SIGUSR1 spares it (it is the
 board's Ethernet, not a session). A 32-bit node's sshd runs chrooted into the i386 root of
@@ -34,6 +36,7 @@ from pathlib import Path
 
 sys.path.append(str(Path(__file__).resolve().parent))  # python -I leaves our directory out
 import nodecpu  # noqa: E402 - standard library only, from this directory
+import procstat  # noqa: E402 - likewise
 import usbnic  # noqa: E402 - likewise
 
 MS_BIND = 0x1000
@@ -159,7 +162,7 @@ def show_line_rate(booted: dict) -> None:
 
 def setup_mounts(node: Path, booted: dict) -> int:
     """All of the node's private mounts; returns an O_PATH fd of the node's run dir."""
-    for name in ("cpuinfo", "meminfo", "uptime"):
+    for name in ("cpuinfo", "meminfo", "uptime", "stat", "loadavg"):
         mount(str(node / "proc" / name), f"/proc/{name}", flags=MS_BIND)
     mount(str(node / "proc" / "boot_id"), "/proc/sys/kernel/random/boot_id", flags=MS_BIND)
     setup_firmware_tree(booted, (node / "proc" / "model").read_bytes())
@@ -283,37 +286,6 @@ def _read_json(path: Path, default):
         return json.loads(path.read_text())
     except (OSError, ValueError):
         return default
-
-
-def node_cpu_ticks() -> int:
-    """utime+stime of the node's processes (our /proc is the node's), but PID 1 and pisim's
-    emulators: a Python vcgencmd costs far more than the small C program it stands for, and
-    asking for the clock must not raise it (their CPU time still counts against the quota)."""
-    total = 0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or entry == "1":
-            continue
-        try:
-            if _is_emulator(entry):
-                continue
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
-        except (OSError, IndexError, ValueError):
-            continue
-    return total
-
-
-def _is_emulator(pid: str) -> bool:
-    """pisim.nodefs installs the emulators in /usr/local/{bin,sbin}: `#!python3 -IS` scripts,
-    and vcgencmd's `#!/bin/sh` front."""
-    with open(f"/proc/{pid}/cmdline", "rb") as f:
-        argv = f.read().split(b"\0")
-    script = argv[2:3] if argv[1:2] == [b"-IS"] else argv[1:2]
-    return bool(script) and script[0].startswith(_EMULATOR_DIRS)
-
-
-_EMULATOR_DIRS = (b"/usr/local/bin/", b"/usr/local/sbin/")
 
 
 class SshGate:
@@ -504,7 +476,12 @@ class Init:
         self.temp = 0.0
         self.booted_at = time.monotonic()
         self.uptime_fd = os.open("/proc/uptime", os.O_RDWR)  # our bind-mounted file
-        self.last_ticks = node_cpu_ticks()
+        # The cgroup's CPU accounting is the node's only if PID 1 joined it (a quota is set).
+        cgroup_fd = cpu.dir_fd if cpu.throttled else None
+        self.stat = procstat.NodeStat(booted["ncpu"], self.booted_at, cgroup_fd, log)
+        processes = procstat.scan()
+        self.stat.refresh(processes)  # before anything of the node's can read it
+        self.last_ticks = processes.clock_ticks
         self.last_sample = time.monotonic()
 
     def on_signal(self, signum, _frame) -> None:
@@ -571,10 +548,10 @@ class Init:
             self.start_sshd()
         self.status()
 
-    def refresh_sysfs(self) -> None:
+    def refresh_sysfs(self, processes: procstat.Scan) -> None:
         """Simulated clock, CPU quota and SoC temperature from governor and node load."""
         now = time.monotonic()
-        ticks = node_cpu_ticks()
+        ticks = processes.clock_ticks
         elapsed = max(now - self.last_sample, 0.01)
         # Load as the Pi sees it: of the CPU time its cores could have had at their clock.
         used = max(0, ticks - self.last_ticks) / (elapsed * 100)
@@ -627,7 +604,9 @@ class Init:
                 self.usb_nic.start()
             self.refresh_uptime()
             if now >= next_refresh:
-                self.refresh_sysfs()
+                processes = procstat.scan()  # one pass over /proc for the clock and /proc/stat
+                self.refresh_sysfs(processes)
+                self.stat.refresh(processes)
                 next_refresh = now + CLOCK_SAMPLE_S
             time.sleep(0.05)
 

@@ -94,6 +94,8 @@ def firmware_boot(nodedir: Path, info: dict, profile: Profile, state: dict, faul
     write_atomic(proc_dir / "meminfo", render_meminfo(profile))
     write_atomic(proc_dir / "boot_id", boot_id + "\n")
     write_atomic(proc_dir / "uptime", "0.00 0.00\n")
+    for name in ("stat", "loadavg"):  # the node's own: its PID 1 writes them before sshd runs
+        write_atomic(proc_dir / name, "")
     write_json(nodedir / "run" / "booted.json", booted)
     _write_vcgencmd_facts(nodedir / "run" / "vcgencmd.env", booted)
     return booted

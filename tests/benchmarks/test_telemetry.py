@@ -216,31 +216,56 @@ def test_the_sampler_runs_on_the_controller_too(tmp_path):
 def test_a_throttled_board_held_at_its_lowest_clock_makes_the_trial_suspect(
     pisim_node_factory, tmp_path
 ):
-    node = pisim_node_factory(faults=Faults(throttled_after_boot=0x50005))
-    # A node shows the host's /proc/stat, and at its lowest clock its CPU quota holds its own
-    # burner under one core: a burner on the host makes the sampled CPU "under load". Both
-    # burners outlast the sampler by far (a loaded CI host is slow to connect) and are stopped
-    # once it is read.
-    host = ControllerEndpoint()
-    burn(host, str(tmp_path), 60)
+    # A node's /proc/stat is its own, so its busy time is what its CPU quota lets its burners
+    # use: a Pi 5's lowest clock, 1500 MHz, gives each core half a host CPU, enough to be
+    # "under load" (a Pi 4's 600 MHz gives a fifth: not with fewer than four host CPUs).
+    node = pisim_node_factory(profile="pi5-bookworm", faults=Faults(throttled_after_boot=0x50005))
     governor = "/sys/devices/system/cpu/cpufreq/policy0/scaling_governor"
     node.run_as_root(["sh", "-c", 'echo powersave > "$1"', "sh", governor], check=True)
-    try:
-        with _board(node) as session:
-            endpoint, workdir = BoardEndpoint(node.name, session), "/dev/shm/pifarm-test"
-            endpoint.run(["mkdir", "--", workdir], 10)
+    with _board(node) as session:
+        endpoint, workdir = BoardEndpoint(node.name, session), "/dev/shm/pifarm-test"
+        endpoint.run(["mkdir", "--", workdir], 10)
+        for _ in range(node.booted["ncpu"]):  # they outlast the sampler (a slow host) by far
             burn(endpoint, workdir, 60)
-            samples = run_sampler(endpoint, workdir, ["sha1sum"], 5)
-            arm_freq = booted_arm_freq(endpoint)
-            stop_burners(endpoint, workdir)
-    finally:
-        stop_burners(host, str(tmp_path))
+        samples = run_sampler(endpoint, workdir, ["sha1sum"], 5)
+        arm_freq = booted_arm_freq(endpoint)
+        stop_burners(endpoint, workdir)
     reasons = suspect_reasons(samples, expected_arm_mhz=arm_freq, involved={"sha1sum"})
     # Only the sticky bits were there before the trial; the "now" bits are what counts.
     throttled = f"throttled bits appeared during the trial: 0x5 ({vcgencmd.throttle_summary(5)})"
     assert throttled in reasons
     clock = [reason for reason in reasons if reason.startswith("the Arm clock under load")]
     assert clock and clock[0].endswith(f"below the preset's arm_freq {arm_freq} MHz")
+
+
+@pytest.mark.pisim
+def test_a_trial_is_not_suspect_for_background_cpu_while_another_board_burns(
+    on_board, pisim_farm, tmp_path
+):
+    endpoint, workdir = on_board
+    # The host burns too: neither its work nor another node's is this board's.
+    host = ControllerEndpoint()
+    burn(host, str(tmp_path), 60)
+    other = pisim_farm.nodes["pi3"]
+    try:
+        with _board(other) as session:
+            neighbour, its_dir = BoardEndpoint(other.name, session), "/dev/shm/pifarm-test-burn"
+            neighbour.run(["mkdir", "-p", "--", its_dir], 10)
+            for _ in range(other.booted["ncpu"]):
+                burn(neighbour, its_dir, 60)
+            burn(endpoint, workdir, 60)
+            samples = run_sampler(endpoint, workdir, ["sha1sum"], 5)
+            neighbour_samples = run_sampler(neighbour, its_dir, ["sha1sum"], 2)
+            stop_burners(neighbour, its_dir)
+    finally:
+        stop_burners(host, str(tmp_path))
+    reasons = suspect_reasons(samples, expected_arm_mhz=None, involved={"sha1sum"})
+    assert not [reason for reason in reasons if reason.startswith("background CPU")], reasons
+    assert max(sample.procs.get("sha1sum", 0) for sample in samples) > 0.4 * ONE_CORE
+    # The neighbour did burn, and its own board shows it (a Pi 3 at 1200 MHz: its quota is
+    # 0.4 host CPU a core).
+    busiest = max(sample.cpu_busy_pct * sample.cpus / 100 for sample in rated(neighbour_samples))
+    assert busiest > 0.5, f"{busiest:.2f} cores busy on the burning neighbour"
 
 
 @pytest.mark.pisim

@@ -6,6 +6,7 @@ userland. pi3b-legacy-32 is 32-bit through and through: `uname -m` says i686 in 
 
 import hashlib
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -97,6 +98,11 @@ def test_a_32_bit_node_is_a_pi_like_the_others(farm, name):
     assert out(node, f"cat {profile.config_path}").encode() == node.read_file(profile.config_path)
     assert f"Model\t\t: {profile.model}" in out(node, "cat /proc/cpuinfo")
     assert out(node, "hostname").strip() == name
+    # Its own /proc/stat and /proc/loadavg (pisim.procstat), as on the other nodes.
+    stat = out(node, "cat /proc/stat /proc/loadavg")
+    btime = int(re.search(r"^btime (\d+)$", stat, re.MULTILINE).group(1))
+    assert abs(btime - node.booted["booted_at"]) < 60, stat
+    assert len(re.findall(r"^cpu", stat, re.MULTILINE)) == node.booted["ncpu"] + 1
     # The node's CPU quota holds its sessions too (pisim.nodecpu).
     assert node.cpu_quota["mode"] in ("v1", "v2", "none")
     if node.cpu_quota["mode"] != "none":
