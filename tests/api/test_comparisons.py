@@ -4,9 +4,9 @@ download has them (what the API hides: tests/api/test_leaks.py)."""
 import pytest
 from django.urls import reverse
 
-from benchmarks.models import Campaign, Comparison, Measurement
+from benchmarks.models import Campaign, Measurement
 from tests.api.support import Api, every_page
-from tests.benchmarks.factories import lane_on, overclock, trials
+from tests.benchmarks.factories import lane_on, overclock, saved_comparison, trials
 
 pytestmark = pytest.mark.django_db
 
@@ -17,12 +17,7 @@ def comparison(viewer):
     lane = lane_on(campaign, "bench-a")
     trials(lane, [100.0, 102.0, 98.0])
     trials(lane, [120.0, 123.0, 117.0], preset_version=overclock())
-    comparison = Comparison.objects.create(
-        owner=viewer, name="overclock against stock", benchmark="sha1sum", metric="throughput",
-        group_by="preset",
-    )  # fmt: skip
-    comparison.campaigns.set([campaign])
-    return comparison
+    return saved_comparison(viewer, campaign)
 
 
 def test_the_list_names_each_comparison_and_its_choices(client, viewer, comparison):

@@ -1,6 +1,6 @@
 """Campaign rows made directly, for pages that show them (the engine is not needed)."""
 
-from benchmarks.models import Campaign, Lane, Measurement, Run
+from benchmarks.models import Campaign, Comparison, Lane, Measurement, Run
 from devices.models import FactSnapshot, Preset, PresetVersion
 from tests.devices.factories import make_board
 
@@ -72,3 +72,11 @@ def trials(lane, values, **fields) -> list[Run]:
 def overclock(name="fast", number=2) -> PresetVersion:
     preset = Preset.objects.create(name=name)
     return PresetVersion.objects.create(preset=preset, number=number, options={"arm_freq": "2000"})
+
+
+def saved_comparison(owner, campaign, name="overclock against stock", **choice) -> Comparison:
+    """owner's saved comparison of campaign's sha1sum throughput, by preset unless told."""
+    choice = {"benchmark": "sha1sum", "metric": "throughput", "group_by": "preset"} | choice
+    comparison = Comparison.objects.create(owner=owner, name=name, **choice)
+    comparison.campaigns.set([campaign])
+    return comparison

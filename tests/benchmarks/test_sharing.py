@@ -12,7 +12,7 @@ from django.utils import timezone
 from benchmarks import exports, sharing
 from benchmarks.models import Campaign, Comparison, Lane, ShareLink
 from devices.models import Board, FactSnapshot
-from tests.benchmarks.factories import lane_on, overclock, trials
+from tests.benchmarks.factories import lane_on, overclock, saved_comparison, trials
 from tests.devices.factories import make_board
 
 pytestmark = pytest.mark.django_db
@@ -28,12 +28,7 @@ def comparison(viewer):
     lane = lane_on(campaign, "bench-a")
     trials(lane, BASELINE)
     trials(lane, FASTER, preset_version=overclock())
-    comparison = Comparison.objects.create(
-        owner=viewer, name="overclock against stock", benchmark="sha1sum", metric="throughput",
-        group_by="preset",
-    )  # fmt: skip
-    comparison.campaigns.set([campaign])
-    return comparison
+    return saved_comparison(viewer, campaign)
 
 
 def share(client, comparison, **data):

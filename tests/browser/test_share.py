@@ -5,7 +5,8 @@ reads at 375 px in dark mode; revoked, the same link answers 410 saying so."""
 import pytest
 from playwright.sync_api import expect
 
-from benchmarks.models import Comparison, ShareLink
+from benchmarks.models import ShareLink
+from tests.benchmarks.factories import saved_comparison
 from tests.browser.conftest import ARTIFACTS, REPORT_VIOLATIONS, screenshot
 from tests.browser.test_comparisons import campaign, drawn  # noqa: F401 - the fixture
 from tests.browser.test_phone_layout import PHONE, fits_a_phone
@@ -16,12 +17,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 @pytest.fixture
 def comparison(viewer, campaign):  # noqa: F811 - the fixture imported above
-    comparison = Comparison.objects.create(
-        owner=viewer, name="overclock against stock", benchmark="sha1sum", metric="throughput",
-        group_by="preset",
-    )  # fmt: skip
-    comparison.campaigns.set([campaign])
-    return comparison
+    return saved_comparison(viewer, campaign)
 
 
 def visitor(browser, **options):
