@@ -231,7 +231,7 @@ def compare(
         raise ValueError("min_effect must be a fraction of 0 or more, e.g. 0.02 for 2 %")
     baseline, values = list(baseline), list(values)  # read twice: a generator would run dry
     before, after = describe(baseline), describe(values)
-    scale = _scale(baseline + values)
+    scale = _scale(before, after)
     scaled_before, scaled_after = _scaled(before, scale), _scaled(after, scale)
     p_value = low = high = tend_higher = None
     if before.n >= 2 and after.n >= 2 and math.isfinite(before.sd + after.sd):
@@ -322,10 +322,11 @@ def _scaled(description: Description, scale: float) -> Description:
     return replace(description, mean=description.mean * scale, sd=sd)
 
 
-def _scale(values: list[float]) -> float:
+def _scale(*sides: Description) -> float:
     """A power of 2 that brings the largest value to 0.5..1: exact, and it leaves the t-test
-    and the ratio as they are while their squares (sd^2, mean^2) can no longer overflow."""
-    largest = max(abs(value) for value in values)
+    and the ratio as they are while their squares (sd^2, mean^2) can no longer overflow. (The
+    largest value from each side's min and max: a pass over the values costs more.)"""
+    largest = max(max(abs(side.min), abs(side.max)) for side in sides)
     return math.ldexp(1.0, -math.frexp(largest)[1]) if largest else 1.0
 
 
