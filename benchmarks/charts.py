@@ -358,5 +358,7 @@ def forest(overview: Overview) -> dict:
         },
         y={"type": "category", "autorange": "reversed"},
     )
-    layout["height"] = 140 + 64 * len(rows)
+    layout["height"] = 170 + 64 * len(rows)
+    # A row's label of several lines reaches above the first row: room for it under the title.
+    layout["margin"] = layout["margin"] | {"t": layout["margin"]["t"] + 40}
     return {"data": [data], "layout": layout}
