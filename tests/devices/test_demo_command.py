@@ -89,3 +89,34 @@ def test_a_demo_that_finds_the_farm_in_use_leaves_it_running(monkeypatch, tmp_pa
         command._start_farm(3)
     command._stop(Supervisor(print))
     assert ran[-1][-3:] == ["down", "--name", demo.DEMO_FARM]
+
+
+def test_a_second_demo_of_one_checkout_refuses_before_it_touches_redis(
+    settings, tmp_path, monkeypatch
+):
+    """Two demos share a checkout's data (its embedded Redis in var/): the second one stopped
+    the first one's Redis on its way out. It now refuses before it adopts anything."""
+    settings.DATA_DIR = tmp_path
+
+    def adopted(*args):
+        raise AssertionError("the second demo adopted the first one's Redis")
+
+    monkeypatch.setattr(demo, "EmbeddedRedis", adopted)
+    first = Command()
+    first._hold_the_checkout()  # as a running demo does
+    with pytest.raises(CommandError, match="another demo runs from this checkout"):
+        Command().handle(nodes=1, port=1, workers=1)
+
+
+def test_a_demo_that_finds_the_farm_in_use_refuses_before_it_touches_redis(
+    settings, tmp_path, monkeypatch
+):
+    settings.DATA_DIR = tmp_path
+    monkeypatch.setattr(demo, "farm_in_use", lambda rundir: True)
+
+    def adopted(*args):
+        raise AssertionError("the demo adopted Redis before it found the farm in use")
+
+    monkeypatch.setattr(demo, "EmbeddedRedis", adopted)
+    with pytest.raises(CommandError, match="in use by another demo"):
+        Command().handle(nodes=1, port=1, workers=1)

@@ -1,5 +1,6 @@
 """Run pifarm with a farm of simulated Pis: the main job of `make demo`."""
 
+import fcntl
 import json
 import os
 import secrets
@@ -63,6 +64,9 @@ class Command(BaseCommand):
     def handle(self, *args, nodes, port, workers, **options):
         if os.geteuid() != 0:
             raise CommandError("the simulated farm needs root (network namespaces, sshd)")
+        # Before anything is adopted or started: a second demo's clean-up would stop them.
+        self._hold_the_checkout()
+        self._refuse_a_farm_in_use()
         password = self._demo_user()
         log_path = settings.DATA_DIR / "demo.log"
         with open(log_path, "ab") as log:
@@ -140,13 +144,30 @@ class Command(BaseCommand):
         roles.assign(user, roles.ADMIN)
         return password
 
-    def _start_farm(self, nodes: int) -> list[dict]:
+    def _hold_the_checkout(self) -> None:
+        """A lock on the checkout's data for as long as this demo runs: two demos of one
+        checkout share its embedded Redis and database, and either one's exit stops the Redis."""
+        settings.DATA_DIR.mkdir(parents=True, exist_ok=True)
+        self._checkout_lock = open(settings.DATA_DIR / "demo.lock", "a")  # noqa: SIM115 - held
+        try:
+            fcntl.flock(self._checkout_lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise CommandError(
+                f"another demo runs from this checkout (its data in {settings.DATA_DIR}); stop "
+                "it first, or run a second one from another checkout with a farm of its own "
+                "(PIFARM_DEMO_FARM=name and PIFARM_DEMO_SUBNET=2 to 199)"
+            ) from None
+
+    def _refuse_a_farm_in_use(self) -> None:
         if farm_in_use(RUN_ROOT / DEMO_FARM):  # another demo's: stopping ours must leave it be
             raise CommandError(
                 f"the simulated farm {DEMO_FARM!r} is in use by another demo on this machine; "
                 "stop that one first, or give this one its own (PIFARM_DEMO_FARM=name and "
                 "PIFARM_DEMO_SUBNET=2 to 199)"
             )
+
+    def _start_farm(self, nodes: int) -> list[dict]:
+        self._refuse_a_farm_in_use()
         self.farm_ours = True
         self.stdout.write(f"starting {nodes} simulated Pis…")
         command = [sys.executable, "-m", "pisim", "up", "--name", DEMO_FARM]
