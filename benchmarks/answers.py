@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 
 from benchmarks import charts, comparisons, progress, questions, stats
+from benchmarks.forms_comparisons import RUN_CODES_MAX
 from benchmarks.models import Campaign, Measurement, Run
 from benchmarks.results import value_text
 from benchmarks.templatetags.campaign_tags import number
@@ -36,6 +37,9 @@ class Section:
 
     @property
     def builder_url(self) -> str:
+        """ "" when the comparison's runs are too many to name in the builder's address."""
+        if not self.builder_query:
+            return ""
         return f"{reverse('benchmarks:comparison_new')}?{urlencode(self.builder_query)}"
 
 
@@ -273,7 +277,9 @@ def _section(found: Answer, title, runs, campaign, row, group_by, baseline,
     if suspects:
         query["include_suspects"] = "on"
     if row and row.params:  # the builder cannot filter parameters: the row's runs by code
-        query["runs"] = " ".join(str(code) for code in runs.values_list("code", flat=True))
+        codes = [str(code) for code in runs.values_list("code", flat=True)[: RUN_CODES_MAX + 1]]
+        # More than the builder takes by code (its address is capped): no link, a hint.
+        query = {} if len(codes) > RUN_CODES_MAX else query | {"runs": " ".join(codes)}
     else:
         query["campaigns"] = str(campaign.code)
     return Section(title, result, {}, query)

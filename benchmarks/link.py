@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 
 READ_TIMEOUT_S = 15
 DEFAULT_MTU = 1500  # Ethernet's, where a run recorded none
+# What a link's MTU can be: IPv4's least (RFC 791) to loopback's; a board may print anything,
+# and an MTU under the headers' 52 bytes would draw a negative ceiling.
+MTU_RANGE = (68, 65536)
 # The units of network throughputs, in Mbit/s: MB/s (scp) are 10^6 bytes a second.
 UNITS_IN_MBIT = {"Mbit/s": 1.0, "MB/s": 8.0}
 NETWORK_CATEGORIES = ("network", "tunnel")
@@ -44,8 +47,12 @@ def parse(text: str) -> dict:
         value = value.strip()
         if key == "device" and value:
             found["device"] = value[:20]
-        elif key in ("speed", "mtu") and _NUMBER.fullmatch(value):
-            found["mbit" if key == "speed" else "mtu"] = int(value)
+        elif key == "speed" and _NUMBER.fullmatch(value):
+            found["mbit"] = int(value)
+        elif (
+            key == "mtu" and _NUMBER.fullmatch(value) and MTU_RANGE[0] <= int(value) <= MTU_RANGE[1]
+        ):
+            found["mtu"] = int(value)
     return found
 
 

@@ -56,3 +56,11 @@ def test_what_a_board_prints_of_its_link_is_read_only_in_its_form():
     assert link.parse("device eth0\nspeed \nmtu 1500")["mbit"] is None
     assert link.parse("device wlan0\nspeed -1\nmtu 99999999999")["mbit"] is None
     assert link.parse("")["device"] is None
+
+
+def test_an_mtu_no_link_can_have_is_not_read():
+    # Under the headers' 52 bytes the ceiling would be negative (a board may print anything).
+    assert link.parse("device eth0\nspeed 100\nmtu 1\n")["mtu"] is None
+    assert link.parse("device eth0\nspeed 100\nmtu 52\n")["mtu"] is None
+    assert link.parse("device eth0\nspeed 100\nmtu 68\n")["mtu"] == 68
+    assert link.parse("device lo\nspeed 100\nmtu 65536\n")["mtu"] == 65536

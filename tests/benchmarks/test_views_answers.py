@@ -8,6 +8,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from benchmarks import answers
 from benchmarks.models import Campaign, Run
 from tests.benchmarks.answer_data import network_campaign
 from tests.benchmarks.factories import add_run, lane_on, trials
@@ -35,6 +36,19 @@ def test_the_answer_page_says_the_answer_then_each_metric_s_charts(client, viewe
     link = html.unescape(re.search(r'href="(/comparisons/new/\?[^"]*)"', body).group(1))
     opened = client.get(link)
     assert opened.status_code == 200 and opened.context["result"].n == 6
+
+
+def test_a_metric_of_more_runs_than_the_builder_takes_by_code_gets_a_hint_not_a_link(
+    client, viewer, monkeypatch
+):
+    # The builder takes at most RUN_CODES_MAX codes (its address is capped): a link naming
+    # 20,000 runs was 740 KB and answered 414.
+    monkeypatch.setattr(answers, "RUN_CODES_MAX", 5)  # each direction's row holds 6 runs
+    campaign = network_campaign()
+    client.force_login(viewer)
+    body = client.get(answer_url(campaign)).content.decode()
+    assert body.count("Open in the comparison builder") == 1  # scp's: by campaign, no codes
+    assert body.count("more than the comparison builder takes by their codes (5)") == 2
 
 
 def test_a_running_campaign_s_answer_is_provisional_and_reloads(client, viewer):
