@@ -89,3 +89,13 @@ def test_the_bitness_page_pairs_userlands_with_n_units_and_kernel_bits(client, v
     ).group(1)))  # fmt: skip
     assert forest["data"][0]["y"] == ["sha1sum throughput<br>[MB/s]<br>n=3 vs 4"]
     assert forest["data"][0]["x"][0] == pytest.approx(10.0, abs=0.2)
+
+
+def test_an_answer_of_suspect_trials_only_says_so_and_offers_them(client, viewer):
+    campaign = network_campaign()
+    campaign.runs.update(suspect=True)
+    client.force_login(viewer)
+    body = client.get(answer_url(campaign)).content.decode()
+    assert "No run has a value yet" not in body  # they have: all of them suspect
+    assert "No comparison without the 18 suspect trials" in body
+    assert 'href="?include_suspects=on">include them</a> to see what they say' in body
