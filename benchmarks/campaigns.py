@@ -223,7 +223,7 @@ def swept(name: str, params: dict, vary: dict[str, list], listed: int = 0) -> li
 def _question(value) -> str:
     from benchmarks import questions  # its templates build specs with this module
 
-    if value not in questions.QUESTIONS:
+    if not isinstance(value, str) or value not in questions.QUESTIONS:  # a list is unhashable
         raise SpecError(
             f"question must be one of {', '.join(questions.QUESTIONS)}, not {shown(value)}"
         )

@@ -55,6 +55,15 @@ def test_the_campaign_page_links_its_answer_and_a_plain_campaign_has_none(client
     assert answer_url(plain) not in client.get(plain.get_absolute_url()).content.decode()
 
 
+@pytest.mark.parametrize("spec", [{"question": ["network"]}, {"question": {"a": 1}}, ["network"]])
+def test_a_campaign_whose_spec_names_no_question_has_no_answer_page(client, viewer, spec):
+    """A spec saved by an older version, or edited in the admin: no question, not a 500."""
+    campaign = Campaign.objects.create(name="odd spec", spec=spec)
+    client.force_login(viewer)
+    assert client.get(answer_url(campaign)).status_code == 404
+    assert answer_url(campaign) not in client.get(campaign.get_absolute_url()).content.decode()
+
+
 def test_the_bitness_page_pairs_userlands_with_n_units_and_kernel_bits(client, viewer):
     campaign = Campaign.objects.create(name="32 and 64", spec={}, finished=timezone.now())
     trials(lane_on(campaign, "pi4-32", userland=32), [100.0, 101.0, 99.0])
