@@ -8,6 +8,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from benchmarks.forms_comparisons import CAMPAIGNS_LISTED
 from benchmarks.models import Campaign, Run
 from tests.benchmarks.answer_data import network_campaign
 from tests.benchmarks.factories import add_run, lane_on, trials
@@ -84,3 +85,25 @@ def test_the_bitness_page_pairs_userlands_with_n_units_and_kernel_bits(client, v
     ).group(1)))  # fmt: skip
     assert forest["data"][0]["y"] == ["sha1sum throughput<br>[MB/s]<br>n=3 vs 4"]
     assert forest["data"][0]["x"][0] == pytest.approx(10.0, abs=0.2)
+
+
+def test_the_bitness_page_lists_the_newest_campaigns_and_takes_an_older_ones_pasted_code(
+    client, viewer
+):
+    """As the comparison builder does: thousands of campaigns listed made hundreds of KB."""
+    oldest = Campaign.objects.create(name="32 and 64", spec={}, finished=timezone.now())
+    trials(lane_on(oldest, "pi4-32", userland=32), [100.0, 101.0, 99.0])
+    trials(lane_on(oldest, "pi4-64"), [110.0, 111.0, 109.0])
+    Campaign.objects.bulk_create(
+        Campaign(name=f"later {i}", spec={}) for i in range(CAMPAIGNS_LISTED + 5)
+    )
+    client.force_login(viewer)
+    bitness = reverse("benchmarks:bitness")
+    page = client.get(bitness).content.decode()
+    assert page.count("<option") == CAMPAIGNS_LISTED
+    assert f'value="{oldest.code}"' not in page
+    assert f"The newest {CAMPAIGNS_LISTED} are listed" in page
+    pasted = client.get(bitness, {"runs": str(oldest.code)}).content.decode()
+    assert "64-bit userland against 32-bit userland" in pasted and "3 / 3" in pasted
+    chosen = client.get(bitness, {"campaigns": [oldest.code]}).content.decode()
+    assert f'<option value="{oldest.code}" selected>' in chosen and "3 / 3" in chosen
