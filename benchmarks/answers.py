@@ -60,7 +60,10 @@ class Answer:
 
 
 def question_of(campaign: Campaign) -> questions.Question | None:
-    return questions.QUESTIONS.get(campaign.spec.get("question", ""))
+    """None unless the spec names a question's key: a spec is not always as check() left it
+    (one saved by hand, or in the admin, may not even be an object)."""
+    key = campaign.spec.get("question") if isinstance(campaign.spec, dict) else None
+    return questions.QUESTIONS.get(key) if isinstance(key, str) else None
 
 
 def answer(campaign: Campaign, include_suspects: bool = False) -> Answer:

@@ -158,15 +158,15 @@ def _names(value, what: str) -> list[str]:
         value = [value]
     if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
         raise SpecError(f"{what} must be a list of names, with at least one")
-    _refuse_long(value, what)
+    _refuse_long(len(value), what)
     if len(set(value)) != len(value):
         raise SpecError(f"{what} names one twice")
     return value
 
 
-def _refuse_long(value: list, what: str) -> None:
-    if len(value) > MAX_LISTED:
-        raise SpecError(f"{what} lists {len(value):,}; at most {MAX_LISTED} are allowed")
+def _refuse_long(count: int, what: str) -> None:
+    if count > MAX_LISTED:
+        raise SpecError(f"{what} lists {count:,}; at most {MAX_LISTED} are allowed")
 
 
 def _boards(value) -> list[Board]:
@@ -184,7 +184,7 @@ def _boards(value) -> list[Board]:
 def _items(value) -> list[Item]:
     if not isinstance(value, list) or not value:
         raise SpecError("benchmarks must be a list with at least one benchmark")
-    _refuse_long(value, "benchmarks")
+    _refuse_long(len(value), "benchmarks")
     items = []
     for entry in value:
         if isinstance(entry, str):
@@ -204,11 +204,16 @@ def _items(value) -> list[Item]:
     return items
 
 
-def swept(name: str, params: dict, vary: dict[str, list]) -> list[dict]:
+def swept(name: str, params: dict, vary: dict[str, list], listed: int = 0) -> list[dict]:
     """A benchmark's spec entries: params, and one entry for each combination of the values
-    vary gives some of them (the params' own value first), e.g. both iperf3 directions."""
+    vary gives some of them (the params' own value first), e.g. both iperf3 directions.
+
+    Refused, as check() refuses a long list, when they and the `listed` entries before them
+    are more than a spec lists: counted before any is built (a few fields of a few dozen
+    values each make millions, gigabytes of them)."""
     values = {key: list(dict.fromkeys([params.get(key), *others])) for key, others in vary.items()}
     values = {key: [v for v in found if v is not None] for key, found in values.items()}
+    _refuse_long(listed + math.prod(map(len, values.values())), "benchmarks")
     return [
         {"name": name, "params": {**params, **dict(zip(values, chosen, strict=True))}}
         for chosen in itertools.product(*values.values())
@@ -218,7 +223,7 @@ def swept(name: str, params: dict, vary: dict[str, list]) -> list[dict]:
 def _question(value) -> str:
     from benchmarks import questions  # its templates build specs with this module
 
-    if value not in questions.QUESTIONS:
+    if not isinstance(value, str) or value not in questions.QUESTIONS:  # a list is unhashable
         raise SpecError(
             f"question must be one of {', '.join(questions.QUESTIONS)}, not {shown(value)}"
         )

@@ -276,7 +276,11 @@ class CampaignForm(forms.Form):
                     self.add_error(field, str(exc))
                 if varies(param):
                     vary[param.name] = self._other_values(benchmark, param, cleaned)
-            items += campaigns.swept(benchmark.name, params, vary)
+            try:
+                items += campaigns.swept(benchmark.name, params, vary, listed=len(items))
+            except campaigns.SpecError as exc:
+                self.add_error(None, str(exc))
+                return items
         if not items:
             self.add_error(None, "Choose at least one benchmark.")
         return items

@@ -26,7 +26,10 @@ CAMPAIGNS_LISTED = 200
 _SEPARATORS = re.compile(r"[\s,;]+")
 
 
-class ComparisonForm(forms.Form):
+class SelectionForm(forms.Form):
+    """Chosen runs: campaigns picked among the newest listed, and pasted codes of runs or of
+    older campaigns. cleaned_data: "campaigns" (picked and pasted), "runs" (run ids)."""
+
     campaigns = forms.ModelMultipleChoiceField(
         queryset=Campaign.objects.all(), to_field_name="code", required=False,
         widget=forms.SelectMultiple(attrs={"size": 6}),
@@ -39,6 +42,31 @@ class ComparisonForm(forms.Form):
         help_text="Run codes (the first column of a campaign's CSV), separated by spaces or "
         "lines, to add runs outside those campaigns; a campaign's code adds the campaign.",
     )  # fmt: skip
+
+    def __init__(self, data=None):
+        super().__init__(data)
+        chosen = self.data.getlist("campaigns") if self.is_bound else []
+        self.fields["campaigns"].widget.choices = _listed(chosen)
+
+    def clean_campaigns(self):
+        _capped(self.data.getlist("campaigns"))
+        return self.cleaned_data["campaigns"]
+
+    def clean_runs(self):
+        return _pasted(self.cleaned_data["runs"])
+
+    def clean(self):
+        data = super().clean()
+        if "runs" in data:  # the campaigns whose codes were pasted join the chosen ones
+            pasted_ids, data["runs"] = data["runs"]
+            chosen = list(data.get("campaigns") or [])
+            data["campaigns"] = chosen + list(Campaign.objects.filter(pk__in=pasted_ids))
+        if not self.errors and not data["campaigns"] and not data["runs"]:
+            raise ValidationError("Choose one or more campaigns, or give run codes.")
+        return data
+
+
+class ComparisonForm(SelectionForm):
     metric = forms.ChoiceField(required=False)
     group_by = forms.ChoiceField(required=False, label="Group by")
     baseline = forms.CharField(required=False, max_length=200)
@@ -51,8 +79,6 @@ class ComparisonForm(forms.Form):
     def __init__(self, data=None):
         super().__init__(data)
         self.selected_runs = None  # a queryset of runs once a selection is read
-        chosen = self.data.getlist("campaigns") if self.is_bound else []
-        self.fields["campaigns"].widget.choices = _listed(chosen)
         if self.is_bound:
             self._offer_choices()
 
@@ -76,21 +102,8 @@ class ComparisonForm(forms.Form):
         benchmark = chosen.split(":", 1)[0]
         self.fields["group_by"].choices = list(comparisons.group_by_choices(benchmark).items())
 
-    def clean_campaigns(self):
-        _capped(self.data.getlist("campaigns"))
-        return self.cleaned_data["campaigns"]
-
-    def clean_runs(self):
-        return _pasted(self.cleaned_data["runs"])
-
     def clean(self):
         data = super().clean()
-        if "runs" in data:  # the campaigns whose codes were pasted join the chosen ones
-            pasted_ids, data["runs"] = data["runs"]
-            chosen = list(data.get("campaigns") or [])
-            data["campaigns"] = chosen + list(Campaign.objects.filter(pk__in=pasted_ids))
-        if not self.errors and self.selected_runs is None:
-            raise ValidationError("Choose one or more campaigns, or give run codes.")
         if self.selected_runs is not None and not self.fields["metric"].choices:
             raise ValidationError("These runs have no values yet: none of them is done.")
         return data

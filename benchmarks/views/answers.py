@@ -1,12 +1,12 @@
 """The answer page of a campaign made from a question, and the 32/64-bit view of any campaigns.
 Every role reads them, as it reads campaigns and comparisons."""
 
-from django import forms
 from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
 from benchmarks import answers, charts, comparisons
+from benchmarks.forms_comparisons import SelectionForm
 from benchmarks.models import Campaign
 from devices.views.access import permission_required
 
@@ -27,23 +27,15 @@ def campaign_answer(request, code):
     return render(request, "benchmarks/answer.html", context)
 
 
-class BitnessForm(forms.Form):
-    campaigns = forms.ModelMultipleChoiceField(
-        queryset=Campaign.objects.all(), to_field_name="code",
-        widget=forms.SelectMultiple(attrs={"size": 6}),
-        help_text="Every done run of these campaigns counts: boards with a 32-bit and a 64-bit "
-        "userland, of the same model and preset.",
-    )  # fmt: skip
-
-
 @permission_required("benchmarks.view_run")
 @require_GET
 def bitness(request):
-    form = BitnessForm(request.GET or None)
+    # Chosen as the comparison builder's runs are: the newest campaigns listed, codes pasted.
+    form = SelectionForm(request.GET or None)
     found = forest = None
     if form.is_valid():
         chosen = [campaign.pk for campaign in form.cleaned_data["campaigns"]]
-        runs = comparisons.runs_selected(chosen)
+        runs = comparisons.runs_selected(chosen, form.cleaned_data["runs"])
         found = comparisons.overview(runs, "userland", BITNESS_BASELINE)
         forest = charts.forest(found) if found.rows else None
     context = {"form": form, "overview": found, "forest": forest}

@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from benchmarks import campaigns, progress, questions, results
+from benchmarks import answers, campaigns, progress, questions, results
 from benchmarks.forms import CampaignForm
 from benchmarks.models import Campaign, Run
 from devices.views.access import permission_required
@@ -136,6 +136,7 @@ def campaign_detail(request, code):
         "page": page,
         "runs": page.object_list,
         "retryable": retryable,
+        "question": answers.question_of(campaign),  # its answer page is linked
         "running": campaign.finished is None,
         "since": (timezone.now() - STATUS_OVERLAP).isoformat(),  # the first poll's
     }

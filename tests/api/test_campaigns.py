@@ -112,6 +112,8 @@ def test_the_same_seeded_spec_posted_again_answers_the_first_campaign(
         {**SPEC, "colour": "red"},
         {**SPEC, "boards": [f"bench-{i}" for i in range(150_000)]},
         {**SPEC, "benchmarks": [{"name": "sha1sum", "params": {"size": "lots"}}]},
+        {**SPEC, "question": ["network"]},
+        {**SPEC, "question": {"network": True}},
         ["not", "an", "object"],
     ],
 )

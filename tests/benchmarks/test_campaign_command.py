@@ -129,7 +129,7 @@ MANY_KEYS = {f"key{n}": 1 for n in range(100_000)}
     "changes",
     [{"order": HUGE}, {"apply_mode": HUGE}, {"presets": [HUGE]}, {"presets": [f"{HUGE}@2"]},
      MANY_KEYS, {"boards": [HUGE]}, {"boards": [f"b{n}" for n in range(100_000)]},
-     {"peer": HUGE}, {"benchmarks": [HUGE]},
+     {"peer": HUGE}, {"benchmarks": [HUGE]}, {"question": ["network"]}, {"question": {"a": 1}},
      {"benchmarks": [{"name": "sha1sum", "params": MANY_KEYS}]}],
 )  # fmt: skip
 def test_a_refusal_shows_what_it_refused_cut_short(tmp_path, changes):

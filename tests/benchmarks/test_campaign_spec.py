@@ -153,3 +153,11 @@ def test_a_list_longer_than_any_bench_is_refused_before_it_is_looked_up(
     with django_assert_num_queries(queries), pytest.raises(campaigns.SpecError) as refused:
         campaigns.check(spec(board, **{key: names}))
     assert str(refused.value) == f"{key} lists 150,000; at most {campaigns.MAX_LISTED} are allowed"
+
+
+def test_a_sweep_counts_the_entries_listed_before_it():
+    vary = {"size": ["1M", "2M"]}  # and its own 16M: three entries
+    assert len(campaigns.swept("sha1sum", {"size": "16M"}, vary, listed=497)) == 3
+    with pytest.raises(campaigns.SpecError) as refused:
+        campaigns.swept("sha1sum", {"size": "16M"}, vary, listed=498)
+    assert str(refused.value) == f"benchmarks lists 501; at most {campaigns.MAX_LISTED} are allowed"

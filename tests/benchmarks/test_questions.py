@@ -74,6 +74,13 @@ def test_the_openvpn_question_sweeps_ciphers_compression_and_mtu():
     assert runs_of(spec) == 16 * 2 * 2  # two presets, two repetitions
 
 
+@pytest.mark.parametrize("question", [["network"], {"network": True}])
+def test_a_question_that_is_not_a_key_is_refused_naming_the_field(question):
+    spec = {**questions.BITNESS.spec([probed("pi4", PI4).name]), "question": question}
+    with pytest.raises(campaigns.SpecError, match="^question must be one of network"):
+        campaigns.check(spec)
+
+
 def test_an_unknown_question_is_refused():
     spec = {**questions.BITNESS.spec([probed("pi4", PI4).name]), "question": "weather"}
     with pytest.raises(campaigns.SpecError, match="question must be one of network"):

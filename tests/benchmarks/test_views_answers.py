@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from benchmarks import answers
+from benchmarks.forms_comparisons import CAMPAIGNS_LISTED
 from benchmarks.models import Campaign, Run
 from tests.benchmarks.answer_data import network_campaign
 from tests.benchmarks.factories import add_run, lane_on, trials
@@ -69,6 +70,15 @@ def test_the_campaign_page_links_its_answer_and_a_plain_campaign_has_none(client
     assert answer_url(plain) not in client.get(plain.get_absolute_url()).content.decode()
 
 
+@pytest.mark.parametrize("spec", [{"question": ["network"]}, {"question": {"a": 1}}, ["network"]])
+def test_a_campaign_whose_spec_names_no_question_has_no_answer_page(client, viewer, spec):
+    """A spec saved by an older version, or edited in the admin: no question, not a 500."""
+    campaign = Campaign.objects.create(name="odd spec", spec=spec)
+    client.force_login(viewer)
+    assert client.get(answer_url(campaign)).status_code == 404
+    assert answer_url(campaign) not in client.get(campaign.get_absolute_url()).content.decode()
+
+
 def test_the_bitness_page_pairs_userlands_with_n_units_and_kernel_bits(client, viewer):
     campaign = Campaign.objects.create(name="32 and 64", spec={}, finished=timezone.now())
     trials(lane_on(campaign, "pi4-32", userland=32), [100.0, 101.0, 99.0])
@@ -99,3 +109,25 @@ def test_an_answer_of_suspect_trials_only_says_so_and_offers_them(client, viewer
     assert "No run has a value yet" not in body  # they have: all of them suspect
     assert "No comparison without the 18 suspect trials" in body
     assert 'href="?include_suspects=on">include them</a> to see what they say' in body
+
+
+def test_the_bitness_page_lists_the_newest_campaigns_and_takes_an_older_ones_pasted_code(
+    client, viewer
+):
+    """As the comparison builder does: thousands of campaigns listed made hundreds of KB."""
+    oldest = Campaign.objects.create(name="32 and 64", spec={}, finished=timezone.now())
+    trials(lane_on(oldest, "pi4-32", userland=32), [100.0, 101.0, 99.0])
+    trials(lane_on(oldest, "pi4-64"), [110.0, 111.0, 109.0])
+    Campaign.objects.bulk_create(
+        Campaign(name=f"later {i}", spec={}) for i in range(CAMPAIGNS_LISTED + 5)
+    )
+    client.force_login(viewer)
+    bitness = reverse("benchmarks:bitness")
+    page = client.get(bitness).content.decode()
+    assert page.count("<option") == CAMPAIGNS_LISTED
+    assert f'value="{oldest.code}"' not in page
+    assert f"The newest {CAMPAIGNS_LISTED} are listed" in page
+    pasted = client.get(bitness, {"runs": str(oldest.code)}).content.decode()
+    assert "64-bit userland against 32-bit userland" in pasted and "3 / 3" in pasted
+    chosen = client.get(bitness, {"campaigns": [oldest.code]}).content.decode()
+    assert f'<option value="{oldest.code}" selected>' in chosen and "3 / 3" in chosen

@@ -5,6 +5,8 @@ is posted."""
 import html
 import json
 import re
+import time
+import tracemalloc
 from dataclasses import replace
 
 import pytest
@@ -118,6 +120,34 @@ def test_a_refused_spec_is_a_form_error_and_a_400(client, operator, boards):
     response = client.post(NEW, data)
     assert response.status_code == 400
     assert "adaptive repetitions need 2 &lt;= min &lt;= max" in response.content.decode()
+    assert Campaign.objects.count() == 0
+
+
+def test_a_sweep_of_too_many_combinations_is_refused_before_any_is_built(client, operator, boards):
+    """Every combination was built (and held by the web worker) before the cap refused it."""
+    threads = range(2, 65)  # and its own 1
+    seconds = [n for n in range(1, 70) if n != 10]  # and its own 10
+    blocks = [f"{n}K" for n in range(2, 53)]  # and its own 1K
+    totals = [f"{n}M" for n in range(1, 41)]  # and its own 10G
+    sweep = {"use-sha1sum": None, "use-sysbench-memory": "on",
+             "vary-sysbench-memory-threads": ",".join(map(str, threads)),
+             "vary-sysbench-memory-seconds": ",".join(map(str, seconds)),
+             "vary-sysbench-memory-block_size": ",".join(blocks),
+             "vary-sysbench-memory-total_size": ",".join(totals)}  # fmt: skip
+    combinations = (len(threads) + 1) * (len(seconds) + 1) * (len(blocks) + 1) * (len(totals) + 1)
+    client.force_login(operator)
+    client.get(NEW)  # the page's first drawing (its templates read) is not the refusal's time
+    started = time.monotonic()
+    response = client.post(NEW, form_data(boards, **sweep))
+    took_s = time.monotonic() - started
+    assert response.status_code == 400
+    words = f"benchmarks lists {combinations:,}; at most {campaigns.MAX_LISTED} are allowed"
+    assert words in response.content.decode()
+    tracemalloc.start()  # slows the page: timed without it
+    client.post(NEW, form_data(boards, **sweep))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert took_s < 0.5 and peak < 20 * 2**20, (took_s, peak)  # nothing built
     assert Campaign.objects.count() == 0
 
 
