@@ -16,7 +16,6 @@ import os
 import time
 
 import benchenv  # noqa: I001 - first: it sets up Django on a throw-away data directory
-from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import connection
 from django.test import Client
@@ -25,23 +24,17 @@ from django.urls import reverse
 
 from benchmarks.api import tokens
 from benchmarks.models import Campaign, Lane, Measurement, Run
-from devices import roles
-from devices.models import Board
 
 MEASUREMENTS = 50_000
 BOARDS = 5
 TARGET_MS = 100.0
-UNCONTACTED = "10.213.9.{}"  # a bench subnet with no farm on it
 
 
 def lab() -> Campaign:
     """A campaign of MEASUREMENTS / 2 runs on BOARDS boards, each run with two values."""
     campaign = Campaign.objects.create(name="api bench", spec={})
     runs = []
-    for i in range(BOARDS):
-        board = Board(name=f"api-{i + 1}", host=UNCONTACTED.format(11 + i))
-        board.set_credential(Board.AuthMethod.PASSWORD, "bench-only")
-        board.save()
+    for board in benchenv.uncontacted_boards("api", BOARDS):
         lane = Lane.objects.create(campaign=campaign, board=board)
         runs += [
             Run(campaign=campaign, lane=lane, board=board, sequence=n * 10, benchmark="sha1sum",
@@ -84,8 +77,7 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     try:
         campaign = lab()
-        viewer = get_user_model().objects.create_user("bench-viewer")
-        roles.assign(viewer, roles.VIEWER)
+        viewer = benchenv.bench_viewer()
         _, token = tokens.issue(viewer, "bench")
         headers = {"HTTP_AUTHORIZATION": f"Bearer {token}", "HTTP_HOST": "127.0.0.1"}
         client = Client()

@@ -46,8 +46,44 @@ def pages_without_collectstatic() -> None:
 
 COMPARISON_MEASUREMENTS = 50_000
 COMPARISON_BOARDS = 5
-UNCONTACTED = "10.213.9.{}"  # a bench subnet with no farm on it
+UNCONTACTED = "10.213.9.{}"  # a bench subnet with no farm on it: no worker runs, nothing dials
+BENCH_HOST_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBenchOnlyNotARealKeyAtAll bench"
 TRIAL_LOG = "warm-up 1 s\nmeasure 4.2 s\n" * 8  # what a run's environment carries besides
+
+
+def uncontacted_boards(prefix: str, count: int, first: int = 11, host_key: str = "") -> list:
+    """count boards, prefix-1 on, at UNCONTACTED addresses from .first (with host_key pinned,
+    for the scripts that start campaigns on them)."""
+    from devices.models import Board
+
+    boards = []
+    for i in range(count):
+        board = Board(name=f"{prefix}-{i + 1}", host=UNCONTACTED.format(first + i))
+        board.host_key = host_key
+        board.set_credential(Board.AuthMethod.PASSWORD, "bench-only")
+        board.save()
+        boards.append(board)
+    return boards
+
+
+def bench_viewer():
+    """A user with the viewer role."""
+    from django.contrib.auth import get_user_model
+
+    from devices import roles
+
+    viewer = get_user_model().objects.create_user("bench-viewer")
+    roles.assign(viewer, roles.VIEWER)
+    return viewer
+
+
+def viewer_client():
+    """A user with the viewer role, and a test client logged in as them."""
+    from django.test import Client
+
+    viewer, client = bench_viewer(), Client(HTTP_HOST="127.0.0.1")
+    client.force_login(viewer)
+    return viewer, client
 
 
 def comparison_lab(measurements: int = COMPARISON_MEASUREMENTS, boards: int = COMPARISON_BOARDS):
@@ -57,7 +93,7 @@ def comparison_lab(measurements: int = COMPARISON_MEASUREMENTS, boards: int = CO
     tool version), so a comparison's page reads rows of a real size."""
     from benchmarks.models import Campaign, Lane, Measurement, Run
     from devices import presets
-    from devices.models import Board, FactSnapshot, Preset
+    from devices.models import FactSnapshot, Preset
 
     campaign = Campaign.objects.create(name="comparison bench", spec={})
     versions = [None] + [
@@ -65,10 +101,7 @@ def comparison_lab(measurements: int = COMPARISON_MEASUREMENTS, boards: int = CO
         for mhz in ("1800", "2000")
     ]
     runs = []
-    for i in range(boards):
-        board = Board(name=f"cmp-{i + 1}", host=UNCONTACTED.format(11 + i))
-        board.set_credential(Board.AuthMethod.PASSWORD, "bench-only")
-        board.save()
+    for i, board in enumerate(uncontacted_boards("cmp", boards)):
         snapshot = FactSnapshot.objects.create(
             board=board, model="Raspberry Pi 4 Model B Rev 1.5", kernel_bits=64,
             userland_bits=32 if i % 2 else 64, os_name="Debian GNU/Linux 12 (bookworm)",

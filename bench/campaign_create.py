@@ -30,18 +30,6 @@ from devices.models import Board
 RUNS = 1000
 TARGET_S = 2.0
 RUN_INSERT = f'INSERT INTO "{Run._meta.db_table}"'
-UNCONTACTED = "10.213.9.{}"  # a bench subnet with no farm on it: no worker runs, nothing dials
-
-
-def register_boards(count: int) -> list[Board]:
-    boards = []
-    for i in range(count):
-        board = Board(name=f"create-{i + 1}", host=UNCONTACTED.format(11 + i))
-        board.host_key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBenchOnlyNotARealKeyAtAll bench"
-        board.set_credential(Board.AuthMethod.PASSWORD, "bench-only")
-        board.save()
-        boards.append(board)
-    return boards
 
 
 def spec(boards: list[Board], runs: int) -> dict:
@@ -79,7 +67,9 @@ def main() -> None:
 
     call_command("migrate", verbosity=0)
     try:
-        boards = register_boards(args.boards)
+        boards = benchenv.uncontacted_boards(
+            "create", args.boards, host_key=benchenv.BENCH_HOST_KEY
+        )
         timed_start(boards, RUNS)  # warm-up: imports, the first connection to Redis
         seconds = [timed_start(boards, RUNS) for _ in range(args.rounds)]
         counts = {runs: queries_of_start(boards, runs) for runs in (100, 1000, 10_000)}

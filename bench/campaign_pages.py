@@ -18,7 +18,6 @@ import time
 import tracemalloc
 
 import benchenv  # noqa: I001 - first: it sets up Django on a throw-away data directory
-from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import connection
 from django.test import Client
@@ -26,14 +25,12 @@ from django.urls import reverse
 from django.utils import timezone
 
 from benchmarks.models import Campaign, Lane, Measurement, Run
-from devices import roles
 from devices.models import Board
 
 BOARDS = 4
 PAGE_TARGET_S = 1.0
 PAGE_TARGET_BYTES = 200_000
 CSV_TARGET_S_PER_RUN = 0.001
-UNCONTACTED = "10.213.9.{}"  # a bench subnet with no farm on it
 
 
 def campaign_of(runs: int, boards: list[Board]) -> Campaign:
@@ -94,17 +91,9 @@ def main() -> None:
     benchenv.pages_without_collectstatic()
     call_command("migrate", verbosity=0)
     try:
-        boards = []
-        for i in range(BOARDS):
-            board = Board(name=f"pages-{i + 1}", host=UNCONTACTED.format(51 + i))
-            board.set_credential(Board.AuthMethod.PASSWORD, "bench-only")
-            board.save()
-            boards.append(board)
+        boards = benchenv.uncontacted_boards("pages", BOARDS, first=51)
         large, small = campaign_of(args.runs, boards), campaign_of(args.runs // 10, boards)
-        viewer = get_user_model().objects.create_user("bench-viewer")
-        roles.assign(viewer, roles.VIEWER)
-        client = Client(HTTP_HOST="127.0.0.1")
-        client.force_login(viewer)
+        _, client = benchenv.viewer_client()
         status = reverse("benchmarks:campaign_status", args=[large.code])
         sheet = reverse("benchmarks:runs_csv", args=[large.code])
         timed(client, large.get_absolute_url(), {}, 1)  # warm-up: imports, templates

@@ -16,13 +16,11 @@ import argparse
 import os
 
 import benchenv  # noqa: I001 - first: it sets up Django on a throw-away data directory
-from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import connection
 from django.test import Client
 
 from benchmarks.models import Comparison, Measurement, Run
-from devices import roles
 
 MEASUREMENTS = benchenv.COMPARISON_MEASUREMENTS
 BOARDS = benchenv.COMPARISON_BOARDS
@@ -43,10 +41,7 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     try:
         campaign = benchenv.comparison_lab(args.measurements)
-        viewer = get_user_model().objects.create_user("bench-viewer")
-        roles.assign(viewer, roles.VIEWER)
-        client = Client()
-        client.force_login(viewer)
+        viewer, client = benchenv.viewer_client()
         cases = {}
         for name, group_by, suspects in (("by preset", "preset", False),
                                          ("by board, suspects in", "board", True)):  # fmt: skip

@@ -32,18 +32,6 @@ from devices.models import Board
 TARGET_S_PER_1000 = 1.0
 OTHER_WRITE_TARGET_S = 1.0
 RUN_INSERT = f'INSERT INTO "{Run._meta.db_table}"'
-UNCONTACTED = "10.213.9.{}"  # a bench subnet with no farm on it: no worker runs, nothing dials
-
-
-def register_boards(count: int) -> list[Board]:
-    boards = []
-    for i in range(count):
-        board = Board(name=f"retry-{i + 1}", host=UNCONTACTED.format(31 + i))
-        board.host_key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBenchOnlyNotARealKeyAtAll bench"
-        board.set_credential(Board.AuthMethod.PASSWORD, "bench-only")
-        board.save()
-        boards.append(board)
-    return boards
 
 
 def cancelled_campaign(boards: list[Board], runs: int):
@@ -90,7 +78,9 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     try:
         lanes = -(-args.runs // campaigns.MAX_REPETITIONS)
-        boards = register_boards(lanes + 1)
+        boards = benchenv.uncontacted_boards(
+            "retry", lanes + 1, first=31, host_key=benchenv.BENCH_HOST_KEY
+        )
         other = campaigns.start(
             {"name": "other", "boards": [boards[-1].name], "benchmarks": ["sha1sum"],
              "repetitions": 1, "quiet": False}

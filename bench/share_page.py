@@ -15,14 +15,12 @@ import argparse
 import os
 
 import benchenv  # noqa: I001 - first: it sets up Django on a throw-away data directory
-from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import connection
 from django.test import Client
 
 from benchmarks import sharing
 from benchmarks.models import Comparison, Measurement, Run
-from devices import roles
 
 TARGET_MS = 150.0
 RUNS_A_BOARD = benchenv.COMPARISON_MEASUREMENTS // benchenv.COMPARISON_BOARDS
@@ -37,8 +35,7 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     try:
         campaign = benchenv.comparison_lab()
-        owner = get_user_model().objects.create_user("bench-viewer")
-        roles.assign(owner, roles.VIEWER)
+        owner = benchenv.bench_viewer()
         comparison = Comparison.objects.create(
             owner=owner, name="shared bench", benchmark="sha1sum", metric="throughput",
             group_by="board", include_suspects=True,
