@@ -19,13 +19,18 @@ def _get_comparison(code) -> Comparison:
     return get_object_or_404(Comparison.objects.select_related("owner"), code=code)
 
 
+def _compared(runs, choice: dict):
+    """The result, or the reason there is none (the exports need no figures)."""
+    try:
+        return comparisons.compare(runs, **choice), ""
+    except comparisons.ComparisonError as exc:
+        return None, str(exc)
+
+
 def _computed(runs, choice: dict):
     """The result and its figures, or the reason there is none."""
-    try:
-        result = comparisons.compare(runs, **choice)
-    except comparisons.ComparisonError as exc:
-        return None, None, str(exc)
-    return result, charts.figures(result), ""
+    result, problem = _compared(runs, choice)
+    return result, charts.figures(result) if result else None, problem
 
 
 def _shown(result) -> dict:
@@ -117,7 +122,7 @@ def comparison_page(request, comparison: Comparison, share_form=None, status=200
 @require_GET
 def comparison_export(request, code, kind):
     comparison = _get_comparison(code)
-    result, _, problem = _computed(exports.runs_of(comparison), exports.choice(comparison))
+    result, problem = _compared(exports.runs_of(comparison), exports.choice(comparison))
     if result is None:
         return HttpResponse(problem, status=404, content_type="text/plain; charset=utf-8")
     if kind == "md":

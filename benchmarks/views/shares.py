@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST, require_safe
 from benchmarks import charts, exports, sharing
 from benchmarks.forms_comparisons import ShareForm
 from benchmarks.models import ShareLink
-from benchmarks.views.comparisons import _computed, _get_comparison, comparison_page
+from benchmarks.views.comparisons import _compared, _get_comparison, comparison_page
 from devices import roles
 from devices.views.access import permission_required
 
@@ -67,7 +67,7 @@ def share_export(request, token, kind):
     link, gone = _link(request, token)
     if link is None:
         return gone
-    result, _, problem, name = _shared(link)
+    result, _, problem, name = _shared(link, with_figures=False)
     if result is None:
         return HttpResponse(problem, status=404, content_type="text/plain")
     page = request.build_absolute_uri(link.get_absolute_url())
@@ -85,13 +85,14 @@ def _link(request, token: str) -> tuple[ShareLink | None, HttpResponse | None]:
     return None, render(request, "benchmarks/share_gone.html", {"words": words}, status=status)
 
 
-def _shared(link: ShareLink):
-    """The comparison's result as the link shows it, its figures, or the reason there is none;
-    and its name as shown."""
+def _shared(link: ShareLink, with_figures: bool = True):
+    """The comparison's result as the link shows it, its figures (for the page), or the
+    reason there is none; and its name as shown."""
     comparison = link.comparison
-    result, _, problem = _computed(exports.runs_of(comparison), exports.choice(comparison))
+    result, problem = _compared(exports.runs_of(comparison), exports.choice(comparison))
     result, name = sharing.shown(link, result)
-    return result, charts.figures(result) if result else None, problem, name
+    figures = charts.figures(result) if result and with_figures else None
+    return result, figures, problem, name
 
 
 def _may_share_or_403(user, comparison) -> None:
