@@ -140,3 +140,16 @@ def test_an_other_value_the_parameter_refuses_is_shown_at_its_field(client, oper
     assert [entry["params"]["direction"] for entry in spec["benchmarks"]] == [
         "board-to-peer", "peer-to-board"
     ]  # fmt: skip
+
+
+def test_a_posted_question_that_is_not_one_is_shown_as_the_reason(client, operator):
+    board = probed("pi3", PI3)
+    client.force_login(operator)
+    form = client.get(f"{NEW}?question=network").context["form"]
+    data = {name: value for name, value in form.initial.items() if value is not None}
+    data |= {"boards": [board.name], "seed": "7", "action": "preview", "question": "weather"}
+    data = {key: "on" if value is True else value for key, value in data.items()}
+    response = client.post(NEW, data)
+    assert response.status_code == 400
+    errors = re.search(r'id="form-errors">(.*?)</div>', response.content.decode(), re.S)
+    assert errors and "question: Select a valid choice. weather is not one" in errors.group(1)
