@@ -56,7 +56,7 @@ def means(result: Result) -> dict:
             "array": [_above(group.description) for group in result.groups],
             "arrayminus": [_below(group.description) for group in result.groups],
         },
-        "hovertemplate": "%{y:.4g} " + plain(result.unit) + "<extra>mean</extra>",
+        **_hover("%{y:.4g}", result.unit, "mean"),
     }  # fmt: skip
     xs, ys = [], []
     for position, group in zip(positions, result.groups, strict=True):
@@ -67,7 +67,7 @@ def means(result: Result) -> dict:
     points = {
         "type": "scatter", "mode": "markers", "name": "trial", "x": xs, "y": ys,
         "marker": {"color": POINT_COLOUR, "size": 6, "opacity": 0.8},
-        "hovertemplate": "%{y:.4g} " + plain(result.unit) + "<extra>trial</extra>",
+        **_hover("%{y:.4g}", result.unit, "trial"),
     }  # fmt: skip
     ticks = [
         f"{_broken(group.key, TICK_LINE)}<br>n={group.description.n}" for group in result.groups
@@ -134,8 +134,7 @@ def against_clock(result: Result) -> dict:
             "type": "scatter", "mode": "markers", "name": plain(f"{group.key} (n={len(clocked)})"),
             "x": [group.clocks[i] for i in shown], "y": [group.values[i] for i in shown],
             "marker": {"color": PALETTE[index % len(PALETTE)], "size": 7, "opacity": 0.75},
-            "hovertemplate": "%{x:.0f} MHz: %{y:.4g} " + plain(result.unit)
-            + f"<extra>{plain(group.key)}</extra>",
+            **_hover("%{x:.0f} MHz: %{y:.4g}", result.unit, group.key),
         })  # fmt: skip
     layout = _layout(
         f"{result.metric} against the measured Arm clock, n={drawn}",
@@ -162,6 +161,15 @@ def plain(text: str) -> str:
     <b>, <br>...), so a name's markup (a campaign's, a board's, a unit) would become a link
     or a fake line: only the breaks this module adds between a name and its n are markup."""
     return html.escape(str(text), quote=False)
+
+
+def _hover(figures: str, unit: str, extra: str) -> dict:
+    """A trace's hover text: figures (plotly's "%{y:.4g}"...), then the unit, and extra in the
+    hover's side box. The unit and extra are names (a custom benchmark's unit, a board's) and
+    plotly would fill in any "%{...}" in the template itself: so they go in the trace's meta,
+    whose values it puts in as they are."""
+    return {"hovertemplate": f"{figures} %{{meta[0]}}<extra>%{{meta[1]}}</extra>",
+            "meta": [plain(unit), plain(extra)]}  # fmt: skip
 
 
 def _broken(label: str, width: int) -> str:
@@ -291,7 +299,7 @@ def _over_time(name: str, t: list, values: list, end: str, unit: str) -> dict:
         "line": {"dash": "solid" if end == "board" else "dot", "width": 2,
                  "color": PALETTE[0] if end == "board" else PALETTE[1]},
         "marker": {"size": 4}, "connectgaps": False,
-        "hovertemplate": "%{x:.1f} s: %{y:.4g} " + unit + f"<extra>{plain(name)}</extra>",
+        **_hover("%{x:.1f} s: %{y:.4g}", unit, name),
     }  # fmt: skip
 
 
