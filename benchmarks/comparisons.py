@@ -180,13 +180,11 @@ def compare(
     # The suspects' keys, counted here: a GROUP BY would have SQLite walk every run in the
     # key's own index order (to spare a sort) rather than seek the few suspects in
     # run_comparison, several times slower over a campaign of one benchmark.
-    suspects = (
-        {}
-        if include_suspects
-        else Counter(
+    suspects = Counter()
+    if not include_suspects:
+        suspects.update(
             key for (key,) in _fetched(selected.filter(suspect=True).values_list(key_column))
         )
-    )
     names = _Names(group_by, {row[1] for row in rows}, shared)
     tallies = _tallies(rows, shared, suspects, include_suspects, names)
     if not any(tally.values for tally in tallies.values()):
