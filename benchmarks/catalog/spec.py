@@ -19,7 +19,11 @@ from typing import Any, Literal
 
 Where = Literal["board", "peer"]
 
-_SIZE = re.compile(r"(\d+)\s*([KMG]?)i?B?", re.IGNORECASE)
+# ASCII digits only: Python's int() also reads other scripts' digits ("٣" is 3) and
+# underscores ("1_0" is 10), which nobody means in a size or a count.
+_SIZE = re.compile(r"(\d+)\s*([KMG]?)i?B?", re.IGNORECASE | re.ASCII)
+_WHOLE = re.compile(r"[+-]?\d+", re.ASCII)
+_DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
 _SIZE_FACTORS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
 
 
@@ -81,13 +85,21 @@ class Param:
             raise ParamError(f"{self.name}: {shown(raw)} is above the maximum {self.max:g}")
         return value
 
+    def same_as(self, value: Any) -> Any:
+        """What tells two clean values apart: sizes by their bytes ("16M" is "16384K")."""
+        return parse_size(value) if self.kind == "size" else value
+
     def _convert(self, raw: Any) -> Any:
         if self.kind == "int":
             if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
                 raise ValueError(f"{shown(raw)} is not a whole number")
-            return int(str(raw).strip()) if isinstance(raw, str) else int(raw)
+            if isinstance(raw, str) and not _WHOLE.fullmatch(raw.strip()):
+                raise ValueError(f"{shown(raw)} is not a whole number")
+            return int(raw.strip()) if isinstance(raw, str) else int(raw)
         if self.kind == "float":
-            if isinstance(raw, bool):
+            if isinstance(raw, bool) or (
+                isinstance(raw, str) and not _DECIMAL.fullmatch(raw.strip())
+            ):
                 raise ValueError(f"{shown(raw)} is not a number")
             value = float(raw)
             if value != value or value in (float("inf"), float("-inf")):

@@ -4,6 +4,7 @@ every value the engine could not run or store."""
 import pytest
 
 from benchmarks import campaigns
+from benchmarks.catalog.spec import Param, ParamError
 from benchmarks.models import Campaign, CustomBenchmark
 from devices import presets
 from devices.models import FactSnapshot, Preset
@@ -161,3 +162,21 @@ def test_a_sweep_counts_the_entries_listed_before_it():
     with pytest.raises(campaigns.SpecError) as refused:
         campaigns.swept("sha1sum", {"size": "16M"}, vary, listed=498)
     assert str(refused.value) == f"benchmarks lists 501; at most {campaigns.MAX_LISTED} are allowed"
+
+
+@pytest.mark.parametrize(
+    ("kind", "raw"),
+    [
+        ("int", "1_0"),
+        ("int", "٣"),
+        ("int", "１２"),
+        ("float", "1_0.5"),
+        ("float", "٣.5"),
+        ("size", "٣M"),
+        ("size", "1_0M"),
+    ],  # fmt: skip
+)
+def test_numbers_are_ascii_digits_only(kind, raw):
+    """Python's int() and float() read underscores and other scripts' digits."""
+    with pytest.raises(ParamError, match="is not a"):
+        Param("count", kind, default="1M" if kind == "size" else 1).clean(raw)

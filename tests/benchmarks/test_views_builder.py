@@ -344,3 +344,12 @@ def test_a_form_without_a_seed_starts_what_was_previewed_once(
     assert first.status_code == second.status_code == 302
     assert second["Location"] == first["Location"] == campaign.get_absolute_url()
     assert campaign.seed == shown["seed"]  # the order previewed is the order run
+
+
+def test_a_size_given_again_in_other_words_is_run_once(client, operator, boards):
+    client.force_login(operator)
+    data = form_data(boards, **{"vary-sha1sum-size": "16384K, 32M, 32768k, 16M"})
+    response = client.post(NEW, data)
+    assert response.status_code == 200, response.context["form"].errors
+    entries = response.context["form"].checked.spec["benchmarks"]
+    assert [entry["params"]["size"] for entry in entries] == ["16M", "32M"]
