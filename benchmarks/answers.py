@@ -15,7 +15,7 @@ from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils.http import urlencode
 
-from benchmarks import charts, comparisons, progress, questions, stats
+from benchmarks import charts, comparisons, link, progress, questions, stats
 from benchmarks.forms_comparisons import RUN_CODES_MAX
 from benchmarks.models import Campaign, Measurement, Run
 from benchmarks.results import value_text
@@ -145,8 +145,8 @@ def _sentence(rows: list[comparisons.Row], treatment: str, link_mbit: int | None
         parts = ["Cannot tell yet"]
     if unknown:
         parts.append(f"{_listed([row.label for row in unknown])}: too few trials to tell")
-    link = f" (on a {link_mbit} Mbit/s link)" if link_mbit and (wins or losses or same) else ""
-    return "; ".join(parts) + link + "."
+    on_link = f" (on a {link_mbit} Mbit/s link)" if link_mbit and (wins or losses or same) else ""
+    return "; ".join(parts) + on_link + "."
 
 
 def _change_words(row: comparisons.Row) -> str:
@@ -292,5 +292,6 @@ def _link_mbit(runs: QuerySet) -> int | None:
     """The line rate the network runs' boards reported at run time (benchmarks.link), when
     they all reported the same one."""
     reported = runs.filter(environment__link__mbit__isnull=False).order_by()
-    speeds = set(reported.values_list("environment__link__mbit", flat=True).distinct())
+    found = reported.values_list("environment__link__mbit", flat=True).distinct()
+    speeds = {link.recorded(speed) for speed in found}
     return speeds.pop() if len(speeds) == 1 else None

@@ -271,7 +271,10 @@ def _references(benchmark, unit, selected, key, names, counted):
     for key, mbit, link_mtu, param_mtu in rows:
         label = names.label(key)
         if label in counted:  # a group of suspects only is not drawn
-            links[label].add((mbit, param_mtu or link_mtu))
+            mtu = link.recorded(param_mtu, *link.MTU_RANGE) or link.recorded(
+                link_mtu, *link.MTU_RANGE
+            )
+            links[label].add((link.recorded(mbit), mtu))
     return link.references(unit, links)
 
 

@@ -56,6 +56,15 @@ def parse(text: str) -> dict:
     return found
 
 
+def recorded(value, low: int = 1, high: int = 10**7) -> int | float | None:
+    """A line rate or MTU as a run recorded it, if it is a number from low to high; None for
+    anything else. parse() wrote it, but a run's JSON may hold another version's words or a
+    hand's edit, and a list or a string there must not take a comparison's page down."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return value if low <= value <= high else None
+
+
 def tcp_goodput_mbit(line_mbit: float, mtu: int = DEFAULT_MTU) -> float:
     """The most TCP payload an Ethernet link of line_mbit carries at this MTU.
 

@@ -39,6 +39,14 @@ def test_the_link_the_boards_reported_is_named_when_they_all_reported_one():
     assert "Mbit/s link" not in answers.answer(campaign).sentence
 
 
+@pytest.mark.parametrize("garbage", ["fast", [100], False])
+def test_a_line_rate_that_is_not_a_number_is_not_named(garbage):
+    campaign = question_campaign("network")
+    network_runs(campaign, download=FASTER, upload=STOCK, scp=NOISY)
+    campaign.runs.update(environment={"link": {"device": "eth0", "mbit": garbage}})
+    assert "Mbit/s link" not in answers.answer(campaign).sentence
+
+
 def test_no_difference_anywhere_says_no():
     campaign = question_campaign("network")
     network_runs(campaign, download=STOCK, upload=NOISY, scp=STOCK)

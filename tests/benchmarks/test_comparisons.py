@@ -182,6 +182,17 @@ def test_groups_on_links_of_different_line_rates_are_said_to_differ(campaign):
     assert "different line rates (100 and 1000 Mbit/s)" in result.references.note
 
 
+@pytest.mark.parametrize("garbage", ["fast", [100], True, {"mbit": 100}, -100, 10**9])
+def test_a_line_rate_that_is_not_a_number_of_mbit_is_taken_as_not_recorded(campaign, garbage):
+    """parse() writes numbers only; another version's or a hand's JSON may hold anything."""
+    lane = lane_on(campaign, "bench-a")
+    iperf3_trials(lane, [91.0, 92.0], environment={"link": {"mbit": garbage, "mtu": [1500]}})
+    result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "iperf3-tcp",
+                                 "throughput", "preset")  # fmt: skip
+    assert result.references.line_rate is None
+    assert result.references.note == "the runs recorded no line rate of their link"
+
+
 def test_other_metrics_have_no_reference_lines(campaign):
     trials(lane_on(campaign, "bench-a"), BASELINE)
     result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "sha1sum",
