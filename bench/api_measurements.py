@@ -50,6 +50,7 @@ def lab() -> Campaign:
         )
     ]  # fmt: skip
     Measurement.objects.bulk_create(values, batch_size=5000)
+    benchenv.planner_statistics()
     return campaign
 
 

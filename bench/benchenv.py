@@ -23,7 +23,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 DATA_DIR = Path(tempfile.mkdtemp(prefix="pifarm-bench-"))
 os.environ["PIFARM_DATA_DIR"] = str(DATA_DIR)
-os.environ.pop("DATABASE_URL", None)
+# PIFARM_BENCH_DATABASE_URL: a PostgreSQL database instead of SQLite, for the figures of a
+# team's server. The database is the bench's own: a script fills it and empties it at the end.
+BENCH_DATABASE_URL = os.environ.get("PIFARM_BENCH_DATABASE_URL", "")
+if BENCH_DATABASE_URL:
+    os.environ["DATABASE_URL"] = BENCH_DATABASE_URL
+else:
+    os.environ.pop("DATABASE_URL", None)
 os.environ.pop("REDIS_URL", None)
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pifarm.settings")
 
@@ -127,7 +133,20 @@ def comparison_lab(measurements: int = COMPARISON_MEASUREMENTS, boards: int = CO
         for run_id in Run.objects.values_list("pk", flat=True)
     ]  # fmt: skip
     Measurement.objects.bulk_create(values, batch_size=5000)
+    planner_statistics()
     return campaign
+
+
+def planner_statistics() -> None:
+    """After a bulk load, the statistics PostgreSQL's autovacuum gathers within a minute or
+    so (and the visibility map that lets it read an index alone): without them its planner
+    takes the tables for empty and measures a state no server stays in. SQLite gathers none
+    by itself and pifarm asks it for none, so it is measured as it runs."""
+    from django.db import connection
+
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("VACUUM ANALYZE")
 
 
 def timed_get(client, url: str, rounds: int, must_hold: bytes) -> tuple[list[float], int]:
@@ -249,7 +268,12 @@ def stop_workers(workers: list[subprocess.Popen], timeout: float = 60) -> None:
 
 
 def cleanup() -> None:
-    """Stop the embedded Redis (if one started) and remove the data directory."""
+    """Stop the embedded Redis (if one started), remove the data directory, and empty the
+    bench's PostgreSQL database if it was given one."""
+    if BENCH_DATABASE_URL and DATA_DIR.exists():
+        from django.core.management import call_command
+
+        call_command("flush", interactive=False, verbosity=0)
     socket_path = DATA_DIR / "redis.sock"
     if socket_path.exists():
         import redis

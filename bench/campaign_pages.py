@@ -55,6 +55,7 @@ def campaign_of(runs: int, boards: list[Board]) -> Campaign:
         )
     ]  # fmt: skip
     Measurement.objects.bulk_create(values, batch_size=5000)
+    benchenv.planner_statistics()
     return campaign
 
 
