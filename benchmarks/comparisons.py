@@ -16,9 +16,10 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-from django.core.exceptions import EmptyResultSet
+from django.core.exceptions import EmptyResultSet, FieldDoesNotExist
 from django.db import connections
-from django.db.models import Q, QuerySet
+from django.db.models import JSONField, Q, QuerySet
+from django.db.models.constants import LOOKUP_SEP
 
 from benchmarks import catalog, link, stats
 from benchmarks.models import Campaign, Measurement, Run
@@ -462,19 +463,65 @@ def group_order(key: str):
 
 
 def _fetched(rows: QuerySet) -> list[tuple]:
-    """The rows of a values_list straight from the database cursor.
+    """The rows of a values_list straight from the database cursor, a JSON key's value (a
+    parameter, a run's link) as SQLite's json_extract gives it: a number, a string, a bool or
+    None as such, a list or an object as its JSON text (see _Names.label).
 
-    Django would pass each value of a JSON key (the clock, a parameter) through json.loads,
-    which for 50,000 rows costs more than the query; the database has already extracted them
-    (SQLite's json_extract gives numbers and text, psycopg decodes jsonb), so the raw rows
-    hold the same values, but for a list, which comes as JSON text (see _Names.label)."""
+    Django would pass each value of a JSON key through json.loads, which for 50,000 rows
+    costs more than the query. SQLite has extracted them already; PostgreSQL gives each as
+    JSON text (Django has psycopg load jsonb as text), so there they are decoded here, once
+    per distinct value: a parameter grouped by has a few."""
     try:
         sql, params = rows.query.sql_with_params()
     except EmptyResultSet:  # nothing selected (a saved comparison's campaigns deleted)
         return []
-    with connections[rows.db].cursor() as cursor:
+    connection = connections[rows.db]
+    with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return cursor.fetchall()
+        found = cursor.fetchall()
+    keys = _json_key_columns(rows) if connection.vendor == "postgresql" else []
+    if not keys or not found:
+        return found
+    decoded = [{} for _ in keys]
+    return [_decoded_row(row, keys, decoded) for row in found]
+
+
+def _decoded_row(row: tuple, keys: list[int], decoded: list[dict]) -> tuple:
+    row = list(row)
+    for column, seen in zip(keys, decoded, strict=True):
+        text = row[column]
+        if text not in seen:
+            seen[text] = _as_sqlite_gives(text)
+        row[column] = seen[text]
+    return tuple(row)
+
+
+def _as_sqlite_gives(text: str | None):
+    if text is None:
+        return None
+    value = json.loads(text)
+    return text if isinstance(value, list | dict) else value
+
+
+def _json_key_columns(rows: QuerySet) -> list[int]:
+    """The positions of a values_list's columns that are keys of a JSON field ("params__mtu",
+    "environment__link__mbit"): a JSON field itself comes as its text on either database."""
+    found = []
+    for index, name in enumerate(rows.query.values_select):
+        model, parts = rows.model, name.split(LOOKUP_SEP)
+        for depth, part in enumerate(parts):
+            try:
+                field = model._meta.get_field(part)
+            except FieldDoesNotExist:
+                break
+            if isinstance(field, JSONField):
+                if depth < len(parts) - 1:
+                    found.append(index)
+                break
+            if not field.is_relation:
+                break
+            model = field.related_model
+    return found
 
 
 def _key_column(group_by: str) -> str:

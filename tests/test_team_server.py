@@ -5,32 +5,13 @@ PIFARM_TEST_REDIS_URL); the embedded defaults are covered by the rest of the sui
 """
 
 import os
-import socket
-import subprocess
-import sys
-import uuid
-from pathlib import Path
-from urllib.parse import urlparse
 
-import psycopg
 import pytest
 import redis
 
-ROOT = Path(__file__).resolve().parent.parent
-POSTGRES_URL = os.environ.get(
-    "PIFARM_TEST_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/postgres"
-)
+from tests.postgres import POSTGRES_URL, answers, manage
+
 REDIS_URL = os.environ.get("PIFARM_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-
-
-def answers(url: str) -> bool:
-    parsed = urlparse(url)
-    try:
-        socket.create_connection((parsed.hostname, parsed.port), timeout=1).close()
-        return True
-    except OSError:
-        return False
-
 
 pytestmark = [
     pytest.mark.pisim,
@@ -39,25 +20,6 @@ pytestmark = [
         reason="no PostgreSQL and Redis on localhost to run the team set-up against",
     ),
 ]
-
-
-@pytest.fixture
-def team_database():
-    name = f"pifarm_test_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(POSTGRES_URL, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    yield urlparse(POSTGRES_URL)._replace(path=f"/{name}").geturl()
-    with psycopg.connect(POSTGRES_URL, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
-
-
-def manage(env, *args, stdin=None):
-    done = subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT, env=env, input=stdin, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout
 
 
 def test_a_worker_process_checks_a_board_through_postgres_and_redis(
