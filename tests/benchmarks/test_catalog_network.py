@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks import trial
+from benchmarks import link, trial
 from benchmarks.catalog import lookup, network, offloads
 from benchmarks.catalog.spec import Context, ParamError, ParseError
 from benchmarks.endpoints import ControllerEndpoint
@@ -273,7 +273,9 @@ def test_iperf3_tcp_from_the_pi3_to_the_controller_runs_at_its_100_mbit_line_rat
     ctx = contexts.to_controller(node)
     outcome, params = run_trial("iperf3-tcp", node, ctx, {"duration": 3})
     parsed = lookup("iperf3-tcp").parse(outcome.outputs, params)
-    assert 90 <= parsed.values["throughput"] <= 100
+    # No more than a real 100 Mbit/s port carries of TCP: the goodput ceiling, 94.1 (and
+    # what tc's full bucket lets through at the start, 125 kB: 0.3 Mbit/s over 3 s).
+    assert 90 <= parsed.values["throughput"] <= link.tcp_goodput_mbit(100) + 0.4
     assert contexts.left_on_node(node, ctx) == contexts.left_on_controller(ctx) == []
 
 
