@@ -9,8 +9,8 @@ and the TCP goodput ceiling over it: what no tuning of the board can beat.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 
 READ_TIMEOUT_S = 15
 DEFAULT_MTU = 1500  # Ethernet's, where a run recorded none
@@ -84,7 +84,23 @@ class References:
     line_rate_mbit: float | None = None  # None: unknown, or the groups' links differ
     ceilings: dict[str, float] = field(default_factory=dict)  # by group, when they differ
     ceiling: float | None = None  # one for every group
-    note: str = ""  # why a line is missing, in words
+    reason: str = ""  # why no line is drawn, in words
+    several_mtus: tuple[str, ...] = ()  # groups of runs at several MTUs: no ceiling of theirs
+
+    @property
+    def note(self) -> str:
+        """What the chart leaves out and why, in words."""
+        if not self.several_mtus:
+            return self.reason
+        return f"{', '.join(self.several_mtus)}: runs of several MTUs, no ceiling drawn"
+
+    def renamed(self, name: Callable[[str], str]) -> References:
+        """The same lines for the groups named as name(key) names them (a share page's)."""
+        return replace(
+            self,
+            ceilings={name(key): value for key, value in self.ceilings.items()},
+            several_mtus=tuple(name(key) for key in self.several_mtus),
+        )
 
     @property
     def line_rate(self) -> float | None:
@@ -115,11 +131,11 @@ def references(unit: str, links: Mapping[str, Iterable[tuple]]) -> References | 
     links = {key: set(pairs) for key, pairs in links.items()}
     rates = {mbit for pairs in links.values() for mbit, _ in pairs if mbit}
     if not rates:
-        return References(unit, note="the runs recorded no line rate of their link")
+        return References(unit, reason="the runs recorded no line rate of their link")
     if len(rates) > 1:
         spoken = " and ".join(f"{rate:g}" for rate in sorted(rates))
         return References(
-            unit, note=f"the runs' links have different line rates ({spoken} Mbit/s), so "
+            unit, reason=f"the runs' links have different line rates ({spoken} Mbit/s), so "
             "no line rate or goodput ceiling is drawn"
         )  # fmt: skip
     (rate,) = rates
@@ -128,8 +144,7 @@ def references(unit: str, links: Mapping[str, Iterable[tuple]]) -> References | 
         mtus = {mtu or DEFAULT_MTU for _, mtu in pairs}
         if len(mtus) == 1:
             ceilings[key] = tcp_goodput_mbit(rate, mtus.pop()) / UNITS_IN_MBIT[unit]
-    unknown = sorted(set(links) - set(ceilings))
-    note = f"{', '.join(unknown)}: runs of several MTUs, no ceiling drawn" if unknown else ""
+    unknown = tuple(sorted(set(links) - set(ceilings)))
     if len(set(ceilings.values())) == 1:
-        return References(unit, rate, ceiling=next(iter(ceilings.values())), note=note)
-    return References(unit, rate, ceilings=ceilings, note=note)
+        return References(unit, rate, ceiling=next(iter(ceilings.values())), several_mtus=unknown)
+    return References(unit, rate, ceilings=ceilings, several_mtus=unknown)

@@ -153,6 +153,7 @@ class Hider:
             groups=groups,
             baseline=keys[result.baseline],
             comparisons={keys[key]: found for key, found in result.comparisons.items()},
+            references=result.references and result.references.renamed(keys.__getitem__),
         )
 
     def board(self, name: str) -> str:

@@ -533,3 +533,27 @@ def test_the_markdown_with_a_share_link_is_that_links_own_hidden_markdown(client
     for text in (client.get(url).content.decode(),
                  client.get(leaky.get_absolute_url()).context["markdown"]):  # fmt: skip
         assert link.token not in text and "Share it first to get a link." in text
+
+
+def test_the_reference_lines_and_their_note_follow_the_hidden_names(client, viewer):
+    """A group's own ceiling (each board at its MTU) and the note on a group of several MTUs
+    name the groups as the page does: the note named the board, the ceilings were dropped."""
+    campaign = Campaign.objects.create(name="links", spec={})
+    for name, mtus in (("bench-a", [1500, 1500]), ("bench-b", [9000, 9000]),
+                       ("bench-c", [1500, 9000])):  # fmt: skip
+        lane = lane_on(campaign, name)
+        for value, mtu in zip([91.0, 92.0], mtus, strict=True):
+            environment = {"link": {"device": "eth0", "mbit": 100, "mtu": mtu}}
+            trials(lane, [value], benchmark="iperf3-tcp", unit="Mbit/s", params={},
+                   environment=environment)  # fmt: skip
+    comparison = saved_comparison(viewer, campaign, benchmark="iperf3-tcp", group_by="board")
+    response = public(client, sharing.create(comparison, viewer))
+    page = response.content.decode()
+    assert "Board 3: runs of several MTUs, no ceiling drawn" in page
+    assert "bench-" not in page
+    labels = response.context["figures"]["means-chart"]["layout"]["annotations"]
+    assert [label["text"] for label in labels] == [
+        "line rate 100 Mbit/s",
+        "ceiling 94.1",
+        "ceiling 99",
+    ]
