@@ -29,8 +29,10 @@ _PORT = r"(?::\d{1,5})?"
 # Candidates only: each match is checked with ipaddress, so "12:30:45" or "1.2.3" stay.
 _IPV4 = r"\d{1,3}(?:\.\d{1,3}){3}"
 _IPV6 = r"[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?:%\w+)?"
+# Whatever comes before an address ("addr:10.1.2.3", "::ffff:10.1.2.3", "peer_10.1.2.3"):
+# only a digit or a dot may not, so that no address is read out of a longer number.
 _ADDRESS = re.compile(
-    rf"(?<![\w.:@-])(?P<user>{_USER})(?P<ip>{_IPV4}|{_IPV6})(?P<port>{_PORT})(?![\w.:-]*\w)",
+    rf"(?<![\d.])(?P<user>{_USER})(?P<ip>{_IPV4}|{_IPV6})(?P<port>{_PORT})(?![\w.:-]*\w)",
     re.IGNORECASE,
 )
 

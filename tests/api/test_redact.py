@@ -31,3 +31,24 @@ def test_user_names_alone_are_hidden_in_any_case_when_asked():
         "pi-gen"
     )
     assert Redactor().text(text) == text  # the API hides them as user@host only
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("inet addr:10.213.7.1 Bcast", f"inet addr:{HIDDEN} Bcast"),
+        ("via ::ffff:10.213.7.1", f"via ::ffff:{HIDDEN}"),
+        ("peer_10.213.7.1 up", f"peer_{HIDDEN} up"),
+        ("eth0=10.213.7.1, gw-10.213.7.254", f"eth0={HIDDEN}, gw-{HIDDEN}"),
+        ("ssh@10.213.7.1 and x@fe80::1", f"{HIDDEN} and {HIDDEN}"),
+    ],
+)
+def test_an_address_glued_to_the_text_before_it_is_hidden_too(text, expected):
+    """After a colon, an underscore, a letter, a sign: ifconfig's "addr:", a mapped IPv6
+    address, a name glued to it."""
+    assert Redactor().text(text) == expected
+
+
+def test_numbers_that_are_not_addresses_stay():
+    text = "kernel 6.6.51-v8+, 1.2.3.4.5, 110.213.7.1000, 12:30:45, build 2024.11.30"
+    assert Redactor().text(text) == text
