@@ -121,6 +121,7 @@ class PresetSerializer(serializers.ModelSerializer):
 
 class CampaignSerializer(serializers.ModelSerializer):
     name = RedactedText()  # its maker's words, which may name a board's host
+    spec = RedactedJSON()  # which holds the name too
     created_by = serializers.StringRelatedField()
     run_counts = serializers.SerializerMethodField()
 

@@ -74,7 +74,9 @@ def lab():
     measure(done, throughput=(412.5, "MB/s"))
     add_run(campaign.lanes.get(), state="queued")
     # Its statistics name the campaign (the group), the probe's OS and the tool's version line.
-    Campaign.objects.filter(pk=campaign.pk).update(name=f"leak campaign on {PEER_HOST}")
+    # The builder keeps the name in the spec as well.
+    name = f"leak campaign on {PEER_HOST}"
+    Campaign.objects.filter(pk=campaign.pk).update(name=name, spec={**campaign.spec, "name": name})
     comparison = Comparison.objects.create(
         name=f"{BOARD_IP} against {PEER_HOST}", benchmark="sha1sum", metric="throughput",
         group_by="campaign", include_suspects=True,
