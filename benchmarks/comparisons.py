@@ -9,17 +9,15 @@ stand for (boards, probes, preset versions) from one small query each. So a comp
 the same few queries however many runs it holds.
 """
 
-import contextlib
 import json
 import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-from django.core.exceptions import EmptyResultSet, FieldDoesNotExist
+from django.core.exceptions import EmptyResultSet
 from django.db import connections
-from django.db.models import JSONField, Q, QuerySet
-from django.db.models.constants import LOOKUP_SEP
+from django.db.models import Q, QuerySet
 
 from benchmarks import catalog, link, stats
 from benchmarks.models import Campaign, Measurement, Run
@@ -272,10 +270,10 @@ def _references(benchmark, unit, selected, key, names, counted):
     for key, mbit, link_mtu, param_mtu in rows:
         label = names.label(key)
         if label in counted:  # a group of suspects only is not drawn
-            mtu = link.recorded(param_mtu, *link.MTU_RANGE) or link.recorded(
-                link_mtu, *link.MTU_RANGE
+            mtu = link.recorded(json_value(param_mtu), *link.MTU_RANGE) or link.recorded(
+                json_value(link_mtu), *link.MTU_RANGE
             )
-            links[label].add((link.recorded(mbit), mtu))
+            links[label].add((link.recorded(json_value(mbit)), mtu))
     return link.references(unit, links)
 
 
@@ -463,65 +461,32 @@ def group_order(key: str):
 
 
 def _fetched(rows: QuerySet) -> list[tuple]:
-    """The rows of a values_list straight from the database cursor, a JSON key's value (a
-    parameter, a run's link) as SQLite's json_extract gives it: a number, a string, a bool or
-    None as such, a list or an object as its JSON text (see _Names.label).
+    """The rows of a values_list straight from the database cursor.
 
-    Django would pass each value of a JSON key through json.loads, which for 50,000 rows
-    costs more than the query. SQLite has extracted them already; PostgreSQL gives each as
-    JSON text (Django has psycopg load jsonb as text), so there they are decoded here, once
-    per distinct value: a parameter grouped by has a few."""
+    Django would pass each value of a JSON key (a parameter, a run's link) through json.loads,
+    which for 50,000 rows costs more than the query. Each database gives such a value its own
+    way (see json_value): they are decoded where one is read for its meaning, once per
+    distinct value (a group's key names a group: _Names.label)."""
     try:
         sql, params = rows.query.sql_with_params()
     except EmptyResultSet:  # nothing selected (a saved comparison's campaigns deleted)
         return []
-    connection = connections[rows.db]
-    with connection.cursor() as cursor:
+    with connections[rows.db].cursor() as cursor:
         cursor.execute(sql, params)
-        found = cursor.fetchall()
-    keys = _json_key_columns(rows) if connection.vendor == "postgresql" else []
-    if not keys or not found:
-        return found
-    decoded = [{} for _ in keys]
-    return [_decoded_row(row, keys, decoded) for row in found]
+        return cursor.fetchall()
 
 
-def _decoded_row(row: tuple, keys: list[int], decoded: list[dict]) -> tuple:
-    row = list(row)
-    for column, seen in zip(keys, decoded, strict=True):
-        text = row[column]
-        if text not in seen:
-            seen[text] = _as_sqlite_gives(text)
-        row[column] = seen[text]
-    return tuple(row)
-
-
-def _as_sqlite_gives(text: str | None):
-    if text is None:
-        return None
-    value = json.loads(text)
-    return text if isinstance(value, list | dict) else value
-
-
-def _json_key_columns(rows: QuerySet) -> list[int]:
-    """The positions of a values_list's columns that are keys of a JSON field ("params__mtu",
-    "environment__link__mbit"): a JSON field itself comes as its text on either database."""
-    found = []
-    for index, name in enumerate(rows.query.values_select):
-        model, parts = rows.model, name.split(LOOKUP_SEP)
-        for depth, part in enumerate(parts):
-            try:
-                field = model._meta.get_field(part)
-            except FieldDoesNotExist:
-                break
-            if isinstance(field, JSONField):
-                if depth < len(parts) - 1:
-                    found.append(index)
-                break
-            if not field.is_relation:
-                break
-            model = field.related_model
-    return found
+def json_value(raw):
+    """A JSON key's value as a raw row holds it, decoded as Django decodes it. SQLite's
+    json_extract gives a number or a string as such, but true, false and null as those words
+    (Django asks for them so) and a list as its JSON text; PostgreSQL gives every value as
+    JSON text (Django has psycopg load jsonb as text): '"AES-256-CBC"', '1500'."""
+    if not isinstance(raw, str):
+        return raw
+    try:
+        return json.loads(raw)
+    except ValueError:  # SQLite's string as such: "AES-256-CBC"
+        return raw
 
 
 def _key_column(group_by: str) -> str:
@@ -579,12 +544,9 @@ class _Names:
             kernel, userland = (f"{facts[name]}-bit" if facts.get(name) else UNKNOWN
                                 for name in ("kernel bits", "userland bits"))  # fmt: skip
             return f"{kernel} kernel, {userland} userland"
-        value = facts.get("board model") if by == "board_model" else key
+        value = facts.get("board model") if by == "board_model" else json_value(key)
         if value is None or value == "":
             return UNKNOWN
-        if isinstance(value, str) and value.startswith("["):  # a list parameter (_fetched)
-            with contextlib.suppress(ValueError):
-                value = json.loads(value)
         return value_text(value)
 
     def environment(self, snapshot_ids, version_ids) -> dict[str, str]:

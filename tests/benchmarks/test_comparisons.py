@@ -193,6 +193,18 @@ def test_a_line_rate_that_is_not_a_number_of_mbit_is_taken_as_not_recorded(campa
     assert result.references.note == "the runs recorded no line rate of their link"
 
 
+def test_a_parameter_grouped_by_is_named_as_the_pages_write_it(campaign):
+    """A boolean's groups read on and off (SQLite gave "true" and "false"), a list's its
+    values joined with +."""
+    lane = lane_on(campaign, "bench-a")
+    for locked, values in ((False, [900.0, 910.0]), (True, [950.0, 960.0])):
+        trials(lane, values, benchmark="membw", unit="MB/s",
+               params={"size": "64M", "passes": 3, "require_mlock": locked})  # fmt: skip
+    result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "membw",
+                                 "throughput", "param:require_mlock")  # fmt: skip
+    assert [group.key for group in result.groups] == ["off", "on"]
+
+
 def test_other_metrics_have_no_reference_lines(campaign):
     trials(lane_on(campaign, "bench-a"), BASELINE)
     result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "sha1sum",
