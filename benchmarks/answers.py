@@ -9,7 +9,7 @@ answer is "Not yet", and what the runs say so far is shown as provisional.
 
 import statistics
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from django.db.models import QuerySet
 from django.urls import reverse
@@ -102,9 +102,11 @@ def _judged(found: Answer, campaign: Campaign, runs: QuerySet) -> str:
     rows = found.overview.rows
     for row in rows:
         chosen = runs.filter(benchmark=row.benchmark, **_params_lookup(row.params))
-        found.sections.append(_section(found, row.label, chosen, campaign, row, recipe.group_by,
-                                       recipe.baseline))  # fmt: skip
-    found.sections = [section for section in found.sections if section]
+        section = _section(found, row.label, chosen, campaign, row, recipe.group_by,
+                           recipe.baseline)  # fmt: skip
+        if section:
+            _judged_as_rows(section, [other for other in rows if _same_setting(other, row)])
+            found.sections.append(section)
     if not rows and found.suspects and not found.include_suspects:
         return (
             f"Cannot tell: {found.suspects} suspect trial{'s' if found.suspects != 1 else ''} "
@@ -112,6 +114,26 @@ def _judged(found: Answer, campaign: Campaign, runs: QuerySet) -> str:
             "see what they say."
         )
     return _sentence(rows, recipe.treatment, found.link_mbit)
+
+
+def _judged_as_rows(section: Section, rows: list[comparisons.Row]) -> None:
+    """Give the section's groups the Holm-adjusted p of their summary rows (those of the
+    section's benchmark, metric and parameters).
+
+    compare() adjusts over the section's own groups only, so alone a metric's loss could be
+    called one there while its row, adjusted across all the question's metrics, and the
+    sentence said no difference. A group no row pairs with the baseline (no board model and
+    preset version on both sides) keeps the section's own adjustment: the summary says
+    nothing of it to contradict."""
+    by_group = {row.group: row.comparison.p_adjusted for row in rows}
+    section.result.comparisons = {
+        group: replace(comparison, p_adjusted=by_group[group]) if group in by_group else comparison
+        for group, comparison in section.result.comparisons.items()
+    }
+
+
+def _same_setting(row: comparisons.Row, other: comparisons.Row) -> bool:
+    return (row.benchmark, row.metric, row.params) == (other.benchmark, other.metric, other.params)
 
 
 def _params_lookup(params: dict) -> dict:

@@ -72,21 +72,26 @@ def comparison_save(request):
         context = {"form": form, "save_form": save, "result": result, "figures": figures,
                    "problem": problem or "The comparison was not saved."}  # fmt: skip
         return render(request, "benchmarks/comparison_new.html", context, status=400)
+    # The baseline the result used: a posted one that is not a group (typed by hand, or left
+    # from another grouping) falls back to the first group, which the saved page would show
+    # under a name it ignores. No result (no values yet): no group to name, so none.
+    result, _ = _compared(form.selected_runs, form.choice)
+    choice = form.choice | {"baseline": result.baseline if result else ""}
     # The same save posted twice (a double click) keeps one comparison: the first one.
     name, chosen = save.cleaned_data["name"], _chosen(form.cleaned_data)
     comparison, _ = once.made_once(
         request.user,
-        Comparison.objects.filter(owner=request.user, name=name, **form.choice),
+        Comparison.objects.filter(owner=request.user, name=name, **choice),
         lambda found: (
             _chosen({"campaigns": found.campaigns.all(), "runs": found.runs.all()}) == chosen
         ),
-        lambda: _saved(request.user, name, form),
+        lambda: _saved(request.user, name, choice, form),
     )
     return redirect(comparison)
 
 
-def _saved(user, name: str, form: ComparisonForm) -> Comparison:
-    comparison = Comparison.objects.create(owner=user, name=name, **form.choice)
+def _saved(user, name: str, choice: dict, form: ComparisonForm) -> Comparison:
+    comparison = Comparison.objects.create(owner=user, name=name, **choice)
     comparison.campaigns.set(form.cleaned_data["campaigns"])
     comparison.runs.set(form.cleaned_data["runs"])
     return comparison

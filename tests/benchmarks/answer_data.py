@@ -36,3 +36,15 @@ def network_campaign(finished=True) -> Campaign:
     campaign = question_campaign("network", finished)
     network_runs(campaign, download=FASTER, upload=STOCK, scp=[94.1, 93.6, 94.4])
     return campaign
+
+
+# scp 4.1 % slower with noise: p = 0.037 alone, but 0.074 after Holm across the question's
+# three metrics (the download's clear win ranks first, so scp's p is doubled).
+SCP_SLOWER_ALONE = [90.0, 91.6, 88.9]
+
+
+def holm_campaign() -> Campaign:
+    """A network question whose scp loss is significant alone, not across the metrics."""
+    campaign = question_campaign("network")
+    network_runs(campaign, download=FASTER, upload=STOCK, scp=SCP_SLOWER_ALONE)
+    return campaign

@@ -5,8 +5,14 @@ import pytest
 from benchmarks import answers, stats
 from benchmarks.models import Run
 from benchmarks.templatetags.campaign_tags import number
-from tests.benchmarks.answer_data import FASTER, STOCK, network_runs, question_campaign
-from tests.benchmarks.factories import add_run, lane_on, trials
+from tests.benchmarks.answer_data import (
+    FASTER,
+    STOCK,
+    holm_campaign,
+    network_runs,
+    question_campaign,
+)
+from tests.benchmarks.factories import add_run, lane_on, overclock, trials
 
 pytestmark = pytest.mark.django_db
 SLOWER = [85.0, 85.2, 84.9]
@@ -27,6 +33,38 @@ def test_a_clear_win_says_yes_with_its_interval():
     )
     assert not found.provisional
     assert len(found.sections) == 3  # a comparison for each metric of the question
+
+
+def test_a_section_judges_its_group_as_the_summary_row_does():
+    # Adjusted across the section's one comparison alone, scp's loss was "worse" there while
+    # its row (adjusted across the question's metrics) and the sentence said no difference.
+    found = answers.answer(holm_campaign())
+    row = next(row for row in found.overview.rows if row.benchmark == "scp")
+    section = next(section for section in found.sections if section.result.benchmark == "scp")
+    compared = section.result.comparisons[row.group]
+    assert 0.01 < compared.p_value < stats.ALPHA < row.comparison.p_adjusted < 0.1
+    assert compared.p_adjusted == row.comparison.p_adjusted
+    assert compared.outcome == row.comparison.outcome == stats.NO_DIFFERENCE
+    assert compared.verdict == row.comparison.verdict
+    assert "scp throughput showed no significant difference" in found.sentence
+
+
+def test_a_section_group_without_a_summary_row_keeps_the_section_s_own_adjustment():
+    campaign = holm_campaign()
+    # On a Pi 4 with an overclock only: no board as it is there to pair with, so no row.
+    trials(lane_on(campaign, "pi4"), [8.0, 8.1, 7.9], benchmark="scp", params={},
+           preset_version=overclock())  # fmt: skip
+    found = answers.answer(campaign)
+    section = next(section for section in found.sections if section.result.benchmark == "scp")
+    compared = section.result.comparisons
+    assert [row.group for row in found.overview.rows if row.benchmark == "scp"] == [
+        "Dynamic overclock (classic) v1"
+    ]
+    own = dict(zip(compared, stats.holm([c.p_value for c in compared.values()]), strict=True))
+    assert compared["fast v2"].p_adjusted == own["fast v2"]
+    assert compared["Dynamic overclock (classic) v1"].p_adjusted == next(
+        row.comparison.p_adjusted for row in found.overview.rows if row.benchmark == "scp"
+    )
 
 
 def test_the_link_the_boards_reported_is_named_when_they_all_reported_one():

@@ -11,7 +11,7 @@ from django.utils import timezone
 from benchmarks import answers
 from benchmarks.forms_comparisons import CAMPAIGNS_LISTED
 from benchmarks.models import Campaign, Run
-from tests.benchmarks.answer_data import network_campaign
+from tests.benchmarks.answer_data import holm_campaign, network_campaign
 from tests.benchmarks.factories import add_run, lane_on, trials
 
 pytestmark = pytest.mark.django_db
@@ -37,6 +37,17 @@ def test_the_answer_page_says_the_answer_then_each_metric_s_charts(client, viewe
     link = html.unescape(re.search(r'href="(/comparisons/new/\?[^"]*)"', body).group(1))
     opened = client.get(link)
     assert opened.status_code == 200 and opened.context["result"].n == 6
+
+
+def test_the_page_gives_each_metric_the_summary_s_adjusted_p_not_its_own(client, viewer):
+    campaign = holm_campaign()
+    client.force_login(viewer)
+    body = client.get(answer_url(campaign)).content.decode()
+    row = next(row for row in answers.answer(campaign).overview.rows if row.benchmark == "scp")
+    alone = row.comparison.p_value  # what the scp section's own Holm adjustment gave
+    assert f"Holm-adjusted p = {row.comparison.p_adjusted:.3g}" in body
+    assert f"Holm-adjusted p = {alone:.3g}" not in body
+    assert "worse:" not in body
 
 
 def test_a_metric_of_more_runs_than_the_builder_takes_by_code_gets_a_hint_not_a_link(

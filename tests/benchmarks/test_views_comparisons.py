@@ -103,6 +103,20 @@ def test_a_viewer_saves_a_comparison_and_reads_it(client, viewer, campaign):
     assert "overclock against stock" in listed.content.decode()
 
 
+@pytest.mark.parametrize("posted", ["nonexistent", ""])
+def test_a_saved_comparison_keeps_the_baseline_its_result_used(client, viewer, campaign, posted):
+    # Not a group (posted by hand, or left from another grouping): the result falls back to the
+    # first group, and that is what is saved, not a name the saved page would ignore.
+    client.force_login(viewer)
+    response = client.post(reverse("benchmarks:comparison_save"), {
+        "campaigns": [campaign.code], "metric": "sha1sum:throughput", "group_by": "preset",
+        "baseline": posted, "name": "against the first group"})  # fmt: skip
+    comparison = Comparison.objects.get()
+    assert response.status_code == 302 and comparison.baseline == "as the board is"
+    page = client.get(comparison.get_absolute_url())
+    assert page.context["result"].baseline == comparison.baseline
+
+
 def test_a_save_posted_twice_keeps_one_comparison(client, viewer, campaign):
     client.force_login(viewer)
     form = {"campaigns": [campaign.code], "metric": "sha1sum:throughput", "group_by": "preset",
