@@ -199,8 +199,8 @@ class ShareForm(forms.Form):
         today = timezone.localdate()
         if day < today:
             raise ValidationError("That day has passed.")
-        if day > (furthest := today + sharing.LONGEST_EXPIRY):
-            years = sharing.LONGEST_EXPIRY.days // 365
+        if day > (furthest := sharing.furthest_expiry(today)):
+            years = sharing.LONGEST_EXPIRY_YEARS
             raise ValidationError(
                 f"At most {years} years from today: {furthest.isoformat()} (or choose never)."
             )

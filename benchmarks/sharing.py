@@ -26,8 +26,9 @@ from devices.models import Board
 PATH = "/s/"  # every shared comparison's URL begins with it (benchmarks.urls)
 SHARE_PERMISSION = "benchmarks.add_sharelink"
 EXPIRY_DAYS = (1, 7, 30)
-# The furthest a chosen day may be: a link for longer is one never to end (choose "never").
-LONGEST_EXPIRY = datetime.timedelta(days=5 * 365)
+# The furthest a chosen day may be, in years: a link for longer is one never to end (choose
+# "never").
+LONGEST_EXPIRY_YEARS = 5
 WHEN = "%Y-%m-%d %H:%M %Z"  # with its time zone, as the page says when the link ends
 # A group's environment that pifarm writes from numbers (no board's words): a board named "64"
 # is not in its kernel's bits.
@@ -88,6 +89,16 @@ def expiry(days: int | None = None, on: datetime.date | None = None):
         midnight = datetime.datetime.combine(on + datetime.timedelta(days=1), datetime.time())
         return timezone.make_aware(midnight)
     return timezone.now() + datetime.timedelta(days=days) if days else None
+
+
+def furthest_expiry(today: datetime.date) -> datetime.date:
+    """The last day a link may be chosen to end on: the same day LONGEST_EXPIRY_YEARS on (a
+    29 February's is the 28th), as a reader counts years; 5 x 365 days fell a day short."""
+    year = today.year + LONGEST_EXPIRY_YEARS
+    try:
+        return today.replace(year=year)
+    except ValueError:  # 29 February, in a year that has none
+        return today.replace(year=year, day=28)
 
 
 def newest_live(comparison: Comparison) -> ShareLink | None:

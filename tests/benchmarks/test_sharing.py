@@ -125,13 +125,22 @@ def test_a_past_day_is_refused_and_a_day_wins_over_days(client, viewer, comparis
 
 def test_a_day_past_five_years_is_refused_as_too_far(client, viewer, comparison):
     client.force_login(viewer)
-    furthest = timezone.localdate() + sharing.LONGEST_EXPIRY
+    furthest = sharing.furthest_expiry(timezone.localdate())
     for day in ("9999-12-31", (furthest + datetime.timedelta(days=1)).isoformat()):
         response = share(client, comparison, expires_on=day)
         assert response.status_code == 400, day
         assert f"At most 5 years from today: {furthest.isoformat()}" in response.content.decode()
     assert not ShareLink.objects.exists()
     assert share(client, comparison, expires_on=furthest.isoformat()).status_code == 302
+
+
+@pytest.mark.parametrize(
+    ("today", "furthest"),
+    [("2026-12-01", "2031-12-01"), ("2028-02-29", "2033-02-28"), ("2027-03-01", "2032-03-01")],
+)
+def test_five_years_are_counted_as_years_leap_days_and_all(today, furthest):
+    found = sharing.furthest_expiry(datetime.date.fromisoformat(today))
+    assert found == datetime.date.fromisoformat(furthest)
 
 
 def test_the_same_share_posted_twice_makes_one_link(client, viewer, comparison):
