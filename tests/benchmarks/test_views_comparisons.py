@@ -249,6 +249,33 @@ def test_more_run_codes_or_campaigns_than_the_address_holds_are_refused_in_words
     )
 
 
+def test_the_campaigns_cap_counts_the_pasted_ones_so_what_the_builder_shows_can_be_saved(
+    client, viewer, campaign
+):
+    others = Campaign.objects.bulk_create(
+        Campaign(name=f"other {i}", spec={}) for i in range(CAMPAIGNS_MAX)
+    )
+    client.force_login(viewer)
+    chosen = [str(other.code) for other in others]  # the cap, campaign pasted besides them
+    response = builder(client, campaigns=chosen, runs=str(campaign.code))
+    assert f"At most {CAMPAIGNS_MAX} campaigns" in response.content.decode()
+    assert "plotly" not in response.content.decode()
+    # One fewer chosen: the builder shows the result, and its Save form saves it.
+    page = builder(client, campaigns=chosen[1:], runs=str(campaign.code)).content.decode()
+    assert "better: 20 % higher" in page
+    save = re.search(r"<form [^>]*save-comparison.*?</form>", page, re.S).group(0)
+    posted = {"name": "all of them"}
+    for name, value in re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', save):
+        posted.setdefault(name, []).append(value)
+    response = client.post(reverse("benchmarks:comparison_save"), posted)
+    assert response.status_code == 302
+    assert Comparison.objects.get().campaigns.count() == CAMPAIGNS_MAX
+    # A pasted campaign also chosen counts once (and is saved once).
+    page = builder(client, campaigns=[*chosen[1:], campaign.code], runs=str(campaign.code))
+    assert "better: 20 % higher" in page.content.decode()
+    assert page.content.decode().count(f'name="campaigns" value="{campaign.code}"') == 1
+
+
 def test_the_builder_lists_the_newest_campaigns_and_takes_an_older_ones_pasted_code(
     client, viewer, campaign
 ):
