@@ -57,10 +57,11 @@ class SelectionForm(forms.Form):
 
     def clean(self):
         data = super().clean()
+        if "runs" in data:
+            pasted_ids, data["runs"] = data["runs"]
         if "runs" in data and "campaigns" in data:
             # The campaigns whose codes were pasted join the chosen ones, and the cap is on
             # them all: the Save form sends them all as chosen, so it takes what is shown.
-            pasted_ids, data["runs"] = data["runs"]
             chosen = list(data["campaigns"])
             pasted = Campaign.objects.filter(pk__in=pasted_ids).exclude(pk__in=_ids(chosen))
             try:
