@@ -1,6 +1,7 @@
 """Comparisons: the builder (a GET form that shows the comparison as it is chosen), saving
 one, a saved one's page and its CSV and JSON. Every role reads them, as it reads campaigns."""
 
+from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
@@ -10,7 +11,7 @@ from benchmarks.forms_comparisons import ComparisonForm, SaveComparisonForm, Sha
 from benchmarks.models import Comparison
 from devices.views.access import permission_required
 
-LISTED = 100
+COMPARISONS_PER_PAGE = 100
 # In the telemetry URL the page gives its script, where the chosen run's code goes.
 TEMPLATE_RUN = "00000000-0000-0000-0000-000000000000"
 
@@ -42,8 +43,11 @@ def _shown(result) -> dict:
 @permission_required("benchmarks.view_run")
 @require_GET
 def comparison_list(request):
-    saved = Comparison.objects.select_related("owner")[:LISTED]
-    return render(request, "benchmarks/comparisons.html", {"comparisons": saved})
+    # Newest first, and in one order when saved in the same instant (a page is a slice).
+    saved = Comparison.objects.select_related("owner").order_by("-created", "-pk")
+    page = Paginator(saved, COMPARISONS_PER_PAGE).get_page(request.GET.get("page"))
+    context = {"comparisons": page.object_list, "page": page}
+    return render(request, "benchmarks/comparisons.html", context)
 
 
 @permission_required("benchmarks.view_run")

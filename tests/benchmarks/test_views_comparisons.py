@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from benchmarks.forms_comparisons import CAMPAIGNS_LISTED, CAMPAIGNS_MAX, RUN_CODES_MAX
 from benchmarks.models import Campaign, Comparison
+from benchmarks.views.comparisons import COMPARISONS_PER_PAGE
 from tests.benchmarks.factories import lane_on, overclock, trials
 
 pytestmark = pytest.mark.django_db
@@ -349,3 +350,25 @@ def test_the_page_offers_runs_of_each_group_for_their_telemetry(client, viewer, 
     assert len(offered) == 6 and set(offered) == runs
     assert '<optgroup label="fast v2">' in page
     assert 'data-url="/runs/00000000-0000-0000-0000-000000000000/telemetry.json"' in page
+
+
+def test_the_list_of_comparisons_comes_in_pages_with_a_pager(client, viewer):
+    Comparison.objects.bulk_create(
+        Comparison(name=f"comparison {i:03}", benchmark="sha1sum", metric="throughput")
+        for i in range(COMPARISONS_PER_PAGE + 5)
+    )
+    client.force_login(viewer)
+    listed = reverse("benchmarks:comparisons")
+    first = client.get(listed).content.decode()
+    assert first.count('<td data-label="Comparison"') == COMPARISONS_PER_PAGE
+    assert f"comparison {COMPARISONS_PER_PAGE + 4:03}" in first  # the newest first
+    assert "comparison 004" not in first
+    assert 'href="?page=2#comparisons" rel="next"' in first
+    second = client.get(listed, {"page": 2}).content.decode()
+    assert second.count('<td data-label="Comparison"') == 5
+    assert all(f"comparison {i:03}" in second for i in range(5))  # the oldest
+    assert 'href="?page=1#comparisons" rel="prev"' in second
+    assert "comparisons 101–105 of 105" in second
+    # As the list of campaigns: past the last page, its last page; not a number, the first.
+    assert "comparisons 101–105 of 105" in client.get(listed, {"page": 9}).content.decode()
+    assert "comparisons 1–100 of 105" in client.get(listed, {"page": "x"}).content.decode()
