@@ -4,7 +4,7 @@ one, a saved one's page and its CSV and JSON. Every role reads them, as it reads
 from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from benchmarks import charts, comparisons, exports, once, sharing
 from benchmarks.forms_comparisons import ComparisonForm, SaveComparisonForm, ShareForm
@@ -41,7 +41,7 @@ def _shown(result) -> dict:
 
 
 @permission_required("benchmarks.view_run")
-@require_GET
+@require_safe
 def comparison_list(request):
     # Newest first, and in one order when saved in the same instant (a page is a slice).
     saved = Comparison.objects.select_related("owner").order_by("-created", "-pk")
@@ -51,7 +51,7 @@ def comparison_list(request):
 
 
 @permission_required("benchmarks.view_run")
-@require_GET
+@require_safe
 def comparison_new(request):
     form = ComparisonForm(request.GET or None)
     result = figures = None
@@ -103,7 +103,7 @@ def _chosen(selection: dict) -> tuple[set, set]:
 
 
 @permission_required("benchmarks.view_run")
-@require_GET
+@require_safe
 def comparison_detail(request, code):
     return comparison_page(request, _get_comparison(code))
 
@@ -123,7 +123,7 @@ def comparison_page(request, comparison: Comparison, share_form=None, status=200
 
 
 @permission_required("benchmarks.view_run")
-@require_GET
+@require_safe
 def comparison_export(request, code, kind):
     comparison = _get_comparison(code)
     result, problem = _compared(exports.runs_of(comparison), exports.choice(comparison))
