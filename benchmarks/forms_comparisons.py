@@ -49,7 +49,7 @@ class SelectionForm(forms.Form):
         self.fields["campaigns"].widget.choices = _listed(chosen)
 
     def clean_campaigns(self):
-        _capped(self.data.getlist("campaigns"))
+        _capped(self.data.getlist("campaigns"))  # before the codes are looked up
         return self.cleaned_data["campaigns"]
 
     def clean_runs(self):
@@ -57,10 +57,17 @@ class SelectionForm(forms.Form):
 
     def clean(self):
         data = super().clean()
-        if "runs" in data:  # the campaigns whose codes were pasted join the chosen ones
+        if "runs" in data:
             pasted_ids, data["runs"] = data["runs"]
-            chosen = list(data.get("campaigns") or [])
-            data["campaigns"] = chosen + list(Campaign.objects.filter(pk__in=pasted_ids))
+        if "runs" in data and "campaigns" in data:
+            # The campaigns whose codes were pasted join the chosen ones, and the cap is on
+            # them all: the Save form sends them all as chosen, so it takes what is shown.
+            chosen = list(data["campaigns"])
+            pasted = Campaign.objects.filter(pk__in=pasted_ids).exclude(pk__in=_ids(chosen))
+            try:
+                data["campaigns"] = _capped(chosen + list(pasted))
+            except ValidationError as exc:
+                self.add_error("campaigns", exc)
         if not self.errors and not data["campaigns"] and not data["runs"]:
             raise ValidationError("Choose one or more campaigns, or give run codes.")
         return data
@@ -87,9 +94,9 @@ class ComparisonForm(SelectionForm):
             chosen = _capped(self.data.getlist("campaigns"))
             campaigns = self.fields["campaigns"].clean(chosen)
             pasted_ids, run_ids = _pasted(self.data.get("runs", ""))
+            campaign_ids = _capped(list(dict.fromkeys(_ids(campaigns) + pasted_ids)))
         except ValidationError:
             return  # is_valid() says what is wrong
-        campaign_ids = [campaign.pk for campaign in campaigns] + pasted_ids
         if not campaign_ids and not run_ids:
             return
         self.selected_runs = comparisons.runs_selected(campaign_ids, run_ids)
@@ -135,6 +142,10 @@ def _capped(campaigns):
             "the server caps); compare fewer at a time."
         )
     return campaigns
+
+
+def _ids(campaigns) -> list[int]:
+    return [campaign.pk for campaign in campaigns]
 
 
 def _listed(chosen: list[str]) -> list[tuple[str, str]]:

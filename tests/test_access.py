@@ -214,6 +214,25 @@ def test_each_role_gets_what_it_may_use_and_a_403_for_the_rest(name, role, clien
         assert response["Location"].startswith("/login/")
 
 
+READ = sorted(name for name, access in ACCESS.items() if access.method == "get")
+
+
+@pytest.mark.parametrize("name", READ)
+def test_each_page_read_with_get_answers_head_as_it_answers_get(name, client, world, request):
+    """HTTP: a server that answers GET answers HEAD too, the same but for the body (a
+    monitor's or a link checker's HEAD got a 405)."""
+    access = ACCESS[name]
+    if access.needs is not None:
+        client.force_login(request.getfixturevalue(ROLE_FIXTURES[access.needs]))
+    url = url_for(name, world)
+    read = client.get(url)
+    assert read.status_code == access.allowed
+    head = client.head(url)
+    assert head.status_code == read.status_code, name
+    assert head.get("Content-Type") == read.get("Content-Type")
+    assert b"".join(head.streaming_content if head.streaming else [head.content]) == b""
+
+
 def test_the_403_page_names_the_role_needed_and_whom_to_ask(client, viewer, user, world):
     user.email = "alice@lab.example"
     user.save()

@@ -3,7 +3,7 @@ Every role reads them, as it reads campaigns and comparisons."""
 
 from django.http import Http404
 from django.shortcuts import get_object_or_404, render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from benchmarks import answers, charts, comparisons
 from benchmarks.forms_comparisons import SelectionForm
@@ -15,7 +15,7 @@ BITNESS_BASELINE = "32-bit userland"
 
 
 @permission_required("benchmarks.view_campaign")
-@require_GET
+@require_safe
 def campaign_answer(request, code):
     campaign = get_object_or_404(Campaign, code=code)
     if answers.question_of(campaign) is None:
@@ -28,7 +28,7 @@ def campaign_answer(request, code):
 
 
 @permission_required("benchmarks.view_run")
-@require_GET
+@require_safe
 def bitness(request):
     # Chosen as the comparison builder's runs are: the newest campaigns listed, codes pasted.
     form = SelectionForm(request.GET or None)

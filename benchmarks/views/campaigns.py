@@ -16,7 +16,7 @@ from django.template.defaultfilters import pluralize
 from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from benchmarks import answers, campaigns, progress, questions, results
 from benchmarks.forms import CampaignForm
@@ -39,7 +39,7 @@ def _get_campaign(code) -> Campaign:
 
 
 @permission_required("benchmarks.view_campaign")
-@require_GET
+@require_safe
 def campaign_list(request):
     counts = {f"n_{state}": Count("runs", filter=Q(runs__state=state)) for state in Run.State}
     # Newest first, said again: a query with Count() groups by, and then Django drops Meta.ordering.
@@ -56,14 +56,14 @@ def campaign_list(request):
 
 
 @permission_required("benchmarks.run_campaign")
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 def campaign_new(request):
     """Preview first: Start is offered with the figures, and starts only what they were for."""
     data = request.POST if request.method == "POST" else None
     # A template of benchmarks.questions fills the form (?question=network), or posted it.
     question = questions.QUESTIONS.get((data or request.GET).get("question", ""))
     form = CampaignForm(data, question=question)
-    if request.method == "GET":
+    if request.method != "POST":  # GET or HEAD
         context = {"form": form, "questions": questions.QUESTIONS.values()}
         return render(request, "benchmarks/campaign_form.html", context)
     if not form.is_valid():
@@ -122,7 +122,7 @@ def _token_seed(token: str) -> int | None:
 
 
 @permission_required("benchmarks.view_campaign")
-@require_GET
+@require_safe
 def campaign_detail(request, code):
     campaign = _get_campaign(code)
     retryable = campaign.runs.filter(
@@ -144,7 +144,7 @@ def campaign_detail(request, code):
 
 
 @permission_required("benchmarks.view_campaign", json=True)
-@require_GET
+@require_safe
 def campaign_status(request, code):
     """Progress, lanes, and the rows of the page's runs that changed since its last poll."""
     campaign = _get_campaign(code)

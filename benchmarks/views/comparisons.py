@@ -1,16 +1,17 @@
 """Comparisons: the builder (a GET form that shows the comparison as it is chosen), saving
 one, a saved one's page and its CSV and JSON. Every role reads them, as it reads campaigns."""
 
+from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from benchmarks import charts, comparisons, exports, once, sharing
 from benchmarks.forms_comparisons import ComparisonForm, SaveComparisonForm, ShareForm
 from benchmarks.models import Comparison
 from devices.views.access import permission_required
 
-LISTED = 100
+COMPARISONS_PER_PAGE = 100
 # In the telemetry URL the page gives its script, where the chosen run's code goes.
 TEMPLATE_RUN = "00000000-0000-0000-0000-000000000000"
 
@@ -40,14 +41,17 @@ def _shown(result) -> dict:
 
 
 @permission_required("benchmarks.view_run")
-@require_GET
+@require_safe
 def comparison_list(request):
-    saved = Comparison.objects.select_related("owner")[:LISTED]
-    return render(request, "benchmarks/comparisons.html", {"comparisons": saved})
+    # Newest first, and in one order when saved in the same instant (a page is a slice).
+    saved = Comparison.objects.select_related("owner").order_by("-created", "-pk")
+    page = Paginator(saved, COMPARISONS_PER_PAGE).get_page(request.GET.get("page"))
+    context = {"comparisons": page.object_list, "page": page}
+    return render(request, "benchmarks/comparisons.html", context)
 
 
 @permission_required("benchmarks.view_run")
-@require_GET
+@require_safe
 def comparison_new(request):
     form = ComparisonForm(request.GET or None)
     result = figures = None
@@ -104,7 +108,7 @@ def _chosen(selection: dict) -> tuple[set, set]:
 
 
 @permission_required("benchmarks.view_run")
-@require_GET
+@require_safe
 def comparison_detail(request, code):
     return comparison_page(request, _get_comparison(code))
 
@@ -124,7 +128,7 @@ def comparison_page(request, comparison: Comparison, share_form=None, status=200
 
 
 @permission_required("benchmarks.view_run")
-@require_GET
+@require_safe
 def comparison_export(request, code, kind):
     comparison = _get_comparison(code)
     result, problem = _compared(exports.runs_of(comparison), exports.choice(comparison))

@@ -3,7 +3,7 @@ run's telemetry over time, as JSON for the comparison page's chart of it."""
 
 from django.http import JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from benchmarks import charts, results
 from benchmarks.models import Campaign, Run
@@ -12,7 +12,7 @@ from devices.views.access import permission_required
 
 
 @permission_required("benchmarks.view_run")
-@require_GET
+@require_safe
 def runs_csv(request, code):
     campaign = get_object_or_404(Campaign, code=code)
     response = StreamingHttpResponse(
@@ -23,7 +23,7 @@ def runs_csv(request, code):
 
 
 @permission_required("benchmarks.view_run")
-@require_GET
+@require_safe
 def run_telemetry(request, code):
     """Every role reads every run (as campaigns); one run's samples only, fetched when a
     reader picks it, never the telemetry of a whole comparison."""

@@ -16,7 +16,7 @@ from benchmarks.models import ApiToken
 
 
 @login_required
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 def token_list(request):
     form = ApiTokenForm(request.POST if request.method == "POST" else None)
     made = None

@@ -3,7 +3,7 @@ from django.db import transaction
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from benchmarks.tools import missing_by_probe
 from devices import ssh, tasks
@@ -41,7 +41,7 @@ def say_if_not_queued(request, started: list[BoardTask]) -> None:
 
 
 @permission_required("devices.view_board")
-@require_GET
+@require_safe
 def dashboard(request):
     boards = Board.objects.in_service().order_by("name")
     rows = [(board, board.latest_snapshot) for board in boards]
@@ -50,7 +50,7 @@ def dashboard(request):
 
 
 @permission_required("devices.view_board", json=True)
-@require_GET
+@require_safe
 def board_statuses(request):
     """Status of every board, for the dashboard to follow health checks without a reload."""
     boards = Board.objects.in_service().order_by("name")
@@ -90,7 +90,7 @@ def _board_context(board: Board, prepare_form: PrepareForm | None = None) -> dic
 
 
 @permission_required("devices.view_board")
-@require_GET
+@require_safe
 def board_detail(request, code):
     board = get_board(code)
     if not board.host_key and not board.retired:
@@ -119,7 +119,7 @@ def _prepare_rows(facts: dict | None, chosen: set[str]) -> list[dict]:
 
 
 @permission_required("devices.view_board")
-@require_GET
+@require_safe
 def board_live(request, code):
     """Status, facts, history and the prepare form, swapped into the board page when a task
     finishes."""
@@ -127,7 +127,7 @@ def board_live(request, code):
 
 
 @permission_required("devices.view_factsnapshot")
-@require_GET
+@require_safe
 def snapshot_detail(request, code, pk):
     board = get_board(code)
     snapshot = get_object_or_404(FactSnapshot, board=board, pk=pk)
@@ -205,7 +205,7 @@ def check_all(request):
 
 
 @permission_required("devices.view_boardtask", json=True)
-@require_GET
+@require_safe
 def task_status(request, code):
     task = get_object_or_404(BoardTask, code=code)
     data = {

@@ -6,7 +6,7 @@ from django.db import transaction
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.debug import sensitive_post_parameters
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from devices import retire, ssh, tasks
 from devices.forms import BoardForm
@@ -90,7 +90,7 @@ def restore(request, code):
 
 
 @permission_required("devices.view_board")
-@require_GET
+@require_safe
 def confirm(request, code):
     board = get_board(code)
     offered = board.offered_host_key

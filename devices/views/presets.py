@@ -7,7 +7,7 @@ from django.contrib import messages
 from django.db import transaction
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from devices import configtxt, presets
 from devices.forms_presets import ApplyForm, PresetForm
@@ -27,7 +27,7 @@ def _get_version(code, number) -> PresetVersion:
 
 
 @permission_required("devices.view_preset")
-@require_GET
+@require_safe
 def preset_list(request):
     return render(
         request, "devices/presets.html", {"presets": Preset.objects.prefetch_related("versions")}
@@ -66,7 +66,7 @@ def preset_edit(request, code):
 
 
 @permission_required("devices.view_preset")
-@require_GET
+@require_safe
 def preset_detail(request, code):
     preset = _get_preset(code)
     versions = list(preset.versions.select_related("author").order_by("-number"))
@@ -106,7 +106,7 @@ def version_text(version: PresetVersion) -> str:
 
 
 @permission_required("devices.view_presetversion")
-@require_GET
+@require_safe
 def version_detail(request, code, number):
     version = _get_version(code, number)
     boards = Board.objects.in_service().exclude(host_key="").order_by("name")
@@ -290,14 +290,14 @@ def _start_applications(request, version, data) -> tuple[list, list]:
 
 
 @permission_required("devices.view_application")
-@require_GET
+@require_safe
 def application_list(request):
     applications = Application.objects.select_related("board", "version__preset")[:100]
     return render(request, "devices/applications.html", {"applications": applications})
 
 
 @permission_required("devices.view_application")
-@require_GET
+@require_safe
 def application_detail(request, code):
     application = get_object_or_404(Application, code=code)
     context = {"application": application, "backups_kept": settings.PIFARM_BOARD_BACKUPS_KEPT}
@@ -305,7 +305,7 @@ def application_detail(request, code):
 
 
 @permission_required("devices.view_application", json=True)
-@require_GET
+@require_safe
 def application_status(request, code):
     application = get_object_or_404(Application, code=code)
     return json_response(

@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from benchmarks import answers
-from benchmarks.forms_comparisons import CAMPAIGNS_LISTED
+from benchmarks.forms_comparisons import CAMPAIGNS_LISTED, CAMPAIGNS_MAX
 from benchmarks.models import Campaign, Run
 from tests.benchmarks.answer_data import holm_campaign, network_campaign
 from tests.benchmarks.factories import add_run, lane_on, trials
@@ -142,3 +142,11 @@ def test_the_bitness_page_lists_the_newest_campaigns_and_takes_an_older_ones_pas
     assert "64-bit userland against 32-bit userland" in pasted and "3 / 3" in pasted
     chosen = client.get(bitness, {"campaigns": [oldest.code]}).content.decode()
     assert f'<option value="{oldest.code}" selected>' in chosen and "3 / 3" in chosen
+    # The builder's cap, on the chosen and the pasted together.
+    later = [
+        str(code) for code in Campaign.objects.exclude(pk=oldest.pk).values_list("code", flat=True)
+    ]
+    over = client.get(bitness, {"campaigns": later[:CAMPAIGNS_MAX], "runs": str(oldest.code)})
+    assert f"At most {CAMPAIGNS_MAX} campaigns" in over.content.decode()
+    full = client.get(bitness, {"campaigns": later[1:CAMPAIGNS_MAX], "runs": str(oldest.code)})
+    assert "3 / 3" in full.content.decode()

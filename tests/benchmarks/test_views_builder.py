@@ -65,7 +65,7 @@ def test_the_builder_needs_the_operator_role(client, viewer, boards):
     assert client.post(NEW, form_data(boards)).status_code == 403
 
 
-def test_the_builder_takes_only_get_and_post(client, operator):
+def test_the_builder_takes_only_get_head_and_post(client, operator):
     client.force_login(operator)
     assert client.put(NEW).status_code == 405
 

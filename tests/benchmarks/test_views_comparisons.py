@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from benchmarks.forms_comparisons import CAMPAIGNS_LISTED, CAMPAIGNS_MAX, RUN_CODES_MAX
 from benchmarks.models import Campaign, Comparison
+from benchmarks.views.comparisons import COMPARISONS_PER_PAGE
 from tests.benchmarks.factories import lane_on, overclock, trials
 
 pytestmark = pytest.mark.django_db
@@ -263,6 +264,33 @@ def test_more_run_codes_or_campaigns_than_the_address_holds_are_refused_in_words
     )
 
 
+def test_the_campaigns_cap_counts_the_pasted_ones_so_what_the_builder_shows_can_be_saved(
+    client, viewer, campaign
+):
+    others = Campaign.objects.bulk_create(
+        Campaign(name=f"other {i}", spec={}) for i in range(CAMPAIGNS_MAX)
+    )
+    client.force_login(viewer)
+    chosen = [str(other.code) for other in others]  # the cap, campaign pasted besides them
+    response = builder(client, campaigns=chosen, runs=str(campaign.code))
+    assert f"At most {CAMPAIGNS_MAX} campaigns" in response.content.decode()
+    assert "plotly" not in response.content.decode()
+    # One fewer chosen: the builder shows the result, and its Save form saves it.
+    page = builder(client, campaigns=chosen[1:], runs=str(campaign.code)).content.decode()
+    assert "better: 20 % higher" in page
+    save = re.search(r"<form [^>]*save-comparison.*?</form>", page, re.S).group(0)
+    posted = {"name": "all of them"}
+    for name, value in re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', save):
+        posted.setdefault(name, []).append(value)
+    response = client.post(reverse("benchmarks:comparison_save"), posted)
+    assert response.status_code == 302
+    assert Comparison.objects.get().campaigns.count() == CAMPAIGNS_MAX
+    # A pasted campaign also chosen counts once (and is saved once).
+    page = builder(client, campaigns=[*chosen[1:], campaign.code], runs=str(campaign.code))
+    assert "better: 20 % higher" in page.content.decode()
+    assert page.content.decode().count(f'name="campaigns" value="{campaign.code}"') == 1
+
+
 def test_the_builder_lists_the_newest_campaigns_and_takes_an_older_ones_pasted_code(
     client, viewer, campaign
 ):
@@ -336,3 +364,25 @@ def test_the_page_offers_runs_of_each_group_for_their_telemetry(client, viewer, 
     assert len(offered) == 6 and set(offered) == runs
     assert '<optgroup label="fast v2">' in page
     assert 'data-url="/runs/00000000-0000-0000-0000-000000000000/telemetry.json"' in page
+
+
+def test_the_list_of_comparisons_comes_in_pages_with_a_pager(client, viewer):
+    Comparison.objects.bulk_create(
+        Comparison(name=f"comparison {i:03}", benchmark="sha1sum", metric="throughput")
+        for i in range(COMPARISONS_PER_PAGE + 5)
+    )
+    client.force_login(viewer)
+    listed = reverse("benchmarks:comparisons")
+    first = client.get(listed).content.decode()
+    assert first.count('<td data-label="Comparison"') == COMPARISONS_PER_PAGE
+    assert f"comparison {COMPARISONS_PER_PAGE + 4:03}" in first  # the newest first
+    assert "comparison 004" not in first
+    assert 'href="?page=2#comparisons" rel="next"' in first
+    second = client.get(listed, {"page": 2}).content.decode()
+    assert second.count('<td data-label="Comparison"') == 5
+    assert all(f"comparison {i:03}" in second for i in range(5))  # the oldest
+    assert 'href="?page=1#comparisons" rel="prev"' in second
+    assert "comparisons 101–105 of 105" in second
+    # As the list of campaigns: past the last page, its last page; not a number, the first.
+    assert "comparisons 101–105 of 105" in client.get(listed, {"page": 9}).content.decode()
+    assert "comparisons 1–100 of 105" in client.get(listed, {"page": "x"}).content.decode()
