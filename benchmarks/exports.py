@@ -56,8 +56,9 @@ def response(comparison: Comparison, result, kind: str, name=None, link="") -> H
         return markdown_response(as_markdown(result, link))
     if kind == "json":
         data = as_json(comparison, result)
-        if name is not None:
+        if name is not None:  # a share page's: the team's own address of it is not shared
             data["name"] = name
+            del data["code"]
         found = JsonResponse(data)
     else:
         found = HttpResponse(content_type="text/csv; charset=utf-8")

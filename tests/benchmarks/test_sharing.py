@@ -3,6 +3,7 @@
 or secret, nor its name unless the link shows board names."""
 
 import datetime
+import json
 import re
 
 import pytest
@@ -440,6 +441,7 @@ def test_board_aliases_follow_the_names_order_in_groups_and_spread(client, viewe
     link = sharing.create(leaky, viewer)
     found = public(client, link, "comparison.json").json()
     assert [sorted(group["boards"]) for group in found["groups"]] == [["board 1", "board 2"]] * 2
+    assert "code" not in found and str(leaky.code) not in json.dumps(found)  # the team's own
     page = public(client, link).content.decode()
     assert page.count("<tr><td>board 1</td>") == 2  # the spread table of each group
 
