@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 import pytest
 
 from benchmarks.forms_comparisons import CAMPAIGNS_MAX, RUN_CODES_MAX
+from pifarm import embedded_redis
 
 ROOT = Path(__file__).resolve().parent.parent
 CODE = "0b9e8a4c-3f55-4d2e-9c61-2a7d5e8f1b30"
@@ -40,6 +41,7 @@ def web_server(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=30)
+        embedded_redis.stop(tmp_path)  # the server's own, which outlives it by design
 
 
 def status_of(port: int, path: str) -> int:

@@ -9,6 +9,7 @@ import os
 
 import pytest
 
+from pifarm import embedded_redis
 from tests.postgres import POSTGRES_URL, answers, manage
 
 pytestmark = pytest.mark.skipif(
@@ -42,8 +43,11 @@ def test_a_comparison_on_postgresql_reads_parameters_and_links_as_on_sqlite(
     team_database, tmp_path
 ):
     env = {**os.environ, "PIFARM_DATA_DIR": str(tmp_path), "DATABASE_URL": team_database}
-    manage(env, "migrate", "-v0")
-    found = json.loads(manage(env, "shell", "-c", COMPARED).strip().splitlines()[-1])
+    try:
+        manage(env, "migrate", "-v0")
+        found = json.loads(manage(env, "shell", "-c", COMPARED).strip().splitlines()[-1])
+    finally:
+        embedded_redis.stop(tmp_path)  # the processes' own, which outlives them by design
     ciphers, mtus = found["param:cipher"], found["param:mtu"]
     assert ciphers["groups"] == ["AES-256-CBC", "CHACHA20-POLY1305"]
     assert mtus["groups"] == ["1400"]
