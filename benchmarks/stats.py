@@ -83,7 +83,7 @@ def describe(values) -> Description:
         half = _t_quantile(n - 1) * sd / math.sqrt(n)
         low, high = float(mean - half), float(mean + half)
     return Description(
-        n=n, mean=mean, median=float(np.median(values)), sd=sd,
+        n=n, mean=mean, median=_median(values), sd=sd,
         relative_sd=sd / abs(mean) if sd is not None and mean else None,
         ci_low=low, ci_high=high, min=float(values.min()), max=float(values.max()),
     )  # fmt: skip
@@ -301,6 +301,15 @@ def _mean(values: np.ndarray) -> float:
         return mean
     # A sum past the largest float: exact, slower, but a mean of finite values fits one.
     return float(statistics.mean(values.tolist()))
+
+
+def _median(values: np.ndarray) -> float:
+    with np.errstate(over="ignore"):
+        median = float(np.median(values))
+    if math.isfinite(median):
+        return median
+    # The two middle values' sum past the largest float: halved first (exact, a power of 2).
+    return float(np.median(values * 0.5)) * 2
 
 
 def _sd(values: np.ndarray) -> float:
