@@ -26,7 +26,7 @@ from django.template.defaultfilters import pluralize
 from django.utils import timezone
 
 from benchmarks import catalog, once
-from benchmarks.catalog.spec import Benchmark, ParamError, shown, shown_names
+from benchmarks.catalog.spec import Benchmark, Param, ParamError, shown, shown_names
 from benchmarks.models import CONTROLLER, Campaign, Lane, Run, hidden_character
 from devices import configtxt, presets
 from devices.configtxt.findings import ERROR
@@ -204,20 +204,33 @@ def _items(value) -> list[Item]:
     return items
 
 
-def swept(name: str, params: dict, vary: dict[str, list], listed: int = 0) -> list[dict]:
+def swept(benchmark: Benchmark, params: dict, vary: dict[str, list], listed: int = 0) -> list[dict]:
     """A benchmark's spec entries: params, and one entry for each combination of the values
-    vary gives some of them (the params' own value first), e.g. both iperf3 directions.
+    vary gives some of them (the params' own value first), e.g. both iperf3 directions. A
+    value given again in other words (16384K after 16M) is the same runs: it is left out.
 
     Refused, as check() refuses a long list, when they and the `listed` entries before them
     are more than a spec lists: counted before any is built (a few fields of a few dozen
     values each make millions, gigabytes of them)."""
-    values = {key: list(dict.fromkeys([params.get(key), *others])) for key, others in vary.items()}
-    values = {key: [v for v in found if v is not None] for key, found in values.items()}
+    declared = {param.name: param for param in benchmark.params}
+    values = {key: _distinct(declared.get(key), [params.get(key), *others])
+              for key, others in vary.items()}  # fmt: skip
     _refuse_long(listed + math.prod(map(len, values.values())), "benchmarks")
     return [
-        {"name": name, "params": {**params, **dict(zip(values, chosen, strict=True))}}
+        {"name": benchmark.name, "params": {**params, **dict(zip(values, chosen, strict=True))}}
         for chosen in itertools.product(*values.values())
     ]
+
+
+def _distinct(param: Param | None, values: list) -> list:
+    """values in order but None, each once as param tells values apart (Param.same_as)."""
+    seen, found = set(), []
+    for value in values:
+        same = value if param is None or value is None else param.same_as(value)
+        if value is not None and same not in seen:
+            seen.add(same)
+            found.append(value)
+    return found
 
 
 def _question(value) -> str:

@@ -275,10 +275,9 @@ class CampaignForm(forms.Form):
                 except ParamError as exc:
                     self.add_error(field, str(exc))
                 if varies(param):
-                    own = params.get(param.name)
-                    vary[param.name] = self._other_values(benchmark, param, cleaned, own)
+                    vary[param.name] = self._other_values(benchmark, param, cleaned)
             try:
-                items += campaigns.swept(benchmark.name, params, vary, listed=len(items))
+                items += campaigns.swept(benchmark, params, vary, listed=len(items))
             except campaigns.SpecError as exc:
                 self.add_error(None, str(exc))
                 return items
@@ -286,24 +285,15 @@ class CampaignForm(forms.Form):
             self.add_error(None, "Choose at least one benchmark.")
         return items
 
-    def _other_values(self, benchmark: Benchmark, param: Param, cleaned, own) -> list:
-        """The values of its "also with" field, each checked by the parameter, but those that
-        are its own value or an earlier one in other words (16384K after 16M): the same
-        runs twice under two names."""
+    def _other_values(self, benchmark: Benchmark, param: Param, cleaned) -> list:
+        """The values of its "also with" field, each checked by the parameter."""
         field = vary_field_name(benchmark, param)
         words = [word.strip() for word in (cleaned.get(field) or "").split(VALUE_SEPARATOR)]
         try:
-            values = [param.clean(word) for word in words if word]
+            return [param.clean(word) for word in words if word]
         except ParamError as exc:
             self.add_error(field, str(exc))
             return []
-        seen = set() if own is None else {param.same_as(own)}
-        others = []
-        for value in values:
-            if (same := param.same_as(value)) not in seen:
-                seen.add(same)
-                others.append(value)
-        return others
 
     @staticmethod
     def _repetitions(cleaned):

@@ -9,7 +9,7 @@ Defaults are short (few repetitions, short durations): the builder changes any o
 
 from dataclasses import dataclass, field
 
-from benchmarks import campaigns
+from benchmarks import campaigns, catalog
 from benchmarks.comparisons import AS_IS
 from devices import presets
 
@@ -24,7 +24,7 @@ class Sweep:
     vary: dict[str, list] = field(default_factory=dict)
 
     def entries(self) -> list[dict]:
-        return campaigns.swept(self.benchmark, self.params, self.vary)
+        return campaigns.swept(catalog.lookup(self.benchmark), self.params, self.vary)
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ every value the engine could not run or store."""
 import pytest
 
 from benchmarks import campaigns
+from benchmarks.catalog.cpu import SHA1SUM
 from benchmarks.catalog.spec import Param, ParamError
 from benchmarks.models import Campaign, CustomBenchmark
 from devices import presets
@@ -158,10 +159,16 @@ def test_a_list_longer_than_any_bench_is_refused_before_it_is_looked_up(
 
 def test_a_sweep_counts_the_entries_listed_before_it():
     vary = {"size": ["1M", "2M"]}  # and its own 16M: three entries
-    assert len(campaigns.swept("sha1sum", {"size": "16M"}, vary, listed=497)) == 3
+    assert len(campaigns.swept(SHA1SUM, {"size": "16M"}, vary, listed=497)) == 3
     with pytest.raises(campaigns.SpecError) as refused:
-        campaigns.swept("sha1sum", {"size": "16M"}, vary, listed=498)
+        campaigns.swept(SHA1SUM, {"size": "16M"}, vary, listed=498)
     assert str(refused.value) == f"benchmarks lists 501; at most {campaigns.MAX_LISTED} are allowed"
+
+
+def test_a_sweep_runs_a_value_given_again_in_other_words_once():
+    vary = {"size": ["16384K", "32M", "32768K", "16M"]}  # and its own 16M
+    entries = campaigns.swept(SHA1SUM, {"size": "16M"}, vary)
+    assert [entry["params"]["size"] for entry in entries] == ["16M", "32M"]
 
 
 @pytest.mark.parametrize(
