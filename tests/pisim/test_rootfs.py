@@ -104,3 +104,28 @@ def test_a_second_session_waits_for_the_build_under_way(tmp_path, monkeypatch):
         assert waiting.is_alive() and not errors  # held at the lock, not building
     waiting.join(timeout=60)
     assert not waiting.is_alive() and "debootstrap failed" in str(errors[0])
+
+
+def test_an_index_a_mirror_serves_mid_sync_leaves_the_root_as_installed_and_says_so(
+    tmp_path, monkeypatch
+):
+    """apt-get update exits 100 when one suite's index does not match its Release file (a
+    mirror mid-sync); the root debootstrap installed still serves, brought up to date from the
+    indexes that arrived, and the reason is kept."""
+    (tmp_path / "etc/apt/sources.list.d").mkdir(parents=True)
+    (tmp_path / "etc/ssh").mkdir()
+    steps = []
+
+    def step(what, cmd, log):
+        steps.append(what)
+        if "update" in cmd:
+            raise PisimError(f"{what} failed (exit 100): File has unexpected size")
+
+    monkeypatch.setattr(rootfs, "_step", step)
+    not_updated = rootfs._configure(tmp_path, [], tmp_path / "log")
+    assert "unexpected size" in not_updated
+    assert steps == [
+        "apt-get update in the i386 root",
+        "apt-get dist-upgrade in the i386 root",
+        "apt-get clean in the i386 root",
+    ]
