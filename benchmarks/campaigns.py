@@ -9,8 +9,10 @@ The spec is what the builder page posts and what `manage.py campaign start` read
 with optional "order" (grouped, interleaved, shuffled), "seed", "repetitions" as
 {"min": 3, "max": 10, "target_pct": 2, "budget_s": 600} (adaptive), "quiet"
 ({"load_below", "cpu_below_pct", "cool_below_c", "deadline_s"}, or false), "rerun_suspect",
-"apply_mode" (trial or direct), "question" (the benchmarks.questions template it was made from,
-whose answer page reads it). Anything wrong is a SpecError naming it; nothing is written.
+"apply_mode" (trial or direct), "keep" (true: leave each board on the last preset applied; by
+default it gets back the state it had before the campaign), "question" (the
+benchmarks.questions template it was made from, whose answer page reads it). Anything wrong is
+a SpecError naming it; nothing is written.
 """
 
 import itertools
@@ -94,7 +96,7 @@ def check(spec) -> Checked:
     if not isinstance(spec, dict):
         raise SpecError("a campaign spec is a JSON object (or a YAML mapping)")
     known = {"name", "boards", "presets", "benchmarks", "repetitions", "peer", "order", "seed",
-             "quiet", "rerun_suspect", "apply_mode", "question"}  # fmt: skip
+             "quiet", "rerun_suspect", "apply_mode", "question", "keep"}  # fmt: skip
     unknown = sorted(set(spec) - known)
     if unknown:
         raise SpecError(
@@ -120,6 +122,9 @@ def check(spec) -> Checked:
     if apply_mode not in Application.Mode.values:
         raise SpecError(f"apply_mode must be trial or direct, not {shown(apply_mode)}")
     quiet = _quiet(spec.get("quiet", True))
+    keep = spec.get("keep", False)
+    if not isinstance(keep, bool):
+        raise SpecError("keep must be true (leave the last preset on the boards) or false")
     total = len(boards) * len(versions) * len(items) * repetitions.minimum
     if total > MAX_RUNS:
         raise SpecError(
@@ -137,6 +142,7 @@ def check(spec) -> Checked:
         "quiet": quiet,
         "rerun_suspect": bool(spec.get("rerun_suspect", False)),
         "apply_mode": apply_mode,
+        "keep": keep,
     }
     if spec.get("question") is not None:
         accepted["question"] = _question(spec["question"])
@@ -392,7 +398,8 @@ def _finite_number(value) -> bool:
 
 
 def group_order(checked: Checked, rng: random.Random) -> list[tuple[int, int]]:
-    """(item index, repetition) in the order one preset group runs them."""
+    """(item index, repetition) in the order one preset group runs them, for a campaign of
+    one preset (with several, each round is a group of one repetition: preset_rounds)."""
     pairs = [
         (i, r) for i in range(len(checked.items)) for r in range(1, checked.repetitions.minimum + 1)
     ]
@@ -403,12 +410,27 @@ def group_order(checked: Checked, rng: random.Random) -> list[tuple[int, int]]:
     return pairs
 
 
+def preset_rounds(count: int, repetitions: int, board_index: int = 0) -> list[list[int]]:
+    """The order of a board's preset groups, counterbalanced: one round per repetition, each
+    round running every preset once, and every other round reversed (A B | B A | A B), so that
+    a drift of the board over time (warming up, filling up, wearing) weighs on every preset
+    alike instead of on whichever ran last. Every other board starts reversed, so that across
+    boards each preset runs first as often as the others. Where two rounds meet, the preset
+    stays: k presets and n rounds cost 1 + n * (k - 1) applications, not k."""
+    forward = list(range(count))
+    rounds = []
+    for number in range(repetitions):
+        reverse = (number + board_index) % 2 == 1
+        rounds.append(forward[::-1] if reverse else forward)
+    return rounds
+
+
 def expand(checked: Checked, campaign: Campaign, lanes: dict[int, Lane]) -> list[Run]:
     rng = random.Random(checked.seed)  # noqa: S311 - an experiment's order, not a secret
     runs = []
-    for board in checked.boards:
-        for group, version in enumerate(checked.versions):
-            for position, (index, repetition) in enumerate(group_order(checked, rng)):
+    for board_index, board in enumerate(checked.boards):
+        for group, (version, pairs) in enumerate(_groups(checked, rng, board_index)):
+            for position, (index, repetition) in enumerate(pairs):
                 item = checked.items[index]
                 runs.append(Run(
                     campaign=campaign, lane=lanes[board.pk], board=board,
@@ -420,11 +442,29 @@ def expand(checked: Checked, campaign: Campaign, lanes: dict[int, Lane]) -> list
     return runs
 
 
+def _groups(checked: Checked, rng: random.Random, board_index: int):
+    """(preset version, its (item index, repetition) pairs) for each group of a board's lane,
+    in the order they run. One preset: one group in the spec's order. Several: one group per
+    preset and round (preset_rounds), each running every benchmark once, in the spec's order
+    or shuffled anew."""
+    if len(checked.versions) == 1:
+        return [(checked.versions[0], group_order(checked, rng))]
+    groups = []
+    rounds = preset_rounds(len(checked.versions), checked.repetitions.minimum, board_index)
+    for repetition, presets_in_round in enumerate(rounds, start=1):
+        for version_index in presets_in_round:
+            pairs = [(index, repetition) for index in range(len(checked.items))]
+            if checked.order == Campaign.Order.SHUFFLED:
+                rng.shuffle(pairs)
+            groups.append((checked.versions[version_index], pairs))
+    return groups
+
+
 def estimate_s(checked: Checked) -> float:
     """Seconds the whole campaign should take: lanes run in parallel, so the longest lane."""
     per_board = []
     for board in checked.boards:
-        applying = sum(_apply_estimate(board) for version in checked.versions if version)
+        applying = _apply_estimate(board) * _applications(checked)
         trials = (
             sum(_trial_estimate(item) + RUN_OVERHEAD_S for item in checked.items)
             * checked.repetitions.minimum
@@ -432,6 +472,19 @@ def estimate_s(checked: Checked) -> float:
         )
         per_board.append(applying + trials)
     return max(per_board)
+
+
+def _applications(checked: Checked) -> int:
+    """Applications a lane makes: one each time its preset changes (back to the state before
+    the campaign, for "as is", included), and one at its end to leave the board as it was."""
+    rounds = preset_rounds(len(checked.versions), checked.repetitions.minimum)
+    before = object()  # the board's state before the campaign
+    now, count = before, 0
+    for index in [index for presets_in_round in rounds for index in presets_in_round]:
+        wanted = checked.versions[index] or before
+        count += wanted is not now
+        now = wanted
+    return count + (now is not before and not checked.spec.get("keep"))
 
 
 def _trial_estimate(item: Item) -> float:

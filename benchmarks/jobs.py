@@ -59,6 +59,8 @@ def drive_lane(lane_id: int) -> None:
             run = _claim_next_run(lane)
             if run is not None:
                 runner.execute(run, lane, hold)
+            if not lane.runs.filter(state=Run.State.QUEUED).exists():
+                runner.leave_as_found(lane, hold)
     except BoardBusy:
         _wait(lane)
         return

@@ -88,6 +88,11 @@ class Lane(models.Model):
     next_try = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
     job_id = models.CharField(max_length=64, blank=True, editable=False)
+    # The board's state before the lane first applied a preset: {"version_id": the preset
+    # version it last verified, or None for none, "words": the same for a page}. "As is" runs
+    # and the lane's end put it back (benchmarks.runner.state_before).
+    before = models.JSONField(default=dict, blank=True)
+    left = models.TextField(blank=True)  # how the lane left the board, in words
 
     class Meta:
         ordering = ["campaign", "board__name"]
@@ -172,6 +177,9 @@ class Run(models.Model):
     # summary, and the version line the parser kept (benchmarks.results.main_tool_version).
     clock_mhz = models.FloatField(null=True, blank=True)
     tool_version = models.CharField(max_length=VERSION_CHARS, blank=True)
+    # What the board ran (benchmarks.effective.fingerprint): runs with the same one ran the
+    # same config.txt and governor, whatever preset they were filed under.
+    config_fingerprint = models.CharField(max_length=16, blank=True)
     telemetry = models.JSONField(default=list, blank=True)  # the board's samples
     peer_telemetry = models.JSONField(default=list, blank=True)
     created = models.DateTimeField(auto_now_add=True)

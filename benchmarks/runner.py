@@ -17,17 +17,24 @@ from contextlib import ExitStack
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from benchmarks import catalog, link, results, telemetry, trial
+from benchmarks import catalog, effective, link, results, telemetry, trial
 from benchmarks.catalog import custom
 from benchmarks.catalog.spec import Benchmark, Command, Context, ParamError, ParseError
 from benchmarks.endpoints import BoardEndpoint, ControllerEndpoint, Detached, Endpoint
 from benchmarks.models import Lane, Measurement, Run
 from benchmarks.tools import missing_tools
-from devices import apply, remote, ssh, work
+from devices import apply, presets, remote, ssh, work
 from devices.credentials import CredentialError
-from devices.jobs import clean_for_db, mark_board, read_facts, save_snapshot, status_for
+from devices.jobs import (
+    PROBE_TIMEOUT_S,
+    clean_for_db,
+    mark_board,
+    read_facts,
+    save_snapshot,
+    status_for,
+)
 from devices.locks import BoardBusy
-from devices.models import Application, Board
+from devices.models import Application, Board, PresetVersion
 from devices.probe import ProbeError
 
 log = logging.getLogger(__name__)
@@ -46,6 +53,14 @@ def longest_run_s() -> float:
     quiet wait, setup and clean-up."""
     built_in = max(benchmark.timeout_s for benchmark in catalog.BUILT_IN.values())
     return max(built_in, custom.MAX_TIMEOUT_S) + 600
+
+
+# What a probe's snapshot is checked against before a run reuses it: the boot, config.txt's
+# digest and the governor (scaling_governor of cpu0, as the probe reads it).
+STATE_NOW = (
+    'cat /proc/sys/kernel/random/boot_id; sha256sum < "$1" | cut -c1-64; '
+    "cat /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"
+)
 
 
 class Stop(Exception):
@@ -81,6 +96,83 @@ def end_interrupted(lane: Lane, why: str) -> int:
         )
     Lane.objects.filter(pk=lane.pk).update(step="")
     return ended
+
+
+def last_verified(board: Board) -> Application | None:
+    """The board's last application that ended applied and verified: what it runs, as far as
+    pifarm knows (a later one that was rolled back or changed nothing left it so)."""
+    return board.applications.filter(state=Application.State.VERIFIED).first()
+
+
+def note_state_before(lane: Lane) -> None:
+    """Before a lane first changes its board: what the board ran until then."""
+    if lane.before:
+        return
+    last = last_verified(lane.board)
+    lane.before = {
+        "version_id": last.version_id if last else None,
+        "words": str(last.version) if last else "no preset of pifarm's: its own config.txt",
+    }
+    Lane.objects.filter(pk=lane.pk).update(before=lane.before)
+
+
+def state_before(lane: Lane) -> PresetVersion | None:
+    """The version that gives the board back its state before the campaign: the one it had
+    verified, or stock (no managed block: the board's own config.txt) when it had none. None
+    while no application of the lane has changed the board."""
+    if not lane.before.get("changed"):
+        return None
+    version_id = lane.before.get("version_id")
+    if version_id is not None:
+        return PresetVersion.objects.select_related("preset").get(pk=version_id)
+    return presets.stock_version()
+
+
+def apply_version(lane: Lane, version: PresetVersion, hold: work.Hold) -> Application | None:
+    """Apply version to the lane's board with the lane's lock held, through the one
+    application path (devices.apply). IntegrityError: someone's own application waits."""
+    with transaction.atomic():
+        application = Application.objects.create(
+            board=lane.board,
+            version=version,
+            mode=lane.campaign.spec.get("apply_mode", Application.Mode.TRIAL),
+            requested_by=lane.campaign.created_by,
+        )
+    with hold.longer(apply.lock_ttl()):  # a reboot goes long between two renewals
+        application = apply.apply_holding(application.pk, hold)
+    if application is not None and application.state == Application.State.VERIFIED:
+        lane.before["changed"] = True  # one that ended otherwise left the board as it was
+        Lane.objects.filter(pk=lane.pk).update(before=lane.before)
+    return application
+
+
+def leave_as_found(lane: Lane, hold: work.Hold) -> None:
+    """At the lane's end (done, cancelled or failed): the board gets back its state before
+    the campaign, unless the spec says "keep". What happened is kept in the lane's `left`."""
+    if lane.campaign.spec.get("keep"):
+        return
+    version = state_before(lane)
+    if version is None:
+        return
+    last = last_verified(lane.board)
+    if last is not None and last.version_id == version.pk:
+        left = f"left as before the campaign: {version}"
+    else:
+        words = f"putting back {version} (the state before the campaign)"
+        log.info("lane %s: %s", lane.pk, words)
+        Lane.objects.filter(pk=lane.pk).update(step=words, heartbeat=timezone.now())
+        try:
+            application = apply_version(lane, version, hold)
+        except IntegrityError:
+            application = None
+            left = "not put back: an application someone queued for the board goes first"
+        else:
+            if application is not None and application.state == Application.State.VERIFIED:
+                left = f"put back as before the campaign: {version}"
+            else:
+                outcome = application.outcome if application else "it was not started"
+                left = f"could not be put back to {version}: {outcome}"
+    Lane.objects.filter(pk=lane.pk).update(step="", left=clean_for_db(left))
 
 
 def run_paths(pk: int) -> dict:
@@ -214,39 +306,42 @@ class _Running:
 
     # ---- the preset ---------------------------------------------------------------------
     def ensure_preset(self) -> None:
-        """Apply the run's preset version unless the board's last application was it."""
+        """Bring the board to the run's preset version, or for "as is" back to its state
+        before the campaign, unless it is there already."""
         version = self.run.preset_version
-        if version is None:
-            return
-        last = self.board.applications.exclude(state__in=Application.UNFINISHED).first()
-        if last is not None and last.state == Application.State.VERIFIED:
-            if last.version_id == version.pk:
-                self.application = last
+        if version is not None:
+            note_state_before(self.lane)
+        else:
+            version = state_before(self.lane)
+            if version is None:  # the lane changed nothing on the board yet
                 return
+        last = last_verified(self.board)
+        if last is not None and last.version_id == version.pk:
+            self.application = last
+            return
         # A board out of reach fails the run as one ("could not connect to ..."), counted
         # towards the lane giving up, rather than skipping the preset's runs as if the preset
         # were at fault: the application would only say that it changed nothing.
         self.reach(self.board).close()
-        self.step(f"applying {version}")
+        restoring = self.run.preset_version is None
+        if restoring:
+            self.step(f"putting back {version} (the state before the campaign)")
+        else:
+            self.step(f"applying {version}")
         try:
-            with transaction.atomic():
-                application = Application.objects.create(
-                    board=self.board, version=version, mode=self.campaign.spec.get("apply_mode",
-                    Application.Mode.TRIAL), requested_by=self.campaign.created_by,
-                )  # fmt: skip
+            application = apply_version(self.lane, version, self.hold)
         except IntegrityError:
             # Someone's own application of this board waits for it: let it go first.
             Run.objects.filter(pk=self.run.pk).update(state=Run.State.QUEUED, started=None)
             raise BoardBusy("an application of this board is queued") from None
-        with self.hold.longer(apply.lock_ttl()):  # a reboot goes long between two renewals
-            application = apply.apply_holding(application.pk, self.hold)
         self.application = application
         self.stop_if_cancelled("measuring (the preset's application ran to its end)")
         if application is None or application.state != Application.State.VERIFIED:
             outcome = application.outcome if application else "it was not started"
             board = Board.objects.get(pk=self.board.pk)
             skip = "lane" if board.status == Board.Status.NEEDS_ATTENTION else "preset"
-            raise Stop(Run.State.SKIPPED, f"{version} was not applied: {outcome}", skip=skip)
+            what = "the state before the campaign" if restoring else str(version)
+            raise Stop(Run.State.SKIPPED, f"{what} was not applied: {outcome}", skip=skip)
 
     # ---- the ends -----------------------------------------------------------------------
     def connect(self, board: Board) -> BoardEndpoint:
@@ -286,23 +381,36 @@ class _Running:
         )
 
     def snapshot(self, board_end: BoardEndpoint):
-        """The board's facts at run time: probed after an application or once per preset in
-        the lane; otherwise the lane's last probe of it."""
+        """The board's facts at run time: the lane's last probe of it while the board still
+        runs what that probe saw (the same boot, config.txt and governor: one short command
+        tells), else a new probe."""
         earlier = (
-            self.lane.runs.filter(preset_version=self.run.preset_version, snapshot__isnull=False)
+            self.lane.runs.filter(snapshot__isnull=False)
             .exclude(pk=self.run.pk)
-            .order_by("-sequence")
+            .select_related("snapshot")
+            .order_by("-started")
             .first()
         )
-        fresh = self.application is not None and (
-            earlier is None or self.application.finished > earlier.snapshot.taken_at
-        )
-        if earlier is not None and not fresh:
+        if earlier is not None and self.unchanged_since(board_end, earlier.snapshot):
             snapshot = earlier.snapshot
         else:
             snapshot = self.probe(board_end)
         Run.objects.filter(pk=self.run.pk).update(snapshot=snapshot)
+        self.environment["effective"] = effective.state(snapshot.facts)
         return snapshot
+
+    def unchanged_since(self, board_end: BoardEndpoint, snapshot) -> bool:
+        facts = snapshot.facts
+        if not facts.get("config_path"):
+            return False
+        try:
+            now = board_end.session.run(
+                ["sh", "-c", STATE_NOW, "sh", facts["config_path"]], PROBE_TIMEOUT_S
+            ).stdout.decode("utf-8", "replace")
+        except ssh.SSHError as exc:
+            raise self.lost(exc) from None
+        then = [snapshot.boot_id, effective.state(facts)["config_sha256"], facts.get("governor")]
+        return now.split() == then
 
     def probe(self, board_end: BoardEndpoint):
         self.step("probing the board")
@@ -529,6 +637,7 @@ class _Running:
                 details=clean_for_db(parsed.details),
                 clock_mhz=results.clock_under_load(self.environment["telemetry"]),
                 tool_version=results.main_tool_version(parsed.details),
+                config_fingerprint=effective.fingerprint(self.environment["effective"]),
                 suspect=bool(reasons),
                 suspect_reasons=reasons,
                 environment=clean_for_db(self.environment),

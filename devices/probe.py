@@ -17,6 +17,7 @@ from devices.vcgencmd import (
     VcgencmdError,
     decode_throttled,
     parse_clock,
+    parse_get_config,
     parse_temp,
     parse_throttled,
     parse_version,
@@ -152,6 +153,7 @@ file_fact governor "$cpu0/scaling_governor"
 file_fact available_governors "$cpu0/scaling_available_governors"
 file_fact scaling_cur_freq "$cpu0/scaling_cur_freq"
 fact measure_clock_arm t vcgencmd measure_clock arm
+fact get_config_int t vcgencmd get_config int
 fact measure_temp t vcgencmd measure_temp
 file_fact thermal_temp "$R/sys/class/thermal/thermal_zone0/temp"
 fact get_throttled t vcgencmd get_throttled
@@ -198,6 +200,9 @@ class ProbeFacts:
     config_txt_utf8: bool = True  # False: config_txt has U+FFFD where bytes were not UTF-8
     config_txt_raw_b64: str | None = None  # exact bytes, only when they are not valid UTF-8
     config_txt_truncated: bool = False
+    # What the firmware made of config.txt at boot (raspberry-pi.yaml: vcgencmd.get_config):
+    # the clocks that ran, defaults included, which the file alone does not say.
+    firmware_config: dict[str, str] = field(default_factory=dict)
     governor: str | None = None
     available_governors: list[str] = field(default_factory=list)
     arm_clock_hz: int | None = None
@@ -424,6 +429,8 @@ def _fill_config(raw: dict[str, bytes], facts: ProbeFacts) -> None:
 def _fill_telemetry(raw: dict[str, bytes], facts: ProbeFacts) -> None:
     facts.firmware_version = _vc(parse_version, raw, "vcgencmd_version", facts)
     facts.arm_clock_hz = _vc(parse_clock, raw, "measure_clock_arm", facts)
+    if _text(raw, "get_config_int") is not None:  # optional: the fixtures predate it
+        facts.firmware_config = _vc(parse_get_config, raw, "get_config_int", facts) or {}
     facts.throttled = _vc(parse_throttled, raw, "get_throttled", facts)
     if facts.throttled is not None:
         facts.throttled_words = [flag.words for flag in decode_throttled(facts.throttled)]
