@@ -14,7 +14,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from devices import apply_steps as steps
-from devices import configtxt, enqueue, presets, remote, retire, ssh, tasks, work
+from devices import enqueue, presets, remote, retire, ssh, tasks, work
 from devices.configtxt.validation import MAX_BYTES as MAX_CONFIG_BYTES
 from devices.credentials import CredentialError
 from devices.jobs import PROBE_OUTPUT_CAP, PROBE_TIMEOUT_S, mark_board, status_for
@@ -60,12 +60,6 @@ def job_timeout() -> float:
     it: a job that finds the board busy ends at once and tries again later."""
     one_run = 2 * reboot_deadline() + 12 * steps.COMMAND_TIMEOUT_S
     return 2 * one_run + 120
-
-
-def render_config(original: bytes, version) -> bytes:
-    """config.txt with the version's settings as the managed block at its end."""
-    text = configtxt.settings_text(version.options, version.acknowledge_warranty)
-    return configtxt.apply_block(original, text, f"{version.preset.name} v{version.number}")
 
 
 class _Stop(Exception):
@@ -284,7 +278,7 @@ class _Applying:
         self.family = facts.revision.family
         try:
             findings = presets.findings_on_board(self.version, facts.revision.code)
-            self.new = render_config(self.original, self.version)
+            self.new = presets.render_config(self.original, self.version)
         except ValueError as exc:
             raise steps.StepError(f"{self.version} cannot be written: {exc}") from None
         errors = [finding.message for finding in findings if finding.severity == "error"]

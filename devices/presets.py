@@ -12,8 +12,10 @@ from django.db.models import Max
 from django.utils import timezone
 
 from devices import configtxt, enqueue
-from devices.configtxt.rules import FAMILIES, FAMILY_NAMES
-from devices.models import Application, Board, Preset, PresetVersion
+from devices.configtxt.parsing import leading_int
+from devices.configtxt.rules import FAMILIES, FAMILY_NAMES, rule_for
+from devices.models import Application, Board, FactSnapshot, Preset, PresetVersion
+from devices.probe import config_path_problem
 
 
 @dataclass(frozen=True)
@@ -22,6 +24,7 @@ class ExamplePreset:
     families: list[str]
     options: dict
     governor: str
+    description: str = "An example."
 
 
 # The classic dynamic overclock of the 100 Mbit/s Pis (1, 2 and 3 Model B): full speed when
@@ -42,12 +45,27 @@ EXAMPLE_PRESETS = [
     ExamplePreset("Pi 4 mild overclock", ["pi4_r14"], {"arm_freq": 1700}, "performance"),
 ]
 
+# The firmware's defaults, as a preset: no lines (applying it removes pifarm's block, see
+# configtxt.apply_block) and the default governor. raspberry-pi.yaml: governor.default
+# "ondemand on current kernels (PR6458); older images booted powersave and the raspi-config
+# init script switched to ondemand": a stock board runs ondemand either way.
+STOCK_GOVERNOR = "ondemand"
+STOCK = ExamplePreset(
+    "Stock (firmware defaults)",
+    list(FAMILIES),
+    {},
+    STOCK_GOVERNOR,
+    description="The board as its firmware and OS leave it: pifarm's block removed from "
+    f"config.txt, and the {STOCK_GOVERNOR} governor. The board's own lines stay as they are.",
+)
+
 
 def example_version(example: ExamplePreset) -> PresetVersion:
     """The version of the example's preset that holds the example, made (with the preset if
     need be) when none does: someone may have edited the preset since."""
     preset, _ = Preset.objects.get_or_create(
-        name=example.name, defaults={"families": example.families, "description": "An example."}
+        name=example.name,
+        defaults={"families": example.families, "description": example.description},
     )
     content = {"options": example.options, "governor": example.governor,
                "acknowledge_warranty": False}  # fmt: skip
@@ -55,6 +73,113 @@ def example_version(example: ExamplePreset) -> PresetVersion:
         if same_content(version, **content):
             return version
     return new_version(preset, options=example.options, governor=example.governor, note="example")
+
+
+def stock_version() -> PresetVersion:
+    """The version that restores a board's firmware defaults (see STOCK)."""
+    return example_version(STOCK)
+
+
+def is_stock(version: PresetVersion) -> bool:
+    """Does applying this version leave the board at stock? By content, whatever its name."""
+    return not version.options and version.governor == STOCK_GOVERNOR
+
+
+def render_config(original: bytes, version: PresetVersion) -> bytes:
+    """config.txt with the version's settings as the managed block at its end (and no block
+    for a version of no lines)."""
+    text = configtxt.settings_text(version.options, version.acknowledge_warranty)
+    return configtxt.apply_block(original, text, f"{version.preset.name} v{version.number}")
+
+
+def probed_config_txt(snapshot: FactSnapshot | None) -> str | None:
+    """The config.txt a probe stored, unless the board put it where config.txt cannot live
+    (snapshots taken before the probe checked paths may hold such a one)."""
+    facts = snapshot.facts if snapshot else {}
+    if facts.get("config_txt") is None or config_path_problem(facts.get("config_path") or ""):
+        return None
+    return facts["config_txt"]
+
+
+def is_at_stock(board: Board) -> tuple[bool, str]:
+    """Whether the board runs its firmware defaults (no overclock lines in config.txt, the
+    default governor), and why, in a sentence for a page. It reads the latest probe and the
+    applications verified since (each wrote exactly render_config); False whenever that
+    cannot be known."""
+    unfinished = board.applications.filter(state__in=Application.UNFINISHED).first()
+    if unfinished is not None:
+        return False, (
+            f"{board.name} may not be at stock: an application of {unfinished.version} is "
+            f"{unfinished.get_state_display()}."
+        )
+    snapshot = board.latest_snapshot
+    if snapshot is None:
+        return False, f"{board.name} has not been probed, so whether it is at stock is unknown."
+    config_txt = probed_config_txt(snapshot)
+    family = (snapshot.facts.get("revision") or {}).get("family")
+    if config_txt is None or family not in FAMILIES:
+        missing = "no config.txt" if config_txt is None else "no board model pifarm knows"
+        return False, (
+            f"{board.name}'s last probe found {missing}, so whether it is at stock is unknown."
+        )
+    config, governor = config_txt.encode(), snapshot.facts.get("governor") or ""
+    basis = f"as probed at {timezone.localtime(snapshot.taken_at):%Y-%m-%d %H:%M}"
+    since = board.applications.filter(finished__gt=snapshot.taken_at).exclude(
+        state__in=(Application.State.ROLLED_BACK, Application.State.FAILED)
+    )
+    for application in since.select_related("version__preset").order_by("finished"):
+        if application.state != Application.State.VERIFIED:
+            return False, (
+                f"{board.name} may not be at stock: the application of {application.version} "
+                f"ended “{application.get_state_display()}” after its last probe."
+            )
+        config = render_config(config, application.version)
+        governor = application.version.governor or governor
+        basis = f"its last probe, with {application.version} applied since"
+    found = _not_stock(config, governor, family)
+    if found:
+        return False, f"{board.name} is not at stock: {'; '.join(found)} ({basis})."
+    return True, (
+        f"{board.name} is at stock: no overclock lines in config.txt and the {STOCK_GOVERNOR} "
+        f"governor ({basis})."
+    )
+
+
+def _not_stock(config: bytes, governor: str, family: str) -> list[str]:
+    """What keeps config.txt and the governor from the firmware's defaults, in words."""
+    try:
+        own = configtxt.remove_block(config)
+    except ValueError as exc:  # damaged markers
+        return [str(exc)]
+    found = []
+    managed = configtxt.managed_settings(config)
+    if managed:
+        found.append(f"pifarm's block sets {_listed(managed)}")
+    own_settings = configtxt.overclock_settings(own, family)
+    changed = {key: value for key, value in own_settings.items()
+               if not _stock_value(key, value, family)}  # fmt: skip
+    if changed:
+        found.append(
+            f"its own config.txt sets {_listed(changed)} (outside pifarm's block: Restore stock "
+            "leaves those)"
+        )
+    if governor != STOCK_GOVERNOR:
+        running = f"the {governor} governor" if governor else "an unknown governor"
+        found.append(f"it runs {running} (stock: {STOCK_GOVERNOR})")
+    return found
+
+
+def _stock_value(key: str, value: str, family: str) -> bool:
+    """Set, but as stock: a line the stock OS files set (arm_boost...), or the default value."""
+    rule = rule_for(key)
+    if rule is None:
+        return False
+    default = rule.defaults.get(family)
+    return rule.stock or (default is not None and leading_int(value) == default)
+
+
+def _listed(settings: dict[str, str]) -> str:
+    return ", ".join(f"{key}={value}" for key, value in settings.items())
 
 
 class AlreadyApplying(Exception):

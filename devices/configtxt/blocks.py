@@ -104,10 +104,14 @@ def _not_preset(line: Line) -> str:
 
 def apply_block(original: bytes, settings_text: str, label: str) -> bytes:
     """original with the managed block (label in its first marker) at its end, replacing any
-    block already there."""
+    block already there. Settings of no lines (the stock preset) leave no block at all: the
+    file as it was before pifarm touched it, which is what "firmware defaults" means here."""
     base = remove_block(original)
+    lines = _block_lines(settings_text)
+    if not any(line.kind == "setting" for line in lines):
+        return base
     eol = "\r\n" if _first_ending(base) == "\r\n" else "\n"
-    body = [_marker_with(label), "[all]", *_block_lines(settings_text), "[all]", END_MARKER]
+    body = [_marker_with(label), "[all]", *(line.raw for line in lines), "[all]", END_MARKER]
     newline_added = bool(base) and not base.endswith(b"\n")
     # When the original did not end in a newline, the block does not either: remove_block
     # knows from that to take back the newline added before the block.
@@ -128,7 +132,7 @@ def _marker_with(label: str) -> str:
     return marker.decode("utf-8", "surrogateescape")
 
 
-def _block_lines(text: str) -> list[str]:
+def _block_lines(text: str) -> list[Line]:
     lines = []
     for line in parse(text).lines:
         if line.kind == "blank":
@@ -137,7 +141,7 @@ def _block_lines(text: str) -> list[str]:
             raise ValueError(f"line {line.number}: a preset cannot hold pifarm's block markers")
         if line.kind == "section":
             raise ValueError(f"line {line.number}: [filters] are not allowed in a preset")
-        lines.append(line.raw)
+        lines.append(line)
     return lines
 
 

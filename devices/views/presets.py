@@ -12,7 +12,6 @@ from django.views.decorators.http import require_POST, require_safe
 from devices import configtxt, presets
 from devices.forms_presets import ApplyForm, PresetForm
 from devices.models import Application, Board, Preset, PresetVersion
-from devices.probe import config_path_problem
 from devices.views.access import permission_required
 from devices.views.boards import get_board
 from devices.views.responses import json_response
@@ -133,19 +132,10 @@ def _uuid_or_none(value: str | None) -> uuid.UUID | None:
         return None
 
 
-def _trusted_config_txt(snapshot) -> str | None:
-    """The config.txt a probe stored, unless the board put it where config.txt cannot live
-    (snapshots taken before the probe checked paths may hold such a one)."""
-    facts = snapshot.facts if snapshot else {}
-    if facts.get("config_txt") is None or config_path_problem(facts.get("config_path") or ""):
-        return None
-    return facts["config_txt"]
-
-
 def _board_diff(version: PresetVersion, board: Board | None) -> dict:
     """What applying version would change in board's config.txt, as last probed."""
     snapshot = board.latest_snapshot if board else None
-    config_txt = _trusted_config_txt(snapshot)
+    config_txt = presets.probed_config_txt(snapshot)
     if config_txt is None:
         return {"board_rows": None}
     current = config_txt.encode()
@@ -211,7 +201,7 @@ def preset_from_board(request, code):
     snapshot = board.latest_snapshot
     if snapshot is None:
         raise Http404("this board has not been probed yet")
-    config_txt = _trusted_config_txt(snapshot)
+    config_txt = presets.probed_config_txt(snapshot)
     if not config_txt:
         messages.error(request, f"The last probe of {board.name} found no config.txt to use.")
         return redirect(board)

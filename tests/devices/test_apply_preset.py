@@ -66,7 +66,7 @@ def test_a_trial_boot_is_verified_then_committed(pisim_node_factory, run_jobs, f
     assert checks["arm_clock_mhz"] == {**checks["arm_clock_mhz"], "wanted": 1900, "got": 1900}
     assert checks["governor"]["got"] == "performance"
     assert node.boot_count == boots + 1  # the trial boot only: committing needs no reboot
-    assert node.read_file(PI4_CONFIG) == apply.render_config(old, version)
+    assert node.read_file(PI4_CONFIG) == presets.render_config(old, version)
     assert not exists(node, "/boot/firmware/tryboot.txt")
     assert node.read_file(application.backup_path) == old
     assert application.backup_text == old.decode()
@@ -102,7 +102,7 @@ def test_direct_mode_writes_config_txt_reboots_once_and_verifies(
     assert application.verification["arm_freq"] == {"wanted": "1300", "got": "1300", "ok": True}
     assert node.boot_count == boots + 1
     assert node.booted_config["arm_freq"] == 1300
-    assert node.read_file(PI3_CONFIG) == apply.render_config(old, version)
+    assert node.read_file(PI3_CONFIG) == presets.render_config(old, version)
     assert node.read_file(application.backup_path) == old
     assert application.governor_method == ""  # the version leaves the governor alone
     assert not exists(node, "/etc/default/cpu_governor")
@@ -237,6 +237,44 @@ def test_a_trial_with_a_setting_the_firmware_does_not_honour_falls_back(
     assert board.status == Board.Status.ONLINE
 
 
+@pisim
+def test_stock_removes_pifarms_block_through_the_same_write_reboot_verify_and_roll_back(
+    pisim_node_factory, run_jobs, fast
+):
+    node = pisim_node_factory()
+    board = register_node(node)
+    own = node.read_file(PI4_CONFIG)
+    fast_version = make_version({"arm_freq": "1900"}, governor="performance")
+    assert apply_now(board, fast_version, "trial", run_jobs).state == State.VERIFIED
+    overclocked = node.read_file(PI4_CONFIG)
+    stock = presets.stock_version()
+
+    # A failed verification puts the overclocked file back, byte for byte.
+    node.set_faults(Faults(throttled_after_boot=0x50005))
+    refused = apply_now(board, stock, Application.Mode.DIRECT, run_jobs)
+    assert refused.state == State.ROLLED_BACK, refused.outcome
+    assert node.read_file(PI4_CONFIG) == overclocked
+    assert node.booted["governor"] == "performance"
+    assert_all_ok({name: c for name, c in refused.verification.items() if "restore" in name})
+
+    node.set_faults(Faults())
+    node.power_cycle()  # a good power supply again
+    node.wait_state("up", timeout=15)
+    node.wait_ssh(timeout=15)
+    application = apply_now(board, stock, Application.Mode.TRIAL, run_jobs)
+
+    assert application.state == State.VERIFIED, application.outcome
+    assert_all_ok(application.verification)
+    assert set(application.verification) == {
+        "trial boot (tryboot flag)", "governor", "arm_clock_mhz", "throttled"
+    }  # fmt: skip
+    assert application.verification["governor"]["got"] == "ondemand"
+    assert application.verification["arm_clock_mhz"]["got"] == 1800  # the board's own arm_boost
+    assert node.read_file(PI4_CONFIG) == own  # no block left, the image's own file
+    assert node.read_file("/etc/default/cpu_governor") == b"CPU_DEFAULT_GOVERNOR=ondemand\n"
+    assert presets.is_at_stock(board)[0], presets.is_at_stock(board)[1]
+
+
 @contextmanager
 def sshd_killed_when(node, directory: Path, on_look=None):
     """Kill the node's sshd as soon as pifarm's temp file appears in directory (a write is
@@ -273,7 +311,7 @@ def test_sshd_killed_during_the_write_leaves_the_old_or_the_new_file(
     old = node.read_file(PI3_CONFIG) + padding  # about 60 kB, near the 64 KiB limit
     node.write_file(PI3_CONFIG, old)
     version = make_version({"arm_freq": "1300"})
-    new = apply.render_config(old, version)
+    new = presets.render_config(old, version)
     boot_dir = node.dir / "boot"  # the node's /boot, seen from the host
     seen = set()
     with sshd_killed_when(node, boot_dir, on_look=lambda: seen.add(node.read_file(PI3_CONFIG))):

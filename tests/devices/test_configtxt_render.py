@@ -79,6 +79,14 @@ def test_removing_the_block_gives_back_the_original_bytes(original):
     assert remove_block(apply_block(original, PRESET, "p")) == original
 
 
+@pytest.mark.parametrize("original", [BOOKWORM, b"arm_freq=800", b"a=1\r\nb=2\r"])
+def test_a_preset_of_no_lines_leaves_no_block_and_gives_back_the_original(original):
+    # The stock preset: applying it is removing pifarm's block, not writing an empty one.
+    assert apply_block(original, "", "stock v1") == original
+    assert apply_block(apply_block(original, PRESET, "p"), "", "stock v1") == original
+    assert apply_block(original, f"{WARRANTY_ACK}\n", "stock v1") == original
+
+
 def test_a_file_without_final_newline_keeps_its_last_line_intact():
     applied = apply_block(b"arm_freq=800", PRESET, "p")
     assert applied.startswith(b"arm_freq=800\n# >>> pifarm")

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from devices import apply, presets, tasks
+from devices import presets, tasks
 from devices.models import Application, Board, BoardTask, Preset
 from pisim import Faults
 
@@ -74,7 +74,7 @@ def test_an_application_waits_out_a_slow_ssh_server_after_its_reboot(
     assert application.state == State.VERIFIED, application.outcome
     assert node.booted[fault] == 4.0  # the boot that was verified had the fault
     assert node.booted_config["arm_freq"] == 1900
-    assert node.read_file(PI4_CONFIG) == apply.render_config(old, version)
+    assert node.read_file(PI4_CONFIG) == presets.render_config(old, version)
     assert board.status == Board.Status.ONLINE
 
 
