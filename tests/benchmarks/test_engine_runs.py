@@ -255,3 +255,44 @@ def test_what_a_command_started_through_sudo_is_ended_with_the_run(pisim_farm, r
     )
     assert run.state == Run.State.DONE, run.reason
     assert "sleep 3002" not in node.run_as_root(["ps", "-eo", "args"], check=True).stdout.decode()
+
+
+def test_as_is_is_the_state_before_the_campaign_and_the_board_is_left_as_found(
+    pisim_node_factory, run_jobs, fast
+):
+    node = pisim_node_factory(profile="pi4b-bookworm")
+    config = "/boot/firmware/config.txt"
+    original = node.read_file(config)
+    board = register_node(node)
+    quick = presets.new_version(Preset.objects.create(name="quick"), options={"arm_freq": "1600"})
+    sleeper()
+    campaign = campaigns.start(
+        {
+            "name": "as is against quick",
+            "boards": [board.name],
+            "presets": [f"quick@{quick.number}", "as-is"],
+            "benchmarks": ["sleeper"],
+            "repetitions": 2,
+            "quiet": NO_QUIET,
+        }
+    )
+    run_jobs()
+    runs = list(campaign.runs.order_by("sequence").select_related("application__version"))
+    assert [run.state for run in runs] == [Run.State.DONE] * 4, states(campaign)
+    # quick, as is | as is, quick: "as is" ran on the config.txt the board had before
+    assert [run.preset_version_id for run in runs] == [quick.pk, None, None, quick.pk]
+    stock = presets.stock_version()
+    assert [run.application.version_id for run in runs] == [quick.pk, stock.pk, stock.pk, quick.pk]
+    for run in runs:
+        ran = run.environment["effective"]
+        if run.preset_version_id is None:
+            assert ran["managed"] == {} and ran["firmware"]["arm_freq"] != "1600", ran
+        else:
+            assert ran["managed"] == {"arm_freq": "1600"} and ran["firmware"]["arm_freq"] == "1600"
+    fingerprints = [run.config_fingerprint for run in runs]
+    assert fingerprints[1] == fingerprints[2] != fingerprints[0] == fingerprints[3] != ""
+    # ...and the board is left with the config.txt it had
+    lane = campaign.lanes.get()
+    assert lane.left == f"put back as before the campaign: {stock}", lane.left
+    assert node.read_file(config) == original
+    assert board.applications.first().version == stock
