@@ -2,7 +2,7 @@
 
 from django import template
 
-from benchmarks import progress, results
+from benchmarks import campaigns, progress, results
 
 register = template.Library()
 
@@ -76,3 +76,28 @@ def repetitions_text(repetitions) -> str:
     )
     budget = repetitions.get("budget_s")
     return f"{words}, within {progress.duration_words(budget)}" if budget else words
+
+
+@register.filter
+def order_text(campaign) -> str:
+    """The order a campaign's runs took on each board, e.g. "presets in counterbalanced
+    rounds: A, B | B, A | A, B (every other board starts with B); benchmarks in the spec's
+    order"."""
+    spec = campaign.spec
+    names = spec.get("presets") or []
+    repetitions = spec.get("repetitions")
+    rounds = repetitions.get("min") if isinstance(repetitions, dict) else repetitions
+    within = campaign.get_order_display()
+    if len(names) < 2 or not isinstance(rounds, int):
+        return f"{within} (seed {campaign.seed})"
+    shown = " | ".join(
+        ", ".join(names[index] for index in presets_in_round)
+        for presets_in_round in campaigns.preset_rounds(len(names), min(rounds, 4))
+    )
+    more = " | ..." if rounds > 4 else ""
+    shuffled = "shuffled anew in each round" if spec.get("order") == "shuffled" else "in order"
+    return (
+        f"presets in counterbalanced rounds, one per repetition: {shown}{more} (every other "
+        f"board starts with {names[-1]}); the benchmarks {shuffled} within a round "
+        f"(seed {campaign.seed})"
+    )

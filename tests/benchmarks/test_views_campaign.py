@@ -327,3 +327,24 @@ def test_cancelling_the_campaign_does_not_count_a_run_being_stopped_already(
     client.post(url("cancel_run", campaign, running.code), follow=True)
     said = messages_after(client.post(url("cancel", campaign), follow=True))
     assert said == [("success", "Cancelled bench campaign: 1 run stopped or dropped.")]
+
+
+def test_the_page_says_the_order_of_the_presets_and_how_each_board_was_left(client, viewer, board):
+    campaign = make_campaign(board, order=Campaign.Order.INTERLEAVED, seed=7)
+    campaign.spec = {**campaign.spec, "presets": ["as-is", "quick@1"], "repetitions": 3}
+    campaign.save()
+    Lane.objects.filter(campaign=campaign).update(
+        before={"version_id": None, "words": "no preset of pifarm's: its own config.txt"},
+        left="put back as before the campaign: Stock (firmware defaults) v1",
+    )
+    client.force_login(viewer)
+    body = client.get(url("campaign", campaign)).content.decode()
+    assert (
+        "presets in counterbalanced rounds, one per repetition: as-is, quick@1 | quick@1, "
+        "as-is | as-is, quick@1 (every other board starts with quick@1)"
+    ) in body
+    assert "each board gets back the state it had before the campaign" in body
+    assert (
+        "Before the campaign: no preset of pifarm&#x27;s: its own config.txt. Afterwards: put "
+        "back as before the campaign: Stock (firmware defaults) v1"
+    ) in body
