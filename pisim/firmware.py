@@ -13,6 +13,19 @@ from dataclasses import dataclass, field
 # yaml: overclocking.options.<name>.defaults, per board family.
 _COMMON_MIN = {"h264_freq_min": 250, "isp_freq_min": 250, "v3d_freq_min": 250}
 FAMILY_DEFAULTS: dict[str, dict[str, int]] = {
+    "pi1": {
+        "arm_freq": 700,
+        "core_freq": 250,
+        "h264_freq": 250,
+        "isp_freq": 250,
+        "v3d_freq": 250,
+        "sdram_freq": 400,
+        "arm_freq_min": 700,
+        "core_freq_min": 250,
+        "gpu_freq_min": 250,
+        "sdram_freq_min": 400,
+        **_COMMON_MIN,
+    },
     "pi3": {
         "arm_freq": 1200,
         "core_freq": 400,

@@ -237,7 +237,7 @@ def prepare_node(
         "hostile": list(faults.hostile),
         "reported_config_path": faults.reported_config_path,
         # So is a USB NIC: the node's veth end is made for it (pisim.netns).
-        "usb_nic_cycles": faults.usb_nic_cycles,
+        "usb_nic_cycles": faults.usb_nic_cycles or profile.usb_nic_cycles,
         # A 32-bit node's processes run from this root (pisim.rootfs, pisim.boot).
         "userland": userland,
     }

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from .faults import SMSC95XX_CYCLES_PER_FRAME
+
 # Raspberry Pi OS Bookworm stock config.txt (real image default; yaml: config_txt_syntax).
 BOOKWORM_CONFIG_TXT = """\
 # For more options and information see
@@ -206,6 +208,16 @@ ARMV7_CPU = {
     "CPU part": "0xd03",
     "CPU revision": "4",
 }
+ARMV6_CPU = {
+    "model name": "ARMv6-compatible processor rev 7 (v6l)",
+    "BogoMIPS": "697.95",
+    "Features": "half thumb fastmult vfp edsp java tls",
+    "CPU implementer": "0x41",
+    "CPU architecture": "7",
+    "CPU variant": "0x0",
+    "CPU part": "0xb76",
+    "CPU revision": "7",
+}
 A72_CPU = {
     "BogoMIPS": "108.00",
     "Features": "fp asimd evtstrm crc32 cpuid",
@@ -290,11 +302,18 @@ class Profile:
     # "linux32": every process of the node has the 32-bit personality, so `uname -m` says
     # i686 (a 32-bit kernel, as a Pi 3 on 32-bit Raspbian runs armv7l).
     personality: str = ""
+    # A board whose Ethernet is a USB chip by design (a Pi 1 B's LAN9512): Pi cycles its
+    # driver spends per frame (pisim/usbnic.py); Faults(usb_nic_cycles=...) adds one to any.
+    usb_nic_cycles: int = 0
 
     @property
-    def board_type(self) -> int:
+    def board_type(self) -> int | None:
+        """None for an old-style code (a Pi 1), which has no type field to match."""
+        code = int(self.revision, 16)
+        if not code & (1 << 23):  # yaml: new_style_revision_code: bit 23 set
+            return None
         # yaml: new_style_revision_code.decode_as_integer: type=(c>>4)&0xff
-        return (int(self.revision, 16) >> 4) & 0xFF
+        return (code >> 4) & 0xFF
 
     @property
     def config_path(self) -> str:
@@ -323,6 +342,7 @@ class Profile:
             "default_governor": self.default_governor,
             "userland": self.userland or None,
             "personality": self.personality or None,
+            "usb_nic_cycles": self.usb_nic_cycles,
         }
 
 
@@ -421,6 +441,28 @@ PROFILES["pi4b-bookworm-32"] = replace(
     key="pi4b-bookworm-32",
     os_release=BOOKWORM_32_OS_RELEASE,
     userland="i386",
+)
+# A Pi 1 Model B rev 2 on Raspberry Pi OS (Legacy), 32-bit throughout: its one ARMv6 core at
+# 700 MHz moves every Ethernet frame through the USB chip's driver, so its 100 Mbit/s link
+# follows the Arm clock: the board of the classic overclock posts (design: the problem).
+PROFILES["pi1b-legacy-32"] = replace(
+    PROFILES["pi3b-legacy"],
+    key="pi1b-legacy-32",
+    model="Raspberry Pi Model B Rev 2",
+    revision="000e",  # yaml: board_identification.old_style_codes: "B 2.0 512MB"
+    soc="BCM2835",
+    family="pi1",
+    model_filters=frozenset({"pi1"}),
+    mem_mb=512,
+    memtotal_kb=443448,
+    cores=1,
+    cpu=ARMV6_CPU,
+    compatible="raspberrypi,model-b\0brcm,bcm2835\0",
+    volts_idle=1.2,
+    volts_busy=1.2,
+    userland="i386",
+    personality="linux32",
+    usb_nic_cycles=SMSC95XX_CYCLES_PER_FRAME,
 )
 # 32-bit kernel and userland, like a Pi 3 on Raspbian (its kernel7.img).
 PROFILES["pi3b-legacy-32"] = replace(

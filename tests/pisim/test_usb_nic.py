@@ -12,7 +12,7 @@ import pytest
 from pisim import SMSC95XX_CYCLES_PER_FRAME, Faults, cgroup, netns, procs
 
 from .sshutil import out, wait_for
-from .test_cpu_quota import set_governor, wait_for_quota
+from .test_cpu_quota import boot_with, set_governor, wait_for_quota
 
 pytestmark = pytest.mark.pisim
 USB_NIC = Faults(usb_nic_cycles=SMSC95XX_CYCLES_PER_FRAME)
@@ -144,3 +144,19 @@ def test_nothing_of_a_usb_nic_is_left_after_stop(pisim_node_factory):
     assert not procs.exists(relay)
     assert namespace not in netns.list_netns()
     assert netns.farm_links(farm.name) == []
+
+
+def test_a_pi_1_b_has_its_usb_nic_by_design_and_the_classic_overclock_speeds_its_link(
+    pisim_node_factory,
+):
+    node = pisim_node_factory(profile="pi1b-legacy-32")
+    farm = pisim_node_factory.farm
+    ints = node.booted["config"]["ints"]
+    assert (ints["arm_freq"], ints["arm_freq_min"]) == (700, 700)  # yaml: pi1 defaults
+    assert relay_pids(node)  # no fault asked for: a Pi 1 B's Ethernet is on USB
+    assert out(node, "uname -m").strip() == "i686"  # 32-bit, as Raspberry Pi OS on a Pi 1
+    stock = mbit_at(node, farm, "performance", 700)
+    boot_with(node, node.read_file(node.profile.config_path), "arm_freq=900")
+    overclocked = mbit_at(node, farm, "performance", 900)
+    assert overclocked / stock >= 1.15, (stock, overclocked)
+    assert overclocked <= node.profile.eth_mbit, (stock, overclocked)
