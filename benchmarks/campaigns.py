@@ -145,7 +145,7 @@ def check(spec) -> Checked:
         "keep": keep,
     }
     if spec.get("question") is not None:
-        accepted["question"] = _question(spec["question"])
+        accepted["question"] = _question(spec["question"], boards)
     return Checked(accepted, boards, peer, versions, items, repetitions, order, seed)
 
 
@@ -239,13 +239,16 @@ def _distinct(param: Param | None, values: list) -> list:
     return found
 
 
-def _question(value) -> str:
+def _question(value, boards: list[Board]) -> str:
     from benchmarks import questions  # its templates build specs with this module
 
     if not isinstance(value, str) or value not in questions.QUESTIONS:  # a list is unhashable
         raise SpecError(
             f"question must be one of {', '.join(questions.QUESTIONS)}, not {shown(value)}"
         )
+    refusal = questions.QUESTIONS[value].refusal(boards)
+    if refusal:
+        raise SpecError(refusal)
     return value
 
 

@@ -51,6 +51,26 @@ class Question:
     repetitions: int = 3
     order: str = "interleaved"  # spreads a drift of the board over every benchmark
     overclocked: bool = False  # runs the classic dynamic overclock against the board as it is
+    # Compares userlands: only boards of both bitnesses can answer it.
+    needs_both_userlands: bool = False
+
+    def refusal(self, boards) -> str:
+        """Why these boards cannot answer the question ("" when they can), from their latest
+        probes: refused before anything runs, rather than answered with nothing to compare."""
+        if not self.needs_both_userlands:
+            return ""
+        found = {
+            board.name: getattr(board.latest_snapshot, "userland_bits", None) for board in boards
+        }
+        if {32, 64} <= set(found.values()):
+            return ""
+        seen = ", ".join(
+            f"{name}: {f'{bits}-bit' if bits else 'not probed'}" for name, bits in found.items()
+        )
+        return (
+            f"“{self.sentence}” needs a board with a 32-bit and one with a 64-bit userland, as "
+            f"their latest probes say ({seen}). Add the other kind, or probe the boards again."
+        )
 
     def presets(self) -> list[str]:
         """The spec's presets: the classic overclock's version made first if it is missing."""
@@ -130,6 +150,7 @@ BITNESS = Question(
         baseline="32-bit userland",
         treatment="the 64-bit userland",
     ),
+    needs_both_userlands=True,
 )
 
 OPENVPN = Question(

@@ -98,17 +98,11 @@ def end_interrupted(lane: Lane, why: str) -> int:
     return ended
 
 
-def last_verified(board: Board) -> Application | None:
-    """The board's last application that ended applied and verified: what it runs, as far as
-    pifarm knows (a later one that was rolled back or changed nothing left it so)."""
-    return board.applications.filter(state=Application.State.VERIFIED).first()
-
-
 def note_state_before(lane: Lane) -> None:
     """Before a lane first changes its board: what the board ran until then."""
     if lane.before:
         return
-    last = last_verified(lane.board)
+    last = lane.board.current_application
     lane.before = {
         "version_id": last.version_id if last else None,
         "words": str(last.version) if last else "no preset of pifarm's: its own config.txt",
@@ -154,7 +148,7 @@ def leave_as_found(lane: Lane, hold: work.Hold) -> None:
     version = state_before(lane)
     if version is None:
         return
-    last = last_verified(lane.board)
+    last = lane.board.current_application
     if last is not None and last.version_id == version.pk:
         left = f"left as before the campaign: {version}"
     else:
@@ -315,7 +309,7 @@ class _Running:
             version = state_before(self.lane)
             if version is None:  # the lane changed nothing on the board yet
                 return
-        last = last_verified(self.board)
+        last = self.board.current_application
         if last is not None and last.version_id == version.pk:
             self.application = last
             return

@@ -83,8 +83,8 @@ def order_text(campaign) -> str:
     """The order a campaign's runs took on each board, e.g. "presets in counterbalanced
     rounds: A, B | B, A | A, B (every other board starts with B); benchmarks in the spec's
     order"."""
-    spec = campaign.spec
-    names = spec.get("presets") or []
+    spec = campaign.spec if isinstance(campaign.spec, dict) else {}
+    names = [str(name) for name in spec.get("presets") or []]
     repetitions = spec.get("repetitions")
     rounds = repetitions.get("min") if isinstance(repetitions, dict) else repetitions
     within = campaign.get_order_display()

@@ -17,9 +17,11 @@ NEW = reverse("benchmarks:campaign_new")
 PI3, PI4 = "a02082", "c03114"
 
 
-def probed(name: str, revision: str):
+def probed(name: str, revision: str, userland_bits: int = 64):
     board = make_board(name, host=f"10.213.9.{20 + len(name)}")
-    FactSnapshot.objects.create(board=board, revision=revision, model=name, facts={})
+    FactSnapshot.objects.create(
+        board=board, revision=revision, model=name, userland_bits=userland_bits, facts={}
+    )
     return board
 
 
@@ -56,12 +58,24 @@ def test_a_board_the_classic_overclock_does_not_suit_is_refused_with_the_reason(
 
 
 def test_the_64_bit_question_runs_every_benchmark_once_per_board():
-    boards = [probed("pi4-32", PI4).name, probed("pi4-64", PI4).name]
+    boards = [probed("pi4-32", PI4, userland_bits=32).name, probed("pi4-64", PI4).name]
     spec = questions.BITNESS.spec(boards)
     names = [entry["name"] for entry in campaigns.check(spec).spec["benchmarks"]]
     assert names == ["intloop", "sha1sum", "membw", "flac", "lame", "iperf3-tcp",
                      "iperf3-udp-small", "openvpn", "wireguard"]  # fmt: skip
     assert runs_of(spec) == 2 * 9 * 3
+
+
+def test_the_64_bit_question_is_refused_before_it_starts_without_both_userlands():
+    boards = [probed("pi4-a", PI4).name, probed("pi4-b", PI4).name]
+    with pytest.raises(campaigns.SpecError) as refused:
+        campaigns.check(questions.BITNESS.spec(boards))
+    assert str(refused.value) == (
+        "“Is a 64-bit OS worth it on this Pi?” needs a board with a 32-bit and one with a "
+        "64-bit userland, as their latest probes say (pi4-a: 64-bit, pi4-b: 64-bit). Add the "
+        "other kind, or probe the boards again."
+    )
+    assert not Campaign.objects.exists()
 
 
 def test_the_openvpn_question_sweeps_ciphers_compression_and_mtu():
