@@ -53,6 +53,23 @@ def test_checking_shows_findings_and_saves_nothing(logged_in):
     assert "arm_freq_min=500 is below the pi1 default" in response.content.decode()
 
 
+def test_checking_for_a_board_whose_defaults_are_higher_warns_of_an_underclock(logged_in):
+    data = preset_data(action="check", families=["pi1", "pi3"])
+    response = logged_in.post(reverse("devices:preset_new"), data)
+    body = response.content.decode()
+    # the classic preset's line 2 (arm_freq=900) and 4 (core_freq=300) on a Pi 3 (yaml defaults)
+    findings = response.context["form"].findings
+    pi3 = [(f.line, f.severity, f.message) for family, f in findings if family == "pi3"]
+    pi3 = [finding for finding in pi3 if "underclock" in finding[2]]
+    assert pi3 == [
+        (2, "warning", "arm_freq 900 is below this board's default of 1200 MHz: an underclock"),
+        (4, "warning", "core_freq 300 is below this board's default of 400 MHz: an underclock"),
+    ]
+    assert "arm_freq 900 is below this board&#x27;s default of 1200 MHz: an underclock" in body
+    saved = logged_in.post(reverse("devices:preset_new"), {**data, "action": "save"})
+    assert saved.status_code == 302  # a warning does not stop saving
+
+
 def test_the_classic_dynamic_overclock_saves_as_v1(logged_in, user):
     response = logged_in.post(reverse("devices:preset_new"), preset_data())
     preset = Preset.objects.get()
