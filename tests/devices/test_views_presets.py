@@ -352,3 +352,18 @@ def test_board_text_in_an_application_outcome_is_escaped_in_its_status_json(logg
     response = logged_in.get(reverse("devices:application_status", args=[application.code]))
     assert "<script>" not in response.content.decode()
     assert response.json()["outcome"] == outcome
+
+
+def test_a_version_compared_with_a_board_warns_of_an_underclock_there(logged_in):
+    preset = make_preset(options={"arm_freq": "1700"})
+    board = probed_board()
+    board.snapshots.update(revision="c03130")  # a Pi 400: 1800 MHz by default
+    url = reverse("devices:preset_version", args=[preset.code, 1])
+    body = logged_in.get(url, {"board": str(board.code)}).content.decode()
+    assert "arm_freq 1700 is below this board&#x27;s default of 1800 MHz: an underclock" in body
+
+
+def test_the_stock_version_says_it_writes_no_block(logged_in):
+    version = presets.stock_version()
+    body = logged_in.get(version.get_absolute_url()).content.decode()
+    assert "None: applying it removes pifarm's block" in body.replace("&#x27;", "'")
