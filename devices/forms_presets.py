@@ -164,3 +164,18 @@ class ApplyForm(forms.Form):
     def __init__(self, *args, version: PresetVersion, **kwargs):
         super().__init__(*args, **kwargs)
         self.version = version
+
+
+class RestoreStockForm(forms.Form):
+    """Restore stock on one board: the stock version, applied in the mode chosen."""
+
+    mode = forms.ChoiceField(
+        choices=Application.Mode.choices,
+        initial=Application.Mode.TRIAL,
+        required=False,  # a bare button takes the safe way
+        widget=forms.RadioSelect,
+        help_text=ApplyForm.base_fields["mode"].help_text,
+    )
+
+    def clean_mode(self) -> str:
+        return self.cleaned_data["mode"] or Application.Mode.TRIAL

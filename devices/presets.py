@@ -12,6 +12,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from devices import configtxt, enqueue
+from devices.configtxt.board_checks import underclock_warnings
 from devices.configtxt.parsing import leading_int
 from devices.configtxt.rules import FAMILIES, FAMILY_NAMES, rule_for
 from devices.models import Application, Board, FactSnapshot, Preset, PresetVersion
@@ -176,6 +177,18 @@ def _stock_value(key: str, value: str, family: str) -> bool:
         return False
     default = rule.defaults.get(family)
     return rule.stock or (default is not None and leading_int(value) == default)
+
+
+def underclocks_on(board: Board, version: PresetVersion) -> list[str]:
+    """The version's busy clocks below the board's own defaults (board_checks.
+    underclock_warnings), for the model its latest probe found; [] when none is known yet."""
+    snapshot = board.latest_snapshot
+    if snapshot is None or not snapshot.revision:
+        return []
+    try:
+        return underclock_warnings(version.options, snapshot.revision)
+    except ValueError:  # a model pifarm does not know: nothing to compare with
+        return []
 
 
 def _listed(settings: dict[str, str]) -> str:

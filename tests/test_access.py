@@ -51,6 +51,7 @@ ACCESS = {
     "devices:start_task": Access("operator", **POST),
     # posted without a benchmark chosen: the board page again, saying to choose one
     "devices:prepare": Access("operator", method="post", allowed=400),
+    "devices:restore_stock": Access("operator", **POST),
     "devices:snapshot": Access("viewer"),
     "devices:task_status": Access("viewer", json=True),
     "devices:preset_from_board": Access("admin", **POST),
@@ -268,6 +269,7 @@ CONTROLS = {
     "devices:board": [
         "devices:start_task",
         "devices:prepare",
+        "devices:restore_stock",
         "devices:edit",
         "devices:preset_from_board",
         "devices:fetch_host_key",

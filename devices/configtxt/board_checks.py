@@ -5,21 +5,30 @@ Facts: shared/reference/raspberry-pi.yaml: overclocking (keys cited inline) and 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
-from devices.configtxt.boards import NO, BoardContext, applies
+from devices.configtxt.boards import NO, BoardContext, applies, board_context
 from devices.configtxt.effective import applying_lines, last_by_key
 from devices.configtxt.findings import ERROR, WARNING, Finding, shown
 from devices.configtxt.parsing import ConfigFile, Line, leading_int, value_of
-from devices.configtxt.rules import ALL, PI4, Rule, far_above, rule_for
+from devices.configtxt.rules import ALL, PI4, RULES, Rule, far_above, rule_for
 
-__all__ = ["board_findings", "combination_findings"]
+__all__ = ["board_findings", "combination_findings", "underclock_findings", "underclock_warnings"]
 
 # raspberry-pi.yaml: overclocking.general "busy cores run at the *_freq maximums, idle ones at
 # *_freq_min": a minimum above its maximum is a mistake.
 _MIN_MAX = [(f"{name}_min", name) for name in ("arm_freq", "core_freq", "gpu_freq", "h264_freq")]
 _MIN_MAX += [(f"{name}_min", name) for name in ("isp_freq", "v3d_freq", "hevc_freq")]
 _MIN_MAX += [("sdram_freq_min", "sdram_freq"), ("over_voltage_min", "over_voltage")]
+
+# The busy clocks, each held to the family default of the clock it sets (rules.py, from
+# raspberry-pi.yaml: overclocking.options.<clock>.defaults): below it the preset slows the
+# board down, whatever it is called. gpu_freq has no defaults of its own; it sets core_freq
+# with the block clocks (yaml: gpu_freq.meaning), unless core_freq is set too. arm_freq_min is
+# not here: it is the idle clock, which a busy benchmark does not run at (its own
+# below_default warning says why it is unsupported).
+_UNDERCLOCK_DEFAULTS = {name: name for name in ("arm_freq", "core_freq", "sdram_freq")}
+_UNDERCLOCK_DEFAULTS["gpu_freq"] = "core_freq"
 
 
 def board_findings(line: Line, board: BoardContext) -> list[Finding]:
@@ -83,6 +92,50 @@ def combination_findings(
     found += _min_above_max(definite)
     found += _core_freq_pi4(definite, board)
     return list(dict.fromkeys(found))
+
+
+def underclock_findings(config: ConfigFile, board: BoardContext) -> list[Finding]:
+    """A preset's busy clocks below the board's own defaults: warnings on their lines. Only
+    presets are checked so: a board's own file may run its clocks as it likes."""
+    definite = last_by_key(applying_lines(config, board))
+    values = {key: value_of(line) for key, line in definite.items()}
+    return [
+        Finding(definite[name].number, WARNING, message)
+        for name, message in _underclocks(values, board.family)
+    ]
+
+
+def underclock_warnings(settings: Mapping[str, object], board: str | BoardContext) -> list[str]:
+    """A sentence for each busy clock in settings (a preset version's options, or the
+    firmware's view of a run: name -> value) set below the board's own default, e.g.
+    "arm_freq 900 is below this board's default of 1200 MHz: an underclock". board: a family
+    key (pi3) or a revision code; ValueError for one pifarm does not know."""
+    values = {key: str(value) for key, value in settings.items()}
+    return [message for _, message in _underclocks(values, board_context(board).family)]
+
+
+def _underclocks(values: Mapping[str, str], family: str) -> Iterator[tuple[str, str]]:
+    for name, held_to in _UNDERCLOCK_DEFAULTS.items():
+        number = leading_int(values[name]) if name in values else None
+        rule = RULES[held_to]
+        default = rule.defaults.get(family)
+        if number is None or default is None or number >= default:
+            continue
+        if rule.boards is not None and family not in rule.boards:
+            continue  # it does nothing there: board_findings says so
+        if name == held_to:
+            yield (
+                name,
+                f"{name} {number} is below this board's default of {default} MHz: an underclock",
+            )
+        elif held_to not in values:
+            yield (
+                name,
+                (
+                    f"{name} {number} sets the core clock below this board's default {held_to} of "
+                    f"{default} MHz: an underclock"
+                ),
+            )
 
 
 def _number(settings: dict[str, Line], key: str) -> int | None:

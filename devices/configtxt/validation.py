@@ -11,7 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from devices.configtxt.blocks import WARRANTY_ACK, settings_text
-from devices.configtxt.board_checks import board_findings, combination_findings
+from devices.configtxt.board_checks import (
+    board_findings,
+    combination_findings,
+    underclock_findings,
+)
 from devices.configtxt.boards import BoardContext, board_context
 from devices.configtxt.findings import ERROR, WARNING, Finding, shown
 from devices.configtxt.parsing import (
@@ -56,7 +60,8 @@ def validate_each(
 ) -> list[list[Finding]]:
     """validate() for each board, reading the file and checking what does not depend on the
     board once. With preset=True, options that decide what boots are errors unless
-    acknowledge_boot (a preset is about clocks, voltages and the governor)."""
+    acknowledge_boot (a preset is about clocks, voltages and the governor), and clocks below
+    the board's own defaults are underclock warnings."""
     contexts = [board_context(board) for board in boards]
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
     if len(raw) > MAX_BYTES:
@@ -75,7 +80,8 @@ def validate_each(
         sorted(
             common
             + [found for line in config.lines for found in board_findings(line, context)]
-            + combination_findings(config, context, acknowledged),
+            + combination_findings(config, context, acknowledged)
+            + (underclock_findings(config, context) if preset else []),
             key=lambda finding: finding.line or 0,
         )
         for context in contexts

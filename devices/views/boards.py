@@ -6,14 +6,17 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST, require_safe
 
 from benchmarks.tools import missing_by_probe
-from devices import ssh, tasks
+from devices import presets, ssh, tasks
 from devices.forms import PrepareForm, preparable_benchmarks
-from devices.models import Board, BoardTask, FactSnapshot
+from devices.forms_presets import RestoreStockForm
+from devices.models import Application, Board, BoardTask, FactSnapshot
 from devices.vcgencmd import decode_throttled
 from devices.views.access import permission_required
 from devices.views.responses import json_response
 
 HISTORY_LENGTH = 20
+# Boards a person must look at first: no preset is applied to them (as in the apply form).
+LOOK_FIRST = (Board.Status.NEEDS_ATTENTION, Board.Status.MAINTENANCE)
 
 
 def get_board(code) -> Board:
@@ -80,6 +83,7 @@ def _board_context(board: Board, prepare_form: PrepareForm | None = None) -> dic
         "board": board,
         "host_key_fingerprint": ssh.fingerprint(board.host_key) if board.host_key else "",
         "history": board.snapshots.all()[:HISTORY_LENGTH],
+        "stock_words": presets.is_at_stock(board)[1],
         **_facts_context(board.latest_snapshot),
     }
     prepare_form = prepare_form or PrepareForm()
@@ -95,8 +99,19 @@ def board_detail(request, code):
     board = get_board(code)
     if not board.host_key and not board.retired:
         return redirect("devices:confirm", code=board.code)
-    context = {**_board_context(board), "task": board.tasks.first()}
-    return render(request, "devices/board.html", context)
+    return _board_page(request, board)
+
+
+def _board_page(request, board: Board, status: int = 200, **forms):
+    """The board page; a form given (prepare_form, stock_form) shows as posted, with errors."""
+    context = {
+        **_board_context(board, forms.get("prepare_form")),
+        "task": board.tasks.first(),
+        "stock_form": forms.get("stock_form") or RestoreStockForm(),
+        "stock_name": presets.STOCK.name,
+        "stock_governor": presets.STOCK_GOVERNOR,
+    }
+    return render(request, "devices/board.html", context, status=status)
 
 
 def _prepare_rows(facts: dict | None, chosen: set[str]) -> list[dict]:
@@ -174,8 +189,7 @@ def prepare(request, code):
         return refuse_retired(request, board)
     form = PrepareForm(request.POST)
     if not form.is_valid():
-        context = {**_board_context(board, form), "task": board.tasks.first()}
-        return render(request, "devices/board.html", context, status=400)
+        return _board_page(request, board, status=400, prepare_form=form)
     started_before = timezone.now()
     with transaction.atomic():
         task = tasks.start(
@@ -189,6 +203,43 @@ def prepare(request, code):
         )
     say_if_not_queued(request, [task])
     return redirect(board)
+
+
+@permission_required("devices.apply_preset")
+@require_POST
+def restore_stock(request, code):
+    """Apply the stock version to the board: an application like any other (its record, the
+    board's lock, verification and roll-back); only the version is chosen for the person."""
+    board = get_board(code)
+    if not board.host_key:
+        raise Http404("no such action")
+    if board.retired:
+        return refuse_retired(request, board)
+    form = RestoreStockForm(request.POST)
+    if not form.is_valid():
+        return _board_page(request, board, status=400, stock_form=form)
+    if board.status in LOOK_FIRST:
+        messages.error(
+            request,
+            f"{board.name} is marked “{board.get_status_display()}”, so nothing was applied. "
+            "Clear that first (re-probe it once it is fixed, or take it out of maintenance).",
+        )
+        return redirect(board)
+    try:
+        with transaction.atomic():
+            version = presets.stock_version()
+            application = presets.start_application(
+                board, version, form.cleaned_data["mode"], request.user
+            )
+    except presets.AlreadyApplying as exc:  # a button pressed twice: show the first one
+        messages.error(request, str(exc))
+        return redirect(exc.unfinished)
+    application.refresh_from_db(fields=["state", "outcome"])
+    if application.state == Application.State.FAILED:  # it could not be queued
+        messages.error(request, f"{board.name}: {application.outcome}")
+    else:
+        messages.success(request, f"Restoring stock on {board.name}: applying {version}.")
+    return redirect(application)
 
 
 @permission_required("devices.probe_board")

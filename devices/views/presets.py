@@ -119,6 +119,7 @@ def version_detail(request, code, number):
             "text": version_text(version),
             "boards": boards,
             "board": board,
+            "underclocks": presets.underclocks_on(board, version) if board else [],
             **_board_diff(version, board),
         },
     )

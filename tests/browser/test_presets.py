@@ -5,6 +5,7 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
+from devices.configtxt import apply_block
 from tests.browser.conftest import screenshot
 from tests.browser.test_register_board import log_in
 from tests.devices.simfarm import register_node
@@ -64,3 +65,35 @@ def test_write_fix_edit_diff_and_apply_a_preset(
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 375, f"the board page scrolls sideways on a phone ({width}px)"
     screenshot(page, "board-runs-preset-phone")
+
+
+def test_an_operator_restores_stock_on_an_overclocked_board(
+    page, live_server, operator, pisim_node_factory, worker_process
+):
+    node = pisim_node_factory(name="bstock", profile="pi4b-bookworm")
+    config = "/boot/firmware/config.txt"
+    node.write_file(config, apply_block(node.read_file(config), "arm_freq=1700\n", "fast v1"))
+    node.write_file("/etc/default/cpu_governor", "CPU_DEFAULT_GOVERNOR=performance\n")
+    board = register_node(node, name="bench-stock")
+    log_in(page, live_server, operator)
+    page.goto(live_server.url + board.get_absolute_url())
+    page.get_by_role("button", name="Re-probe").click()
+    stock = page.locator("#stock-words")
+    expect(stock).to_contain_text(
+        "bench-stock is not at stock: pifarm's block sets arm_freq=1700", timeout=30_000
+    )
+
+    page.get_by_text("Restore stock", exact=True).click()
+    page.get_by_role("button", name="Restore stock on bench-stock").click()
+    expect(page.locator("h1")).to_have_text("Stock (firmware defaults) v1 on bench-stock")
+    expect(page.locator(".app-state")).to_have_text("applied and verified", timeout=120_000)
+    screenshot(page, "stock-restored")
+
+    page.get_by_role("link", name="← bench-stock").click()
+    for _ in range(30):  # the probe queued after the application
+        if "is at stock" in (stock.text_content() or ""):
+            break
+        page.wait_for_timeout(1000)
+        page.reload()
+    expect(stock).to_contain_text("bench-stock is at stock: no overclock lines in config.txt")
+    assert b"pifarm managed block" not in node.read_file(config)

@@ -14,6 +14,7 @@ from devices.configtxt import (
     validate_preset,
     validate_preset_text,
 )
+from devices.configtxt.board_checks import underclock_warnings
 from devices.configtxt.rules import FAMILIES
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "configtxt"
@@ -424,3 +425,41 @@ def test_characters_past_the_98th_that_are_only_spaces_warn():
         ),
     ]
     assert found("# " + "x" * 97 + " " * 5 + "\n")[0][1] == "error"
+
+
+# raspberry-pi.yaml: overclocking.options.<clock>.defaults (pi3: arm 1200, core 400, sdram 450)
+CLASSIC_ON_A_PI3 = {"arm_freq": "900", "core_freq": "300", "sdram_freq": "450"}
+UNDERCLOCK_900 = "arm_freq 900 is below this board's default of 1200 MHz: an underclock"
+
+
+def test_clocks_below_the_boards_own_defaults_are_underclocks():
+    assert underclock_warnings(CLASSIC_ON_A_PI3, "pi3") == [
+        UNDERCLOCK_900,
+        "core_freq 300 is below this board's default of 400 MHz: an underclock",
+    ]
+    assert underclock_warnings(CLASSIC_ON_A_PI3, "a02082") == underclock_warnings(
+        CLASSIC_ON_A_PI3, "pi3"
+    )  # a revision code names its family
+    assert underclock_warnings(CLASSIC_ON_A_PI3, "pi1") == []  # 700/250/400 there
+
+
+def test_sdram_and_gpu_clocks_are_held_to_the_defaults_the_yaml_gives():
+    assert underclock_warnings({"sdram_freq": 400}, "pi3") == [
+        "sdram_freq 400 is below this board's default of 450 MHz: an underclock"
+    ]
+    assert underclock_warnings({"sdram_freq": 400}, "pi4") == []  # not settable on a Pi 4
+    # gpu_freq has no defaults of its own; it sets core_freq with the block clocks
+    assert underclock_warnings({"gpu_freq": 300}, "pi3") == [
+        "gpu_freq 300 sets the core clock below this board's default core_freq of 400 MHz: "
+        "an underclock"
+    ]
+    assert underclock_warnings({"gpu_freq": 300, "core_freq": 400}, "pi3") == []
+    assert underclock_warnings({"arm_freq": 1200, "arm_freq_min": 300}, "pi3") == []
+
+
+def test_a_presets_underclock_is_a_warning_on_its_line_for_the_board():
+    findings = validate_preset_text("# slow\narm_freq=900\n", "pi3")
+    assert [(f.line, f.severity, f.message) for f in findings] == [(2, "warning", UNDERCLOCK_900)]
+    assert errors(validate_preset(CLASSIC_ON_A_PI3, "pi3")) == []
+    assert validate_preset_text("arm_freq=900\n", "pi2") == []  # pi2's own default
+    assert validate("arm_freq=900\n", "pi3") == []  # a board's own file runs as it likes

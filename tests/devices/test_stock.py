@@ -134,3 +134,17 @@ def test_an_application_under_way_or_left_half_way_means_unknown(state, said):
     assert not at_stock
     assert words.startswith("bench-1 may not be at stock: ")
     assert said in words
+
+
+def test_underclocks_are_said_for_the_board_its_latest_probe_found():
+    preset = Preset.objects.create(name="classic")
+    version = presets.new_version(preset, options={"arm_freq": "900", "core_freq": "300"})
+    pi3, pi1, unprobed = make_board("pi3"), make_board("pi1"), make_board("new")
+    FactSnapshot.objects.create(board=pi3, revision="a02082", facts={})
+    FactSnapshot.objects.create(board=pi1, revision="900032", facts={})
+    assert presets.underclocks_on(pi3, version) == [
+        "arm_freq 900 is below this board's default of 1200 MHz: an underclock",
+        "core_freq 300 is below this board's default of 400 MHz: an underclock",
+    ]
+    assert presets.underclocks_on(pi1, version) == []
+    assert presets.underclocks_on(unprobed, version) == []  # its model is not known yet

@@ -1,9 +1,12 @@
 import uuid
 
 import pytest
+from django.contrib.messages import get_messages
 from django.urls import reverse
+from django.utils import timezone
 
-from devices.models import Board, BoardTask, FactSnapshot
+from devices import presets
+from devices.models import Application, Board, BoardTask, FactSnapshot
 
 from .factories import TEST_PRIVATE_KEY, make_board
 
@@ -190,3 +193,102 @@ def test_status_json_of_an_unknown_record_is_a_json_404(logged_in):
         response = logged_in.get(url)
         assert response.status_code == 404
         assert response.json() == {"error": "There is no such record."}
+
+
+def restore_stock(client, board, **data):
+    return client.post(reverse("devices:restore_stock", args=[board.code]), data)
+
+
+def test_restore_stock_applies_the_stock_version_like_any_application(
+    client, operator, redis_queue, django_capture_on_commit_callbacks
+):
+    client.force_login(operator)
+    board = make_board()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = restore_stock(client, board, mode="direct")
+    application = Application.objects.get()
+    assert response.status_code == 302
+    assert response.url == application.get_absolute_url()
+    assert application.board == board
+    assert application.version == presets.stock_version()
+    assert application.mode == Application.Mode.DIRECT
+    assert application.requested_by == operator
+    assert [job.args for job in redis_queue.jobs] == [(application.pk,)]
+
+
+def test_restore_stock_without_a_mode_takes_a_trial_boot(logged_in, redis_queue):
+    restore_stock(logged_in, make_board())
+    assert Application.objects.get().mode == Application.Mode.TRIAL
+
+
+def test_restore_stock_posted_twice_applies_once(logged_in, redis_queue):
+    board = make_board()
+    first = restore_stock(logged_in, board)
+    second = restore_stock(logged_in, board)
+    application = Application.objects.get()
+    assert first.url == second.url == application.get_absolute_url()
+
+
+def test_restore_stock_needs_post_and_the_operator_role(client, viewer):
+    board = make_board()
+    url = reverse("devices:restore_stock", args=[board.code])
+    assert client.post(url).status_code == 302  # to the login page
+    client.force_login(viewer)
+    assert client.post(url).status_code == 403
+    assert not Application.objects.exists()
+
+
+def test_restore_stock_is_post_only(logged_in):
+    url = reverse("devices:restore_stock", args=[make_board().code])
+    assert logged_in.get(url).status_code == 405
+
+
+def test_restore_stock_refuses_an_unknown_mode(logged_in):
+    assert restore_stock(logged_in, make_board(), mode="yolo").status_code == 400
+    assert not Application.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("fields", "said"),
+    [
+        ({"status": Board.Status.NEEDS_ATTENTION}, "needs attention"),
+        ({"status": Board.Status.MAINTENANCE}, "maintenance"),
+    ],
+)
+def test_restore_stock_refuses_a_board_a_person_must_look_at(logged_in, fields, said):
+    board = make_board(**fields)
+    response = restore_stock(logged_in, board)
+    assert response.url == board.get_absolute_url()
+    assert not Application.objects.exists()
+    messages = [str(m) for m in get_messages(response.wsgi_request)]
+    assert said in messages[0]
+
+
+def test_restore_stock_refuses_a_retired_board(logged_in):
+    board = make_board()
+    board.retired = timezone.now()
+    board.save()
+    response = restore_stock(logged_in, board)
+    assert response.url == board.get_absolute_url()
+    assert not Application.objects.exists()
+
+
+def test_restore_stock_of_an_unknown_board_is_404(logged_in):
+    response = logged_in.post(reverse("devices:restore_stock", args=[uuid.uuid4()]))
+    assert response.status_code == 404
+
+
+def test_the_board_page_says_whether_it_is_at_stock_and_offers_to_restore_it(client, operator):
+    client.force_login(operator)
+    board = make_board()
+    snapshot_for(board, governor="performance", revision={"family": "pi4_r14"})
+    body = client.get(board.get_absolute_url()).content.decode()
+    assert "bench-1 is not at stock: it runs the performance governor (stock: ondemand)" in body
+    assert reverse("devices:restore_stock", args=[board.code]) in body
+
+
+def test_a_viewer_is_not_offered_restore_stock(client, viewer):
+    client.force_login(viewer)
+    board = make_board()
+    body = client.get(board.get_absolute_url()).content.decode()
+    assert reverse("devices:restore_stock", args=[board.code]) not in body

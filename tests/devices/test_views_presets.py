@@ -53,6 +53,23 @@ def test_checking_shows_findings_and_saves_nothing(logged_in):
     assert "arm_freq_min=500 is below the pi1 default" in response.content.decode()
 
 
+def test_checking_for_a_board_whose_defaults_are_higher_warns_of_an_underclock(logged_in):
+    data = preset_data(action="check", families=["pi1", "pi3"])
+    response = logged_in.post(reverse("devices:preset_new"), data)
+    body = response.content.decode()
+    # the classic preset's line 2 (arm_freq=900) and 4 (core_freq=300) on a Pi 3 (yaml defaults)
+    findings = response.context["form"].findings
+    pi3 = [(f.line, f.severity, f.message) for family, f in findings if family == "pi3"]
+    pi3 = [finding for finding in pi3 if "underclock" in finding[2]]
+    assert pi3 == [
+        (2, "warning", "arm_freq 900 is below this board's default of 1200 MHz: an underclock"),
+        (4, "warning", "core_freq 300 is below this board's default of 400 MHz: an underclock"),
+    ]
+    assert "arm_freq 900 is below this board&#x27;s default of 1200 MHz: an underclock" in body
+    saved = logged_in.post(reverse("devices:preset_new"), {**data, "action": "save"})
+    assert saved.status_code == 302  # a warning does not stop saving
+
+
 def test_the_classic_dynamic_overclock_saves_as_v1(logged_in, user):
     response = logged_in.post(reverse("devices:preset_new"), preset_data())
     preset = Preset.objects.get()
@@ -335,3 +352,18 @@ def test_board_text_in_an_application_outcome_is_escaped_in_its_status_json(logg
     response = logged_in.get(reverse("devices:application_status", args=[application.code]))
     assert "<script>" not in response.content.decode()
     assert response.json()["outcome"] == outcome
+
+
+def test_a_version_compared_with_a_board_warns_of_an_underclock_there(logged_in):
+    preset = make_preset(options={"arm_freq": "1700"})
+    board = probed_board()
+    board.snapshots.update(revision="c03130")  # a Pi 400: 1800 MHz by default
+    url = reverse("devices:preset_version", args=[preset.code, 1])
+    body = logged_in.get(url, {"board": str(board.code)}).content.decode()
+    assert "arm_freq 1700 is below this board&#x27;s default of 1800 MHz: an underclock" in body
+
+
+def test_the_stock_version_says_it_writes_no_block(logged_in):
+    version = presets.stock_version()
+    body = logged_in.get(version.get_absolute_url()).content.decode()
+    assert "None: applying it removes pifarm's block" in body.replace("&#x27;", "'")
