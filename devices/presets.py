@@ -81,11 +81,6 @@ def stock_version() -> PresetVersion:
     return example_version(STOCK)
 
 
-def is_stock(version: PresetVersion) -> bool:
-    """Does applying this version leave the board at stock? By content, whatever its name."""
-    return not version.options and version.governor == STOCK_GOVERNOR
-
-
 def render_config(original: bytes, version: PresetVersion) -> bytes:
     """config.txt with the version's settings as the managed block at its end (and no block
     for a version of no lines)."""
@@ -157,8 +152,9 @@ def _not_stock(config: bytes, governor: str, family: str) -> list[str]:
     if managed:
         found.append(f"pifarm's block sets {_listed(managed)}")
     own_settings = configtxt.overclock_settings(own, family)
-    changed = {key: value for key, value in own_settings.items()
-               if not _stock_value(key, value, family)}  # fmt: skip
+    changed = {
+        key: value for key, value in own_settings.items() if not _stock_value(key, value, family)
+    }
     if changed:
         found.append(
             f"its own config.txt sets {_listed(changed)} (outside pifarm's block: Restore stock "

@@ -124,18 +124,12 @@ def _underclocks(values: Mapping[str, str], family: str) -> Iterator[tuple[str, 
         if rule.boards is not None and family not in rule.boards:
             continue  # it does nothing there: board_findings says so
         if name == held_to:
-            yield (
-                name,
-                f"{name} {number} is below this board's default of {default} MHz: an underclock",
-            )
+            below = f"is below this board's default of {default} MHz"
         elif held_to not in values:
-            yield (
-                name,
-                (
-                    f"{name} {number} sets the core clock below this board's default {held_to} of "
-                    f"{default} MHz: an underclock"
-                ),
-            )
+            below = f"sets the core clock below this board's default {held_to} of {default} MHz"
+        else:
+            continue  # core_freq is set too, and checked on its own
+        yield name, f"{name} {number} {below}: an underclock"
 
 
 def _number(settings: dict[str, Line], key: str) -> int | None:
