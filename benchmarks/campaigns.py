@@ -463,6 +463,26 @@ def _groups(checked: Checked, rng: random.Random, board_index: int):
     return groups
 
 
+def warnings(checked: Checked) -> list[str]:
+    """What to know before starting, in words: a board whose "as is" is not its firmware's
+    defaults (the baseline then is whatever it runs), and a preset that sets a clock below a
+    board's own default (an "overclock" that is an underclock there)."""
+    found = []
+    for board in checked.boards:
+        if None in checked.versions:
+            at_stock, words = presets.is_at_stock(board)
+            if not at_stock:
+                found.append(
+                    f"{words} Its “as is” is what it runs now; add the stock preset to compare "
+                    "with the firmware's defaults."
+                )
+        for version in checked.versions:
+            if version is not None:
+                found += [f"{version} on {board.name}: {words}"
+                          for words in presets.underclocks_on(board, version)]  # fmt: skip
+    return found
+
+
 def estimate_s(checked: Checked) -> float:
     """Seconds the whole campaign should take: lanes run in parallel, so the longest lane."""
     per_board = []

@@ -14,6 +14,7 @@ from benchmarks import campaigns, catalog, questions
 from benchmarks.catalog import custom
 from benchmarks.catalog.spec import Benchmark, Param, ParamError
 from benchmarks.models import CONTROLLER, ApiToken, Campaign, validate_shown_name
+from devices import presets
 from devices.models import Application, Board, PresetVersion
 
 SEED_LIMIT = 2**31 - 1
@@ -107,8 +108,11 @@ def param_field(param: Param) -> forms.Field:
 
 
 def _preset_choices() -> list[tuple[str, str]]:
+    """ "As is", then the stock preset's versions (the baseline of firmware defaults), then
+    the others by name."""
     versions = PresetVersion.objects.select_related("preset").order_by("preset__name", "-number")
-    return [(campaigns.AS_IS, "as the board is (nothing applied)")] + [
+    versions = sorted(versions, key=lambda version: not presets.is_stock(version))  # stable
+    return [(campaigns.AS_IS, "as the board is (its state before the campaign)")] + [
         (f"{version.preset.name}@{version.number}", str(version)) for version in versions
     ]
 
@@ -127,8 +131,9 @@ class CampaignForm(forms.Form):
     presets = forms.MultipleChoiceField(
         widget=forms.CheckboxSelectMultiple,
         initial=[campaigns.AS_IS],
-        help_text="Each board runs every benchmark with each of these in turn; a preset is "
-        "applied once per board, before its runs.",
+        help_text="Each board runs every benchmark with each of these, in counterbalanced "
+        "rounds (A B | B A | A B), applying a preset where the board's changes; afterwards it "
+        "gets back its state before the campaign. Stock means the firmware's defaults.",
     )
     repetition_mode = forms.ChoiceField(
         label="Repetitions",

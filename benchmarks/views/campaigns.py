@@ -94,6 +94,7 @@ def _preview(form: CampaignForm, spec: dict, token: str, changed: bool) -> dict:
         "spec": json.dumps(spec, indent=2),
         "digest": token,
         "changed": changed,
+        "warnings": campaigns.warnings(form.checked),
     }
 
 

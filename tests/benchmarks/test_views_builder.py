@@ -17,8 +17,8 @@ from benchmarks.catalog import custom
 from benchmarks.catalog.cpu import SHA1SUM
 from benchmarks.catalog.spec import Param
 from benchmarks.models import Campaign, CustomBenchmark, Run
-from devices import presets
-from devices.models import Preset
+from devices import configtxt, presets
+from devices.models import FactSnapshot, Preset
 from tests.devices.factories import make_board
 
 pytestmark = pytest.mark.django_db
@@ -353,3 +353,30 @@ def test_a_size_given_again_in_other_words_is_run_once(client, operator, boards)
     assert response.status_code == 200, response.context["form"].errors
     entries = response.context["form"].checked.spec["benchmarks"]
     assert [entry["params"]["size"] for entry in entries] == ["16M", "32M"]
+
+
+def test_the_preview_warns_of_an_as_is_that_is_not_stock_and_of_an_underclock(client, operator):
+    board = make_board("bench-pi3", host="10.213.9.13")
+    config_txt = configtxt.apply_block(b"dtparam=audio=on\n", "arm_freq=1300\n", "mine v1")
+    FactSnapshot.objects.create(
+        board=board, revision="a02082", facts={
+            "config_txt": config_txt.decode(), "config_path": "/boot/config.txt",
+            "governor": "ondemand", "revision": {"family": "pi3"},
+        },
+    )  # fmt: skip
+    classic = presets.example_version(presets.CLASSIC_OVERCLOCK)
+    client.force_login(operator)
+    data = form_data([board], presets=["as-is", f"{classic.preset.name}@{classic.number}"])
+    body = html.unescape(client.post(NEW, data).content.decode())
+    warnings = re.findall(r'<li class="warning">(.*?)</li>', body, re.S)
+    assert len(warnings) == 3, warnings
+    assert warnings[0].startswith("bench-pi3 is not at stock: pifarm's block sets arm_freq=1300")
+    assert warnings[0].endswith("Its “as is” is what it runs now; add the stock preset to "
+                                "compare with the firmware's defaults.")  # fmt: skip
+    assert warnings[1:] == [
+        f"{classic} on bench-pi3: arm_freq 900 is below this board's default of 1200 MHz: "
+        "an underclock",
+        f"{classic} on bench-pi3: core_freq 300 is below this board's default of 400 MHz: "
+        "an underclock",
+    ]
+    assert not Campaign.objects.exists()  # a preview starts nothing

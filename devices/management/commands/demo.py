@@ -199,7 +199,9 @@ class Command(BaseCommand):
             )
 
     def _example_presets(self) -> None:
-        """Two presets to try: the classic dynamic overclock and a mild one for the Pi 4s."""
+        """Presets to try: stock (the firmware's defaults), the classic dynamic overclock and
+        a mild one for the Pi 4s."""
+        presets.stock_version()
         for example in presets.EXAMPLE_PRESETS:
             presets.example_version(example)
 
