@@ -445,14 +445,6 @@ def _setting_apart(params_of: dict, row_key: tuple) -> dict:
     }
 
 
-def _spread(values_by_board: dict, board_names: dict, pooled: stats.Description) -> dict:
-    """Each board's own description, by board name (one board's is the group's own)."""
-    if len(values_by_board) == 1:
-        return {board_names[pk]: pooled for pk in values_by_board}
-    return {name: stats.describe(values_by_board[pk]) for pk, name in board_names.items()
-            if pk in values_by_board}  # fmt: skip
-
-
 def group_order(key: str):
     """As the board is first (the usual baseline), then numbers by size (MTU 1400 before
     9000), then the rest by name."""
