@@ -64,7 +64,8 @@ def design_of(before, before_boards, after, after_boards) -> Design:
     numpy arrays, or None when not known."""
     if before_boards is None or after_boards is None:
         return Design()
-    baseline, values = tuple(sorted(set(before_boards))), tuple(sorted(set(after_boards)))
+    baseline = tuple(np.unique(before_boards).tolist())  # in order of name
+    values = tuple(np.unique(after_boards).tolist())
     shared = set(baseline) & set(values)
     if len(shared) == 1:
         units = TRIALS

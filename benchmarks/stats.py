@@ -35,7 +35,7 @@ values is tested, exactly (a permutation test), and it cannot give a p below
 
 import math
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
@@ -342,6 +342,16 @@ class Comparison:
             f"no spread, only {order} was tested: {self._p_words()}{self._notes()})"
         )
 
+    def renamed(self, board: Callable[[str], str], side: Callable[[str], str]) -> "Comparison":
+        """The comparison with its boards and its sides under other names, for its words (a
+        share page's aliases)."""
+        design = replace(
+            self.design,
+            baseline_boards=tuple(map(board, self.design.baseline_boards)),
+            values_boards=tuple(map(board, self.design.values_boards)),
+        )
+        return replace(self, design=design, names=(side(self.names[0]), side(self.names[1])))
+
     def to_dict(self) -> dict:
         extra = ("n_baseline", "n_values", "percent_change", "percent_ci", "outcome", "verdict")
         return asdict(self) | {name: getattr(self, name) for name in extra}
@@ -507,7 +517,7 @@ def _scale(*sides: Description) -> float:
 
 
 def _board_names(boards: Sequence, count: int) -> np.ndarray:
-    names = np.asarray([str(board) for board in boards])
+    names = np.asarray(boards).astype(str)
     if names.size != count:
         raise ValueError(f"{names.size} boards for {count} values: one board a value")
     return names
