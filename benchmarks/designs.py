@@ -9,8 +9,9 @@ better or worse about half of the time. So the board is the unit:
   and the conclusion is about that board.
 - BLOCKS: several boards ran both sides: each is a block, compared within itself, so that its
   own level cancels. A side's mean is its boards' means averaged (each board once), and its
-  variance the trials' spread within boards, pooled over the boards: the model with the board
-  as a random intercept, and, with one board, exactly TRIALS.
+  variance the trials' spread within boards, pooled over the boards (a two-way analysis of
+  side and board, with each side's own spread); with one board it is exactly TRIALS. It
+  takes the change to be alike on every board: the conclusion is about these boards.
 - BOARDS: no board ran both sides, and each side ran on two or more: each board's mean is one
   value, so the boards' own spread is in the test.
 - CONFOUNDED: no board ran both sides, and one side ran on a single board: its boards' own
