@@ -429,8 +429,9 @@ def overview(
                      for side in (baseline, group)}  # fmt: skip
             bits = {side: _joined(b for stratum in paired for b in kernels[row_key, stratum, side])
                     for side in (baseline, group)}  # fmt: skip
-            comparison = _compared(sides[baseline], sides[group], higher, unit, names,
-                                   (baseline, group))  # fmt: skip
+            comparison = _compared(
+                sides[baseline], sides[group], higher, unit, names, (baseline, group)
+            )
             found.append(Row(benchmark, shown, metric, unit, group, comparison, bits))
         for stratum, there in strata.items():
             for group, trials in there.items():
@@ -444,17 +445,26 @@ def overview(
     return Overview(group_by, GROUP_BY[group_by], baseline, found, left_out)
 
 
-def _compared(before: list[tuple], after: list[tuple], higher_is_better: bool, unit: str,
-              names: "_Names", sides: tuple[str, str]) -> stats.Comparison:  # fmt: skip
+def _compared(
+    before: list[tuple],
+    after: list[tuple],
+    higher_is_better: bool,
+    unit: str,
+    names: "_Names",
+    sides: tuple[str, str],
+) -> stats.Comparison:
     """An overview row's comparison of its sides' (value, board) trials, the board as the unit
     unless it is the factor grouped by."""
     by_board = names.group_by != "board"
     return stats.compare(
-        [value for value, _ in before], [value for value, _ in after], higher_is_better,
-        unit=unit, names=sides,
+        [value for value, _ in before],
+        [value for value, _ in after],
+        higher_is_better,
+        unit=unit,
+        names=sides,
         baseline_boards=names.board_names(board for _, board in before) if by_board else None,
         values_boards=names.board_names(board for _, board in after) if by_board else None,
-    )  # fmt: skip
+    )
 
 
 def _setting_apart(params_of: dict, row_key: tuple) -> dict:

@@ -87,8 +87,9 @@ def strata(design: Design, before, before_boards, after, after_boards) -> list[t
         return [(_board_means(before, before_boards), _board_means(after, after_boards))]
     if not design.shared:
         return [(before, after)]
-    return [(before[before_boards == board], after[after_boards == board])
-            for board in design.shared]  # fmt: skip
+    return [
+        (before[before_boards == board], after[after_boards == board]) for board in design.shared
+    ]
 
 
 def estimate(blocks: list[np.ndarray]) -> Estimate:

@@ -386,11 +386,20 @@ def compare(
     )
     design = designs.design_of(scaled_before, before_boards, scaled_after, after_boards)
     found = Comparison(
-        baseline=before, values=after, higher_is_better=higher_is_better,
-        min_effect=min_effect, ratio=_ratio(before.mean, after.mean), ci_low=None,
-        ci_high=None, ci_unbounded=False, p_value=None, difference=after.mean - before.mean,
-        unit=unit, design=design, names=names,
-    )  # fmt: skip
+        baseline=before,
+        values=after,
+        higher_is_better=higher_is_better,
+        min_effect=min_effect,
+        ratio=_ratio(before.mean, after.mean),
+        ci_low=None,
+        ci_high=None,
+        ci_unbounded=False,
+        p_value=None,
+        difference=after.mean - before.mean,
+        unit=unit,
+        design=design,
+        names=names,
+    )
     if design.units == CONFOUNDED or found._too_wide:
         return found
     pairs = designs.strata(design, scaled_before, before_boards, scaled_after, after_boards)
@@ -398,28 +407,37 @@ def compare(
     return _tested(found, *sides, pairs, scale)
 
 
-def _tested(found: Comparison, before: designs.Estimate, after: designs.Estimate,
-            pairs: list[tuple], scale: float) -> Comparison:  # fmt: skip
+def _tested(
+    found: Comparison,
+    before: designs.Estimate,
+    after: designs.Estimate,
+    pairs: list[tuple],
+    scale: float,
+) -> Comparison:
     """found with the design's estimates, its test and its intervals."""
     ratio = _ratio(before.mean, after.mean)
     found = replace(
-        found, ratio=ratio, difference=(after.mean - before.mean) / scale,
+        found,
+        ratio=ratio,
+        difference=(after.mean - before.mean) / scale,
         n_units=tuple(sum(pair[side].size for pair in pairs) for side in (0, 1)),
         log_ratio=math.log(after.mean) - math.log(before.mean) if ratio and ratio > 0 else None,
-    )  # fmt: skip
+    )
     if not (before.df and after.df):
         return found
     if before.variance == after.variance == 0:
         return replace(found, p_value=designs.order_p(pairs), identical=True)
     variance = before.variance + after.variance
-    df = variance**2 / sum(v**2 / df for v, df in (before[1:], after[1:]) if v)
+    # Welch-Satterthwaite; a side with no spread adds nothing (the other's df alone).
+    df = variance**2 / sum(side.variance**2 / side.df for side in (before, after) if side.variance)
     t, difference = _t_quantile(df), after.mean - before.mean
     p_value = float(2 * special.stdtr(df, -abs(difference) / math.sqrt(variance)))
     half = t * math.sqrt(variance)
     found = replace(
-        found, p_value=p_value,
+        found,
+        p_value=p_value,
         difference_ci=((difference - half) / scale, (difference + half) / scale),
-    )  # fmt: skip
+    )
     if ratio is None:
         return found
     interval = _fieller(before, after, t)
@@ -445,12 +463,17 @@ def compare_many(
     baseline = list(baseline)  # compared with every group
     found = {
         name: compare(
-            baseline, values, higher_is_better, min_effect=min_effect, unit=unit,
-            baseline_boards=baseline_boards, values_boards=None if boards is None else boards[name],
+            baseline,
+            values,
+            higher_is_better,
+            min_effect=min_effect,
+            unit=unit,
+            baseline_boards=baseline_boards,
+            values_boards=None if boards is None else boards[name],
             names=(baseline_name, name),
         )
         for name, values in groups.items()
-    }  # fmt: skip
+    }
     adjusted = holm([comparison.p_value for comparison in found.values()])
     return {
         name: replace(comparison, p_adjusted=p)

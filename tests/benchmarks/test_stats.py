@@ -214,8 +214,9 @@ def test_a_baseline_mean_of_zero_compares_the_difference():
     # Retransmits, lower is better: none at all before, 40, 38 and 45 after. The difference's
     # Welch test has the after side's df, 2: se = sqrt(13 / 3) = 2.0816659994661326, t at 2 df
     # 4.302652729749464, so the CI is 41 +- 8.956685895 and p = 2 * t.sf(41 / se, 2).
-    found = stats.compare([0.0, 0.0, 0.0], [40.0, 38.0, 45.0], higher_is_better=False,
-                          unit="retransmits")  # fmt: skip
+    found = stats.compare(
+        [0.0, 0.0, 0.0], [40.0, 38.0, 45.0], higher_is_better=False, unit="retransmits"
+    )
     assert found.ratio is found.percent_change is found.percent_ci is None
     assert found.difference == 41
     assert found.difference_ci == pytest.approx((32.043314104970406, 49.956685895029594))
@@ -322,8 +323,13 @@ def test_any_positive_trials_give_a_p_value_an_interval_and_words(
         assert found.ci_low * (1 - 1e-12) <= found.ratio <= found.ci_high * (1 + 1e-12)
         if found.outcome in ("better", "worse"):  # and a change's excludes no change
             assert not found.ci_low <= 1 <= found.ci_high
-    assert found.outcome in {"better", "worse", "no difference", "cannot tell",
-                             stats.BELOW_MIN_EFFECT}  # fmt: skip
+    assert found.outcome in {
+        "better",
+        "worse",
+        "no difference",
+        "cannot tell",
+        stats.BELOW_MIN_EFFECT,
+    }
     assert found.verdict
     mirrored = stats.compare(values, baseline, higher_is_better)
     assert mirrored.outcome == {"better": "worse", "worse": "better"}.get(
@@ -385,9 +391,11 @@ def test_boards_that_ran_both_sides_are_blocks_whose_own_level_cancels():
     # at 8 df, each side's squared standard error 1 / 6) 1.015791188044907 to 1.0415170516466215.
     # Pooled as if the trials were independent, Welch's p was 0.3711879528080261.
     found = stats.compare(
-        NODE_1_BEFORE + NODE_2_BEFORE, NODE_1_AFTER + NODE_2_AFTER,
-        baseline_boards=["node1"] * 3 + ["node2"] * 3, values_boards=["node1"] * 3 + ["node2"] * 3,
-    )  # fmt: skip
+        NODE_1_BEFORE + NODE_2_BEFORE,
+        NODE_1_AFTER + NODE_2_AFTER,
+        baseline_boards=["node1"] * 3 + ["node2"] * 3,
+        values_boards=["node1"] * 3 + ["node2"] * 3,
+    )
     assert found.design.units == stats.BLOCKS
     assert found.p_value == pytest.approx(0.0008262751659886821, rel=1e-6)
     assert found.ratio == pytest.approx(108 / 105)
@@ -401,9 +409,11 @@ def test_boards_that_ran_both_sides_are_blocks_whose_own_level_cancels():
 
 def test_one_board_that_ran_both_sides_compares_its_trials_and_leaves_the_others_out():
     found = stats.compare(
-        NODE_1_BEFORE + NODE_2_BEFORE, NODE_1_AFTER,
-        baseline_boards=["node1"] * 3 + ["node2"] * 3, values_boards=["node1"] * 3,
-    )  # fmt: skip
+        NODE_1_BEFORE + NODE_2_BEFORE,
+        NODE_1_AFTER,
+        baseline_boards=["node1"] * 3 + ["node2"] * 3,
+        values_boards=["node1"] * 3,
+    )
     assert found.design.units == stats.TRIALS
     assert found.design.left_out == ("node2",)
     alone = stats.compare(NODE_1_BEFORE, NODE_1_AFTER)
@@ -414,8 +424,13 @@ def test_one_board_that_ran_both_sides_compares_its_trials_and_leaves_the_others
 
 
 def test_sides_on_one_board_each_are_confounded_with_the_board():
-    found = stats.compare(NODE_1_BEFORE, NODE_2_AFTER, baseline_boards=["node1"] * 3,
-                          values_boards=["node2"] * 3, names=("stock", "overclock"))  # fmt: skip
+    found = stats.compare(
+        NODE_1_BEFORE,
+        NODE_2_AFTER,
+        baseline_boards=["node1"] * 3,
+        values_boards=["node2"] * 3,
+        names=("stock", "overclock"),
+    )
     assert found.design.units == stats.CONFOUNDED
     assert found.p_value is None and found.outcome == "cannot tell"
     assert found.verdict == (
@@ -428,10 +443,12 @@ def test_sides_on_one_board_each_are_confounded_with_the_board():
 def test_a_confounded_comparison_shows_the_board_to_board_spread_beside_the_effect():
     # Stock on node1 and node3 (means 100 and 102: relative SD sqrt(2) / 101 = 1.4 %).
     found = stats.compare(
-        [99.0, 101.0, 101.0, 103.0], [113.0, 114.0, 112.0],
-        baseline_boards=["node1", "node1", "node3", "node3"], values_boards=["node2"] * 3,
+        [99.0, 101.0, 101.0, 103.0],
+        [113.0, 114.0, 112.0],
+        baseline_boards=["node1", "node1", "node3", "node3"],
+        values_boards=["node2"] * 3,
         names=("stock", "overclock"),
-    )  # fmt: skip
+    )
     assert found.design.board_spread == pytest.approx(math.sqrt(2) / 101)
     assert found.verdict == (
         "cannot tell: confounded with the board: stock ran on node1 and node3, overclock on "
@@ -444,9 +461,11 @@ def test_sides_on_different_boards_compare_the_boards_means():
     # them gives p = 0.06394581088315349 (df 2.4265402843601893).
     baseline, values = [99.0, 101.0, 102.0, 102.0], [104.0, 106.0, 108.0, 105.0]
     found = stats.compare(
-        baseline, values, baseline_boards=["a1", "a1", "a2", "a2"],
+        baseline,
+        values,
+        baseline_boards=["a1", "a1", "a2", "a2"],
         values_boards=["b1", "b2", "b2", "b3"],
-    )  # fmt: skip
+    )
     assert found.design.units == stats.BOARDS
     assert found.p_value == pytest.approx(0.06394581088315349, rel=1e-9)
     assert found.ratio == pytest.approx(((104 + 107 + 105) / 3) / 101)
@@ -474,8 +493,9 @@ def test_null_comparisons_across_boards_are_seldom_called_a_change():
                 names += [f"side{side}-board{board}"] * trials
             sides.append((values, names))
         (baseline, baseline_boards), (values, values_boards) = sides
-        found = stats.compare(baseline, values, baseline_boards=baseline_boards,
-                              values_boards=values_boards)  # fmt: skip
+        found = stats.compare(
+            baseline, values, baseline_boards=baseline_boards, values_boards=values_boards
+        )
         assert found.design.units == stats.BOARDS
         called += found.outcome in ("better", "worse")
     assert called / 2000 < 0.06
