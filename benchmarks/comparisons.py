@@ -198,11 +198,19 @@ def compare(
     baseline = baseline if baseline in counted else keys[0]
     groups = [_group(key, counted[key], names) for key in keys]
     others = {key: counted[key].values for key in keys if key != baseline}
+    # The board is the unit of the test (stats, benchmarks.designs), unless it is what the
+    # groups are: then their trials are.
+    boards = None
+    if group_by != "board":
+        boards = {key: names.board_names(counted[key].boards) for key in keys}
     return Result(
         benchmark=benchmark, metric=metric, unit=unit, higher_is_better=higher_is_better,
         group_by=group_by, group_by_label=choices[group_by], baseline=baseline,
         include_suspects=include_suspects, groups=groups,
-        comparisons=stats.compare_many(counted[baseline].values, others, higher_is_better),
+        comparisons=stats.compare_many(
+            counted[baseline].values, others, higher_is_better, unit=unit,
+            baseline_boards=boards and boards[baseline], boards=boards, baseline_name=baseline,
+        ),
         references=_references(benchmark, unit, selected, key_column, names, counted),
     )  # fmt: skip
 
@@ -375,13 +383,14 @@ def overview(
     # What _Names reads: the boards, and the key, suspect, probe, preset version and campaign.
     shared = {(row[6], row[1], row[3], row[4], row[5]) for row in rows}
     names = _Names(group_by, {row[2] for row in rows}, list(shared))
-    cells = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))  # row, stratum, group
+    # row, stratum, group: (value, board) of each trial
+    cells = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
     kernels = defaultdict(set)  # (row, stratum, group): kernel bits
     directions, params_of = {}, {}
     for (
         value,
         suspect,
-        _,
+        board,
         snapshot,
         version,
         _,
@@ -397,7 +406,7 @@ def overview(
         params = json.loads(params) if isinstance(params, str) else params
         row_key = (benchmark, json.dumps(params, sort_keys=True), metric)
         group, stratum = names.label(key), names.stratum(snapshot, version)
-        cells[row_key][stratum][group].append(value)
+        cells[row_key][stratum][group].append((value, board))
         kernels[row_key, stratum, group].add(names.facts.get(snapshot, {}).get("kernel bits"))
         directions[row_key], params_of[row_key] = (unit, bool(higher)), params
     found, left_out = [], []
@@ -416,22 +425,46 @@ def overview(
             ]
             if not paired:
                 continue
-            sides = {side: [v for stratum in paired for v in strata[stratum][side]]
+            sides = {side: [trial for stratum in paired for trial in strata[stratum][side]]
                      for side in (baseline, group)}  # fmt: skip
             bits = {side: _joined(b for stratum in paired for b in kernels[row_key, stratum, side])
                     for side in (baseline, group)}  # fmt: skip
-            comparison = stats.compare(sides[baseline], sides[group], higher)
+            comparison = _compared(
+                sides[baseline], sides[group], higher, unit, names, (baseline, group)
+            )
             found.append(Row(benchmark, shown, metric, unit, group, comparison, bits))
         for stratum, there in strata.items():
-            for group, values in there.items():
+            for group, trials in there.items():
                 partnered = (len(there) > 1) if group == baseline else baseline in there
                 if not partnered:
-                    trials = f"{len(values)} trial{'s' if len(values) != 1 else ''}"
-                    left_out.append(f"{label}: {trials} of {group} {stratum}")
+                    count = f"{len(trials)} trial{'s' if len(trials) != 1 else ''}"
+                    left_out.append(f"{label}: {count} of {group} {stratum}")
     adjusted = stats.holm([row.comparison.p_value for row in found])
     for row, p in zip(found, adjusted, strict=True):
         row.comparison = replace(row.comparison, p_adjusted=p)
     return Overview(group_by, GROUP_BY[group_by], baseline, found, left_out)
+
+
+def _compared(
+    before: list[tuple],
+    after: list[tuple],
+    higher_is_better: bool,
+    unit: str,
+    names: "_Names",
+    sides: tuple[str, str],
+) -> stats.Comparison:
+    """An overview row's comparison of its sides' (value, board) trials, the board as the unit
+    unless it is the factor grouped by."""
+    by_board = names.group_by != "board"
+    return stats.compare(
+        [value for value, _ in before],
+        [value for value, _ in after],
+        higher_is_better,
+        unit=unit,
+        names=sides,
+        baseline_boards=names.board_names(board for _, board in before) if by_board else None,
+        values_boards=names.board_names(board for _, board in after) if by_board else None,
+    )
 
 
 def _setting_apart(params_of: dict, row_key: tuple) -> dict:
@@ -443,14 +476,6 @@ def _setting_apart(params_of: dict, row_key: tuple) -> dict:
         for name, value in params_of[row_key].items()
         if any(params.get(name) != value for params in others)
     }
-
-
-def _spread(values_by_board: dict, board_names: dict, pooled: stats.Description) -> dict:
-    """Each board's own description, by board name (one board's is the group's own)."""
-    if len(values_by_board) == 1:
-        return {board_names[pk]: pooled for pk in values_by_board}
-    return {name: stats.describe(values_by_board[pk]) for pk, name in board_names.items()
-            if pk in values_by_board}  # fmt: skip
 
 
 def group_order(key: str):
@@ -548,6 +573,10 @@ class _Names:
         if value is None or value == "":
             return UNKNOWN
         return value_text(value)
+
+    def board_names(self, board_ids) -> list[str]:
+        """Each id's board name (a board deleted since keeps its id, as words)."""
+        return [self.boards.get(pk) or f"board {pk}" for pk in board_ids]
 
     def environment(self, snapshot_ids, version_ids) -> dict[str, str]:
         """The boards' models, kernels, OS... (the probes the runs were made with) in words."""

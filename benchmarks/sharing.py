@@ -163,7 +163,10 @@ class Hider:
             result,
             groups=groups,
             baseline=keys[result.baseline],
-            comparisons={keys[key]: found for key, found in result.comparisons.items()},
+            comparisons={
+                keys[key]: found.renamed(self.board, keys.__getitem__)  # its words name them
+                for key, found in result.comparisons.items()
+            },
             references=result.references and result.references.renamed(keys.__getitem__),
         )
 

@@ -2,32 +2,52 @@
 numbers out; scipy does the distributions).
 
 A comparison states how the compared values' mean relates to the baseline's, as a ratio with a
-95 % confidence interval, and tests whether they differ (Welch's t-test, or Mann-Whitney U for
-skewed data). Its verdict puts that in words that respect the metric's direction.
+95 % confidence interval, and tests whether they differ (Welch's t-test). Its verdict puts
+that in words that respect the metric's direction.
 
-Why Fieller's interval for the ratio, not the delta method on the log ratio: pifarm's groups are
-small (3 to 10 trials), where a first-order approximation is at its worst, and Fieller's set is
-exact for normal means. It also says honestly when the ratio cannot be bounded: when the
-baseline's mean is not clearly above 0 (mean^2 <= t^2 * its squared standard error) the set is
-the whole line or two rays, and `ci_unbounded` is set instead of printing a falsely narrow
-interval. The degrees of freedom are Welch-Satterthwaite's at the estimated ratio, as in R's
-mratios::ttestratio (Tamhane & Logan, 2004). A baseline mean of 0 or below has no percent
-change at all (`ratio` None): a ratio against it would flip or lose its meaning.
+One procedure gives the verdict and the interval. The test is Welch's, with the
+Welch-Satterthwaite degrees of freedom of the difference of means; the ratio's interval is
+Fieller's at the same t. Fieller's set is the ratios r with |mean(after) - r * mean(before)|
+<= t * sqrt(va + r^2 * vb): at r = 1 that is the test itself, so the interval excludes no
+change exactly when p < 0.05, and "better" never comes with an interval that includes no change.
+(R's mratios::ttestratio takes the degrees of freedom at the estimated ratio instead, which
+can disagree with the test near p = 0.05.) Why Fieller's and not the delta method on the log
+ratio: groups are small (3 to 10 trials), where a first-order approximation is at its worst,
+and Fieller's set says honestly when the ratio cannot be bounded: when the baseline's mean is
+not clearly above 0 (mean^2 <= t^2 * its squared standard error) the set is the whole line or
+two rays. Then, and for a baseline mean of 0 or below (where a ratio flips or loses its
+meaning), the comparison is of the difference of means, with its interval in the metric's unit.
+
+A change counts when the interval excludes no change and the ratio is at least the minimum
+effect away from 1 on the log scale (|log ratio| >= log(1 + min_effect)), so that swapping the
+sides mirrors the verdict. A significant change short of it is its own outcome, and an
+interval that lies within the minimum effect is said to.
+
+The board is the unit (benchmarks.designs): the trials of one board are not independent of
+each other as trials of different boards are. Boards that ran both sides are blocks, whose own
+level cancels; sides on different boards compare the boards' means; a side on one board
+against another side on another cannot be told from the boards' own difference.
+
+Every trial of each side alike (no spread) leaves nothing for a t-test: only the order of the
+values is tested, exactly (a permutation test), and it cannot give a p below
+2 / C(n + m, n): 0.1 for 3 against 3.
 """
 
-import functools
 import math
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
-from scipy import stats as scipy_stats
+from scipy import special
+
+from benchmarks import designs
+from benchmarks.designs import BLOCKS, BOARDS, CONFOUNDED, TRIALS, Design
 
 CONFIDENCE = 0.95
 ALPHA = 1 - CONFIDENCE  # a p-value below this is significant
-WELCH, MANN_WHITNEY = "welch", "mann-whitney"
 BETTER, WORSE, NO_DIFFERENCE, CANNOT_TELL = "better", "worse", "no difference", "cannot tell"
+BELOW_MIN_EFFECT = "below the minimum effect"  # significant, but too small to count
 
 
 @dataclass(frozen=True)
@@ -58,11 +78,11 @@ class Description:
         return asdict(self)
 
 
-@functools.lru_cache(maxsize=1024)
-def _t_quantile(df: int) -> float:
-    """Student's t at CONFIDENCE for df degrees of freedom: a page describes a group and each
-    of its boards, often of the same n, and scipy's ppf costs a fraction of a millisecond."""
-    return float(scipy_stats.t.ppf((1 + CONFIDENCE) / 2, df))
+def _t_quantile(df: float) -> float:
+    """Student's t at CONFIDENCE for df degrees of freedom (scipy.stats.t.ppf's own function,
+    without its argument checks: a page describes every group and board, a fiftieth of the
+    cost)."""
+    return float(special.stdtrit(df, (1 + CONFIDENCE) / 2))
 
 
 def describe(values) -> Description:
@@ -93,27 +113,34 @@ def describe(values) -> Description:
 class Comparison:
     """The compared values against the baseline, on one metric.
 
-    `ratio` is mean(values) / mean(baseline), with `ci_low`..`ci_high` its 95 % Fieller
-    interval (None with too few values, or when `ci_unbounded`). The interval always describes
-    the means, also when `test` is Mann-Whitney (which compares ranks), and it is never
-    adjusted for many comparisons. `p_value` is the test's two-sided p (None with too few
-    values); `p_adjusted` is its Holm-adjusted value within a table (`compare_many`), and the
-    verdict uses it when set. With Mann-Whitney, `values_tend_higher` says which way the ranks
-    lean; where a few outliers pull the mean the other way, the outcome is "cannot tell".
+    `ratio` is the mean of the values over the baseline's (as the design reads them: see
+    benchmarks.designs), with `ci_low`..`ci_high` its 95 % Fieller interval (None with too few
+    values, when `ci_unbounded`, or when every trial of a side was alike). `difference` is the
+    values' mean less the baseline's, in the metric's unit, with `difference_ci`; the verdict
+    reads it instead of the ratio when the ratio cannot be bounded. Neither interval is adjusted
+    for many comparisons. `p_value` is the test's two-sided p (None with too few values or no
+    test); `p_adjusted` is its Holm-adjusted value within a table (`compare_many`), and the
+    verdict uses it when set.
     """
 
     baseline: Description
     values: Description
     higher_is_better: bool
-    test: str
-    min_effect: float  # a change smaller than this fraction is no difference, significant or not
+    min_effect: float  # a change smaller than this fraction does not count, significant or not
     ratio: float | None  # None when the baseline's mean is not above 0
     ci_low: float | None
     ci_high: float | None
     ci_unbounded: bool
     p_value: float | None
     p_adjusted: float | None = None
-    values_tend_higher: bool | None = None  # Mann-Whitney: U above n * m / 2 (None: even, or Welch)
+    difference: float | None = None
+    difference_ci: tuple[float, float] | None = None
+    log_ratio: float | None = None  # log(values) - log(baseline): mirrored exactly by a swap
+    unit: str = ""
+    design: Design = Design()
+    n_units: tuple[int, int] = (0, 0)  # what each side's test took: trials, or boards' means
+    identical: bool = False  # every unit of each side alike: only their order was tested
+    names: tuple[str, str] = ("the baseline", "the compared values")
 
     @property
     def n_baseline(self) -> int:
@@ -136,45 +163,51 @@ class Comparison:
         return _percent(self.ci_low), _percent(self.ci_high)
 
     @property
+    def confounded(self) -> bool:
+        """Each side on boards of its own, one of them on a single board: no test."""
+        return self.design.units == CONFOUNDED
+
+    @property
     def outcome(self) -> str:
-        """better, worse, no difference or cannot tell (for a table's colours)."""
+        """better, worse, below the minimum effect, no difference or cannot tell."""
         p = self._judged_p
-        if p is None or self.ratio is None:
+        if p is None:
             return CANNOT_TELL
-        if p >= ALPHA or abs(self.ratio - 1) < self.min_effect:
-            return NO_DIFFERENCE
-        if self._ranks_disagree:
-            return CANNOT_TELL
-        return BETTER if (self.ratio > 1) == self.higher_is_better else WORSE
+        changed = self.difference != 0 if self.identical else self._excludes_no_change
+        if p >= ALPHA or not changed:
+            # Alike trials that differ, of too few to order significantly: not "no difference".
+            return CANNOT_TELL if self.identical and self.difference else NO_DIFFERENCE
+        if self.log_ratio is not None and abs(self.log_ratio) < math.log1p(self.min_effect):
+            return BELOW_MIN_EFFECT
+        return BETTER if (self.difference > 0) == self.higher_is_better else WORSE
 
     @property
     def verdict(self) -> str:
         """The outcome in words, e.g. "better: 12 % lower (95 % CI 9.1 to 15 % lower; p < 0.001)"
         for a time: "lower"/"higher" is what the mean did, "better"/"worse" what that means."""
-        if self._judged_p is None and self._too_wide:
+        if self._too_wide:
             return "cannot tell: the values spread wider than a float can hold"
+        if self.confounded:
+            return self._confounded_words()
+        if self._judged_p is None and self.identical:
+            return (
+                "cannot tell: every trial on a board gave the same value, and the boards "
+                "disagree on the direction"
+            )
         if self._judged_p is None:
+            return self._too_few_words()
+        outcome, p = self.outcome, self._p_words()
+        if self.identical:
+            return self._identical_words(outcome)
+        change, interval, notes = self._change_words(), self._interval_words(), self._notes()
+        if outcome == NO_DIFFERENCE and self._within_min_effect:
             return (
-                f"too few values to compare: {self.n_baseline} in the baseline, "
-                f"{self.n_values} compared; each side needs 2 or more"
+                f"no difference of {self.min_effect * 100:g} % or more: the 95 % CI lies within "
+                f"it ({change}, {interval}; {p}{notes})"
             )
-        if self.ratio is None:
-            return "no percent change: the baseline's mean is not above 0"
-        change = _change(self.percent_change) if self.percent_change else "unchanged"
-        interval, p = self._interval_words(), self._p_words()
-        outcome = self.outcome
-        if outcome == CANNOT_TELL:  # the ranks disagree with the means
-            lean = "higher" if self.values_tend_higher else "lower"
-            return (
-                f"the ranks and the means disagree: the values tend to be {lean}, "
-                f"but their mean is {change} ({p})"
-            )
-        if outcome == NO_DIFFERENCE and self._judged_p >= ALPHA:
-            return f"no significant difference ({p}; {change}, {interval})"
         if outcome == NO_DIFFERENCE:
-            under = f"a difference under {self.min_effect * 100:g} %"
-            return f"no significant difference: {under} ({change}, {interval}; {p})"
-        return f"{outcome}: {change} ({interval}; {p})"
+            return f"no significant difference ({p}; {change}, {interval}{notes})"
+        return f"{self._lead(outcome)}: {change} ({interval}; {p}{notes})"
 
     @property
     def _too_wide(self) -> bool:
@@ -182,25 +215,51 @@ class Comparison:
         return any(math.isinf(side.sd or 0) for side in (self.baseline, self.values))
 
     @property
-    def _ranks_disagree(self) -> bool:
-        return self.values_tend_higher is not None and self.values_tend_higher != (self.ratio > 1)
+    def _on_ratio(self) -> bool:
+        """Whether the words give the change as a percent (else as a difference)."""
+        return self.ci_low is not None or (self.identical and self.ratio is not None)
+
+    @property
+    def _excludes_no_change(self) -> bool:
+        if self.ci_low is not None:
+            return not self.ci_low <= 1 <= self.ci_high
+        return self.difference_ci is not None and not (
+            self.difference_ci[0] <= 0 <= self.difference_ci[1]
+        )
+
+    @property
+    def _within_min_effect(self) -> bool:
+        if self.ci_low is None or self.ci_low <= 0:
+            return False
+        limit = math.log1p(self.min_effect)
+        return -limit < math.log(self.ci_low) and math.log(self.ci_high) < limit
 
     @property
     def _judged_p(self) -> float | None:
         return self.p_value if self.p_adjusted is None else self.p_adjusted
 
+    def _lead(self, outcome: str) -> str:
+        if outcome == BELOW_MIN_EFFECT:
+            return f"significant, but below the {self.min_effect * 100:g} % that counts"
+        return outcome
+
     def _p_words(self) -> str:
-        # Named where it differs from a plain t-test's p, as a rank test can disagree with the
-        # interval of the means.
-        name = "Mann-Whitney p" if self.test == MANN_WHITNEY else "p"
-        if self.p_adjusted is not None:
-            name = f"Holm-adjusted {name}"
+        name = "p" if self.p_adjusted is None else "Holm-adjusted p"
         p = self._judged_p
         return f"{name} < 0.001" if p < 0.001 else f"{name} = {p:.3g}"
 
+    def _change_words(self) -> str:
+        if self._on_ratio:
+            return _change(self.percent_change) if self.percent_change else "unchanged"
+        words = _amount(self.difference, self.unit)
+        if self.baseline.mean <= 0:
+            words += f" against a baseline mean of {_figure(self.baseline.mean)}"
+        return words
+
     def _interval_words(self) -> str:
-        if self.ci_unbounded:
-            return "95 % CI unbounded, as the baseline's mean is not clearly above 0"
+        if not self._on_ratio:
+            low, high = self.difference_ci
+            return f"95 % CI {_amount(low)} to {_amount(high, self.unit)}"
         low, high = self.percent_ci
         # From the end nearer to no change to the far one, in the estimate's direction.
         near, far = (high, low) if self.percent_change < 0 else (low, high)
@@ -210,6 +269,88 @@ class Comparison:
         if (near < 0) == (far < 0):  # one side of no change: "9.1 to 15 % lower"
             return f"95 % CI {_number(near)} to {far_words}"
         return f"95 % CI {near_words} to {far_words}"
+
+    def _notes(self) -> str:
+        """What the design and the scale of the change took, where it was not the plain one."""
+        notes = []
+        if self.ci_unbounded:
+            notes.append(
+                "a difference, as the baseline's mean is not clearly above 0 and the ratio's "
+                "interval is unbounded"
+            )
+        design, left = self.design, ""
+        if design.left_out:
+            left = f": {_listed(design.left_out)} left out, only one side ran on it"
+        if design.units == TRIALS and design.shared and left:
+            notes.append(f"on {design.shared[0]}, the one board both sides ran on{left}")
+        elif design.units == BLOCKS:
+            notes.append(f"compared board by board, on {_listed(design.shared)}{left}")
+        elif design.units == BOARDS:
+            notes.append(
+                f"the sides ran on different boards ({_listed(design.baseline_boards)}; "
+                f"{_listed(design.values_boards)}): each board's mean counts as one value, and "
+                f"{self._spread_words()}"
+            )
+        return "".join(f"; {note}" for note in notes)
+
+    def _spread_words(self) -> str:
+        spread = self.design.board_spread
+        if spread is None:
+            return (
+                "how much boards differ on their own is unknown here, as no side ran on two boards"
+            )
+        return (
+            f"boards of one side differ by {_number(spread * 100)} % (relative SD of their means)"
+        )
+
+    def _confounded_words(self) -> str:
+        baseline, values = self.names
+        design = self.design
+        change = _change(self.percent_change) if self.ratio else _amount(self.difference, self.unit)
+        return (
+            f"cannot tell: confounded with the board: {baseline} ran on "
+            f"{_listed(design.baseline_boards)}, {values} on {_listed(design.values_boards)} "
+            f"({change}); {self._spread_words()}"
+        )
+
+    def _too_few_words(self) -> str:
+        if self.design.units == BLOCKS:
+            return (
+                f"too few values to compare: on the boards both sides ran on "
+                f"({_listed(self.design.shared)}), each side needs 2 or more trials on one of them"
+            )
+        before, after = self.n_units if self.design.shared else (self.n_baseline, self.n_values)
+        return (
+            f"too few values to compare: {before} in the baseline, {after} compared; "
+            "each side needs 2 or more"
+        )
+
+    def _identical_words(self, outcome: str) -> str:
+        if outcome == NO_DIFFERENCE:
+            return "no difference: every trial on both sides gave the same value"
+        what = "boards" if self.design.units == BOARDS else "trials"
+        order = f"the order of {self.n_units[0]} and {self.n_units[1]} {what}"
+        change = self._change_words()
+        if outcome == CANNOT_TELL:
+            return (
+                f"cannot tell: every trial of a side gave the same value ({change}); with no "
+                f"spread, only {order} can be tested, and it cannot give p below "
+                f"{self.p_value:.3g}"
+            )
+        return (
+            f"{self._lead(outcome)}: {change} (every trial of a side gave the same value; with "
+            f"no spread, only {order} was tested: {self._p_words()}{self._notes()})"
+        )
+
+    def renamed(self, board: Callable[[str], str], side: Callable[[str], str]) -> "Comparison":
+        """The comparison with its boards and its sides under other names, for its words (a
+        share page's aliases)."""
+        design = replace(
+            self.design,
+            baseline_boards=tuple(map(board, self.design.baseline_boards)),
+            values_boards=tuple(map(board, self.design.values_boards)),
+        )
+        return replace(self, design=design, names=(side(self.names[0]), side(self.names[1])))
 
     def to_dict(self) -> dict:
         extra = ("n_baseline", "n_values", "percent_change", "percent_ci", "outcome", "verdict")
@@ -221,36 +362,88 @@ def compare(
     values: Sequence[float],
     higher_is_better: bool = True,
     *,
-    test: str = WELCH,
     min_effect: float = 0.02,
+    unit: str = "",
+    baseline_boards: Sequence | None = None,
+    values_boards: Sequence | None = None,
+    names: tuple[str, str] = ("the baseline", "the compared values"),
 ) -> Comparison:
-    """Compare `values` with `baseline` (ValueError for an empty side or a value not finite)."""
-    if test not in (WELCH, MANN_WHITNEY):
-        raise ValueError(f"unknown test {test!r}: use {WELCH!r} or {MANN_WHITNEY!r}")
+    """Compare `values` with `baseline` (ValueError for an empty side or a value not finite).
+
+    *_boards: the board (its name) each value ran on, for the design (benchmarks.designs);
+    without them every trial is a unit. names: the sides, for the words of a confounded one."""
     if not (math.isfinite(min_effect) and min_effect >= 0):
         raise ValueError("min_effect must be a fraction of 0 or more, e.g. 0.02 for 2 %")
     baseline, values = list(baseline), list(values)  # read twice: a generator would run dry
     before, after = describe(baseline), describe(values)
     scale = _scale(before, after)
-    scaled_before, scaled_after = _scaled(before, scale), _scaled(after, scale)
-    p_value = low = high = tend_higher = None
-    if before.n >= 2 and after.n >= 2 and math.isfinite(before.sd + after.sd):
-        if test == WELCH:
-            p_value = _welch_p(scaled_before, scaled_after)
-        else:
-            found = scipy_stats.mannwhitneyu(values, baseline, alternative="two-sided")
-            p_value = float(found.pvalue)
-            even = after.n * before.n / 2
-            tend_higher = None if found.statistic == even else bool(found.statistic > even)
-    ratio = after.mean / before.mean if before.mean > 0 else None
-    if ratio is not None and p_value is not None:
-        low, high = _fieller(scaled_before, scaled_after, ratio) or (None, None)
-    return Comparison(
-        baseline=before, values=after, higher_is_better=higher_is_better, test=test,
-        min_effect=min_effect, ratio=ratio, ci_low=low, ci_high=high,
-        ci_unbounded=ratio is not None and p_value is not None and low is None,
-        p_value=p_value, values_tend_higher=tend_higher,
-    )  # fmt: skip
+    # The values times a power of 2 (exact): the ratio and the test are the same, while their
+    # squares (variances, mean^2) can no longer overflow.
+    scaled_before, scaled_after = np.asarray(baseline) * scale, np.asarray(values) * scale
+    before_boards, after_boards = (
+        None if boards is None else _board_names(boards, len(side))
+        for boards, side in ((baseline_boards, baseline), (values_boards, values))
+    )
+    design = designs.design_of(scaled_before, before_boards, scaled_after, after_boards)
+    found = Comparison(
+        baseline=before,
+        values=after,
+        higher_is_better=higher_is_better,
+        min_effect=min_effect,
+        ratio=_ratio(before.mean, after.mean),
+        ci_low=None,
+        ci_high=None,
+        ci_unbounded=False,
+        p_value=None,
+        difference=after.mean - before.mean,
+        unit=unit,
+        design=design,
+        names=names,
+    )
+    if design.units == CONFOUNDED or found._too_wide:
+        return found
+    pairs = designs.strata(design, scaled_before, before_boards, scaled_after, after_boards)
+    sides = [designs.estimate([pair[side] for pair in pairs]) for side in (0, 1)]
+    return _tested(found, *sides, pairs, scale)
+
+
+def _tested(
+    found: Comparison,
+    before: designs.Estimate,
+    after: designs.Estimate,
+    pairs: list[tuple],
+    scale: float,
+) -> Comparison:
+    """found with the design's estimates, its test and its intervals."""
+    ratio = _ratio(before.mean, after.mean)
+    found = replace(
+        found,
+        ratio=ratio,
+        difference=(after.mean - before.mean) / scale,
+        n_units=tuple(sum(pair[side].size for pair in pairs) for side in (0, 1)),
+        log_ratio=math.log(after.mean) - math.log(before.mean) if ratio and ratio > 0 else None,
+    )
+    if not (before.df and after.df):
+        return found
+    if before.variance == after.variance == 0:
+        return replace(found, p_value=designs.order_p(pairs), identical=True)
+    variance = before.variance + after.variance
+    # Welch-Satterthwaite; a side with no spread adds nothing (the other's df alone).
+    df = variance**2 / sum(side.variance**2 / side.df for side in (before, after) if side.variance)
+    t, difference = _t_quantile(df), after.mean - before.mean
+    p_value = float(2 * special.stdtr(df, -abs(difference) / math.sqrt(variance)))
+    half = t * math.sqrt(variance)
+    found = replace(
+        found,
+        p_value=p_value,
+        difference_ci=((difference - half) / scale, (difference + half) / scale),
+    )
+    if ratio is None:
+        return found
+    interval = _fieller(before, after, t)
+    if interval is None:
+        return replace(found, ci_unbounded=True)
+    return replace(found, ci_low=interval[0], ci_high=interval[1])
 
 
 def compare_many(
@@ -258,14 +451,27 @@ def compare_many(
     groups: Mapping[str, Sequence[float]],
     higher_is_better: bool = True,
     *,
-    test: str = WELCH,
     min_effect: float = 0.02,
+    unit: str = "",
+    baseline_boards: Sequence | None = None,
+    boards: Mapping[str, Sequence] | None = None,
+    baseline_name: str = "the baseline",
 ) -> dict[str, Comparison]:
     """Compare each group with the baseline, for one table: the verdicts use Holm-adjusted
-    p-values, so that among many groups a chance "win" is not called one."""
+    p-values, so that among many groups a chance "win" is not called one. boards: each group's
+    values' boards, by group name, with baseline_boards the baseline's."""
     baseline = list(baseline)  # compared with every group
     found = {
-        name: compare(baseline, values, higher_is_better, test=test, min_effect=min_effect)
+        name: compare(
+            baseline,
+            values,
+            higher_is_better,
+            min_effect=min_effect,
+            unit=unit,
+            baseline_boards=baseline_boards,
+            values_boards=None if boards is None else boards[name],
+            names=(baseline_name, name),
+        )
         for name, values in groups.items()
     }
     adjusted = holm([comparison.p_value for comparison in found.values()])
@@ -325,12 +531,6 @@ def _sd(values: np.ndarray) -> float:
         return math.inf
 
 
-def _scaled(description: Description, scale: float) -> Description:
-    """The mean and sd a test reads, of the values times scale (a power of 2: exact)."""
-    sd = None if description.sd is None else description.sd * scale
-    return replace(description, mean=description.mean * scale, sd=sd)
-
-
 def _scale(*sides: Description) -> float:
     """A power of 2 that brings the largest value to 0.5..1: exact, and it leaves the t-test
     and the ratio as they are while their squares (sd^2, mean^2) can no longer overflow. (The
@@ -339,33 +539,24 @@ def _scale(*sides: Description) -> float:
     return math.ldexp(1.0, -math.frexp(largest)[1]) if largest else 1.0
 
 
-def _welch_p(before: Description, after: Description) -> float:
-    """Welch's two-sided p for a difference of means. With no spread on either side, t is 0/0
-    for equal means (p 1) and infinite for unequal ones (p 0): every trial said the same."""
-    vb, va = before.squared_standard_error, after.squared_standard_error
-    if vb + va == 0:
-        return 1.0 if after.mean == before.mean else 0.0
-    t = (after.mean - before.mean) / math.sqrt(vb + va)
-    df = (vb + va) ** 2 / (vb**2 / (before.n - 1) + va**2 / (after.n - 1))
-    return float(2 * scipy_stats.t.sf(abs(t), df))
+def _board_names(boards: Sequence, count: int) -> np.ndarray:
+    names = np.asarray(boards).astype(str)
+    if names.size != count:
+        raise ValueError(f"{names.size} boards for {count} values: one board a value")
+    return names
 
 
-def _fieller(before: Description, after: Description, ratio: float) -> tuple[float, float] | None:
-    """The 95 % Fieller interval of mean(after) / mean(before), or None where it is unbounded.
+def _ratio(before: float, after: float) -> float | None:
+    return after / before if before > 0 else None
+
+
+def _fieller(before, after, t: float) -> tuple[float, float] | None:
+    """The Fieller interval of mean(after) / mean(before) at t, or None where it is unbounded.
 
     It is the set of r where |mean(after) - r * mean(before)| <= t * sqrt(va + r^2 * vb), a
     quadratic in r whose leading coefficient is mean(before)^2 - t^2 * vb.
     """
-    vb, va = before.squared_standard_error, after.squared_standard_error
-    if vb == va == 0:
-        return ratio, ratio
-    if va == 0:  # the Welch-Satterthwaite df below then reduce to one side's n - 1
-        df = before.n - 1
-    elif vb == 0:
-        df = after.n - 1
-    else:
-        df = (va + ratio**2 * vb) ** 2 / (va**2 / (after.n - 1) + ratio**4 * vb**2 / (before.n - 1))
-    t = scipy_stats.t.ppf((1 + CONFIDENCE) / 2, df)
+    vb, va = before.variance, after.variance
     leading = before.mean**2 - t**2 * vb
     if leading <= 0:
         return None
@@ -388,3 +579,20 @@ def _change(percent: float) -> str:
     if _number(percent) == "0":
         return "0 %"
     return f"{_number(percent)} % {'lower' if percent < 0 else 'higher'}"
+
+
+def _figure(value: float) -> str:
+    """A value in the metric's unit for words: three significant digits, whole from 1000 to a
+    million."""
+    return f"{value:,.0f}" if 1000 <= abs(value) < 1e6 else f"{value:.3g}"
+
+
+def _amount(difference: float, unit: str = "") -> str:
+    """A difference with its sign: "+41 retransmits"."""
+    words = ("-" if difference < 0 else "+") + _figure(abs(difference))
+    return f"{words} {unit}" if unit else words
+
+
+def _listed(names: Sequence[str]) -> str:
+    names = list(names)
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"

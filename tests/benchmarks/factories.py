@@ -1,5 +1,7 @@
 """Campaign rows made directly, for pages that show them (the engine is not needed)."""
 
+import copy
+
 from benchmarks.models import Campaign, Comparison, Lane, Measurement, Run
 from devices.models import FactSnapshot, Preset, PresetVersion
 from tests.devices.factories import make_board
@@ -62,6 +64,17 @@ def lane_on(campaign, name, model="Raspberry Pi 4 Model B Rev 1.5", kernel=64, u
                "firmware_version": {"version": "d2f7a1b"}},
     )  # fmt: skip
     return lane
+
+
+def reflashed(lane, userland=32):
+    """lane as after its board was re-flashed to another userland and probed again: its trials
+    (see trials) run on the same board, with the new probe."""
+    again = copy.copy(lane)
+    again.snapshot = FactSnapshot.objects.create(
+        board=lane.board, model=lane.snapshot.model, kernel_bits=lane.snapshot.kernel_bits,
+        userland_bits=userland, os_name=lane.snapshot.os_name, facts=lane.snapshot.facts,
+    )  # fmt: skip
+    return again
 
 
 def trials(lane, values, **fields) -> list[Run]:

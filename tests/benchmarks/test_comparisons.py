@@ -6,7 +6,7 @@ from django.test.utils import CaptureQueriesContext
 
 from benchmarks import comparisons, results, stats
 from benchmarks.models import Campaign
-from tests.benchmarks.factories import lane_on, overclock, trials
+from tests.benchmarks.factories import lane_on, overclock, reflashed, trials
 
 pytestmark = pytest.mark.django_db
 BASELINE = [100.0, 102.0, 98.0]
@@ -28,9 +28,17 @@ def test_groups_by_preset_have_the_statistics_of_their_trials(campaign):
     assert result.baseline == "as the board is"
     assert result.groups[1].description == stats.describe(FASTER)
     assert result.unit == "MB/s" and result.n == 6
-    expected = stats.compare_many(BASELINE, {"fast v2": FASTER})["fast v2"]
+    expected = stats.compare_many(
+        BASELINE,
+        {"fast v2": FASTER},
+        unit="MB/s",
+        baseline_boards=["bench-a"] * 3,
+        boards={"fast v2": ["bench-a"] * 3},
+        baseline_name="as the board is",
+    )["fast v2"]
     assert result.comparisons == {"fast v2": expected}
     assert result.comparisons["fast v2"].outcome == stats.BETTER
+    assert result.comparisons["fast v2"].design.units == stats.TRIALS  # of the one board
 
 
 def test_suspect_trials_are_left_out_and_counted_unless_included(campaign):
@@ -219,4 +227,92 @@ def test_each_trial_keeps_its_run_and_its_runs_measured_clock(campaign):
                                    "throughput", "preset").groups  # fmt: skip
     assert sorted(zip(group.run_ids, group.values, group.clocks, strict=True)) == sorted(
         [(made[0].pk, 100.0, 1500.0), (made[1].pk, 101.0, 1500.0), (made[2].pk, 99.0, None)]
+    )
+
+
+# The board is the unit of the test
+
+NODE_A_STOCK, NODE_A_FAST = [100.0, 101.0, 99.0], [103.0, 104.0, 102.0]
+NODE_B_STOCK, NODE_B_FAST = [110.0, 111.0, 109.0], [113.0, 114.0, 112.0]
+
+
+def test_boards_that_ran_both_presets_are_compared_board_by_board(campaign):
+    # bench-b is 10 MB/s above bench-a throughout; each is 3 MB/s faster overclocked (p from
+    # test_stats' two-way ANOVA of the same values: 0.000826). Pooled as independent trials,
+    # bench-b's own level would hide the change (p 0.37).
+    fast = overclock()
+    for name, stock, faster in (
+        ("bench-a", NODE_A_STOCK, NODE_A_FAST),
+        ("bench-b", NODE_B_STOCK, NODE_B_FAST),
+    ):
+        lane = lane_on(campaign, name)
+        trials(lane, stock)
+        trials(lane, faster, preset_version=fast)
+    result = comparisons.compare(
+        comparisons.runs_selected([campaign.pk]), "sha1sum", "throughput", "preset"
+    )
+    found = result.comparisons["fast v2"]
+    assert found.design.units == stats.BLOCKS
+    assert found.p_value == pytest.approx(0.0008262751659886821, rel=1e-6)
+    assert found.outcome == stats.BETTER
+    assert found.verdict.endswith("; compared board by board, on bench-a and bench-b)")
+
+
+def test_bitness_on_two_boards_is_confounded_with_the_board(campaign):
+    trials(lane_on(campaign, "bench-64"), FASTER)
+    trials(lane_on(campaign, "bench-32", userland=32), BASELINE)
+    result = comparisons.compare(
+        comparisons.runs_selected([campaign.pk]),
+        "sha1sum",
+        "throughput",
+        "userland",
+        baseline="32-bit userland",
+    )
+    found = result.comparisons["64-bit userland"]
+    assert found.confounded and found.p_value is None and found.outcome == stats.CANNOT_TELL
+    assert found.verdict == (
+        "cannot tell: confounded with the board: 32-bit userland ran on bench-32, 64-bit "
+        "userland on bench-64 (20 % higher); how much boards differ on their own is unknown "
+        "here, as no side ran on two boards"
+    )
+
+
+def test_bitness_on_one_re_flashed_board_compares_its_trials(campaign):
+    lane = lane_on(campaign, "bench-a", userland=32)
+    trials(lane, BASELINE)
+    trials(reflashed(lane, userland=64), FASTER)
+    result = comparisons.compare(
+        comparisons.runs_selected([campaign.pk]),
+        "sha1sum",
+        "throughput",
+        "userland",
+        baseline="32-bit userland",
+    )
+    found = result.comparisons["64-bit userland"]
+    assert found.design.units == stats.TRIALS and found.outcome == stats.BETTER
+    assert found.p_value == stats.compare(BASELINE, FASTER).p_value
+
+
+def test_grouped_by_board_the_trials_are_the_units(campaign):
+    # The board is the factor compared: its trials are what there is to compare.
+    trials(lane_on(campaign, "bench-a"), BASELINE)
+    trials(lane_on(campaign, "bench-b"), FASTER)
+    result = comparisons.compare(
+        comparisons.runs_selected([campaign.pk]), "sha1sum", "throughput", "board"
+    )
+    found = result.comparisons["bench-b"]
+    assert found.design == stats.Design() and found.outcome == stats.BETTER
+
+
+def test_an_overview_row_of_sides_on_boards_of_their_own_is_confounded(campaign):
+    trials(lane_on(campaign, "pi-64"), FASTER)
+    trials(lane_on(campaign, "pi-32", userland=32), BASELINE)
+    (row,) = comparisons.overview(
+        comparisons.runs_selected([campaign.pk]), "userland", "32-bit userland"
+    ).rows
+    assert row.comparison.confounded
+    assert row.comparison.p_adjusted is None and row.comparison.outcome == stats.CANNOT_TELL
+    assert row.comparison.verdict.startswith(
+        "cannot tell: confounded with the board: 32-bit userland ran on pi-32, 64-bit userland "
+        "on pi-64 (20 % higher)"
     )
