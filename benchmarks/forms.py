@@ -111,7 +111,7 @@ def _preset_choices() -> list[tuple[str, str]]:
     """ "As is", then the stock preset's versions (the baseline of firmware defaults), then
     the others by name."""
     versions = PresetVersion.objects.select_related("preset").order_by("preset__name", "-number")
-    versions = sorted(versions, key=lambda version: not presets.is_stock(version))  # stable
+    versions = sorted(versions, key=lambda version: version.preset.name != presets.STOCK.name)
     return [(campaigns.AS_IS, "as the board is (its state before the campaign)")] + [
         (f"{version.preset.name}@{version.number}", str(version)) for version in versions
     ]

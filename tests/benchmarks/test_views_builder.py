@@ -380,3 +380,13 @@ def test_the_preview_warns_of_an_as_is_that_is_not_stock_and_of_an_underclock(cl
         "an underclock",
     ]
     assert not Campaign.objects.exists()  # a preview starts nothing
+
+
+def test_the_stock_preset_is_offered_first_after_as_is(client, operator, boards):
+    classic = presets.example_version(presets.CLASSIC_OVERCLOCK)
+    stock = presets.stock_version()
+    client.force_login(operator)
+    body = client.get(NEW).content.decode()
+    offered = re.findall(r'name="presets" value="([^"]+)"', body)
+    assert offered[:3] == ["as-is", f"{stock.preset.name}@{stock.number}",
+                           f"{classic.preset.name}@{classic.number}"]  # fmt: skip
