@@ -17,9 +17,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from django.core.exceptions import EmptyResultSet
 from django.db import connections
-from django.db.models import Q, QuerySet
+from django.db.models import Min, Q, QuerySet
 
-from benchmarks import catalog, link, stats
+from benchmarks import catalog, effective, link, stats
 from benchmarks.models import Campaign, Measurement, Run
 from benchmarks.results import value_text
 from devices.models import Board, FactSnapshot, PresetVersion
@@ -92,6 +92,9 @@ class Group:
     environment: dict[str, str] = field(default_factory=dict)
     run_ids: list[int] = field(default_factory=list)  # each value's run
     clocks: list[float | None] = field(default_factory=list)  # each value's run's clock
+    # Boards whose runs in the group ran more than one configuration (config.txt and
+    # governor, benchmarks.effective): the group is not one treatment there.
+    mixed: list[str] = field(default_factory=list)
 
     @property
     def several_boards(self) -> bool:
@@ -139,13 +142,13 @@ class _Tally:
 
     def __init__(self):
         self.values, self.boards, self.clocks, self.runs = [], [], [], []
-        self.snapshots, self.versions, self.tools = set(), set(), set()
+        self.snapshots, self.versions, self.tools, self.ran = set(), set(), set(), set()
         self.suspects = 0
 
     def merge(self, other: "_Tally") -> None:
         for name in ("values", "boards", "clocks", "runs"):
             getattr(self, name).extend(getattr(other, name))
-        for name in ("snapshots", "versions", "tools"):
+        for name in ("snapshots", "versions", "tools", "ran"):
             getattr(self, name).update(getattr(other, name))
         self.suspects += other.suspects
 
@@ -174,7 +177,8 @@ def compare(
         "measurements__value", "board_id", "clock_mhz", "id", key_column
     ))  # fmt: skip
     shared = _fetched(selected.values_list(
-        key_column, "suspect", "snapshot_id", "preset_version_id", "campaign_id", "tool_version"
+        key_column, "suspect", "snapshot_id", "preset_version_id", "campaign_id", "tool_version",
+        "board_id", "config_fingerprint",
     ).distinct())  # fmt: skip
     # The suspects' keys, counted here: a GROUP BY would have SQLite walk every run in the
     # key's own index order (to spare a sort) rather than seek the few suspects in
@@ -184,7 +188,7 @@ def compare(
         suspects.update(
             key for (key,) in _fetched(selected.filter(suspect=True).values_list(key_column))
         )
-    names = _Names(group_by, {row[1] for row in rows}, shared)
+    names = _Names(group_by, {row[1] for row in rows}, shared, selected)
     tallies = _tallies(rows, shared, suspects, include_suspects, names)
     if not any(tally.values for tally in tallies.values()):
         raise ComparisonError(f"no {metric} values of {benchmark} in these runs")
@@ -226,13 +230,14 @@ def _tallies(rows: list[tuple], shared: list[tuple], suspects: dict, include_sus
         tally.boards.append(board)
         tally.clocks.append(clock)
         tally.runs.append(run)
-    for key, suspect, snapshot, version, _, tool in shared:
+    for key, suspect, snapshot, version, _, tool, board, fingerprint in shared:
         tally = by_key[key]
         if tool:
             tally.tools.add(tool)
         if include_suspects or not suspect:
             tally.snapshots.add(snapshot)
             tally.versions.add(version)
+            tally.ran.add((board, fingerprint))
     for key, count in suspects.items():
         by_key[key].suspects = count
     named = {}
@@ -260,7 +265,9 @@ def _group(key: str, tally: _Tally, names: "_Names") -> Group:
         environment=names.environment(tally.snapshots, tally.versions) | {
             "measured Arm clock": _clock_text(clocks),
             "tool versions": _joined(tally.tools),
+            "what ran": names.what_ran(tally.ran),
         },
+        mixed=names.mixed(tally.ran),
         run_ids=np.asarray(tally.runs)[order].tolist(),
         clocks=np.asarray(tally.clocks, object)[order].tolist(),
     )  # fmt: skip
@@ -525,10 +532,14 @@ class _Names:
     """What the runs' ids stand for (their boards, probes, preset versions, campaigns), read
     once per comparison with a query each, and so each group's name and environment."""
 
-    def __init__(self, group_by: str, board_ids: set, shared: list[tuple]):
+    def __init__(self, group_by: str, board_ids: set, shared: list[tuple], selected=None):
         """shared: compare()'s distinct rows of key, suspect, and the ids of the run's probe,
-        preset version and campaign."""
+        preset version and campaign, its tool version, board and configuration's fingerprint;
+        selected: the runs, of which one a configuration tells what that was."""
         self.group_by = group_by
+        self.ran = {}
+        if selected is not None:
+            self.ran = _configurations(selected, {row[7] for row in shared})
         snapshot_ids, version_ids, campaign_ids = ({row[column] for row in shared}
                                                    for column in range(2, 5))  # fmt: skip
         boards = Board.objects.filter(pk__in=board_ids).order_by("name")
@@ -585,6 +596,30 @@ class _Names:
         labels = [self.versions.get(pk, AS_IS) for pk in version_ids]
         return words | {"preset version": _joined(labels)}
 
+    def what_ran(self, ran: set[tuple]) -> str:
+        """Each board's configuration(s) in words (benchmarks.effective), board by board."""
+        by_board = defaultdict(set)
+        for board, fingerprint in ran:
+            by_board[self.boards.get(board) or f"board {board}"].add(fingerprint or "")
+        lines = []
+        for board in sorted(by_board):
+            words = sorted(
+                self.ran.get(fp) or "not recorded (a run of an older pifarm)"
+                for fp in by_board[board]
+            )
+            if len(words) == 1:
+                lines.append(f"{board}: {words[0]}")
+            else:
+                lines.append(f"{board}: {len(words)} configurations: " + " / ".join(words))
+        return "; ".join(lines) or UNKNOWN
+
+    def mixed(self, ran: set[tuple]) -> list[str]:
+        by_board = defaultdict(set)
+        for board, fingerprint in ran:
+            by_board[board].add(fingerprint or "")
+        return sorted(self.boards.get(board) or f"board {board}"
+                      for board, found in by_board.items() if len(found) > 1)  # fmt: skip
+
     def stratum(self, snapshot_id, version_id) -> str:
         """What an overview pairs like with like by, in words: "on <model>, <preset>", but for
         the factor grouped by."""
@@ -593,6 +628,27 @@ class _Names:
         if self.group_by != "preset":
             words.append(self.versions.get(version_id, AS_IS))
         return ", ".join(words)
+
+
+def _configurations(selected: QuerySet, fingerprints: set[str]) -> dict[str, str]:
+    """Each fingerprint's configuration in words, from one run that ran it (two queries)."""
+    fingerprints.discard("")
+    if not fingerprints:
+        return {}
+    one_each = (
+        selected.filter(config_fingerprint__in=fingerprints)
+        .values("config_fingerprint")
+        .annotate(run=Min("id"))
+        .values_list("run", flat=True)
+    )
+    found = Run.objects.filter(pk__in=list(one_each)).values_list(
+        "config_fingerprint", "environment__effective"
+    )
+    words = {}
+    for fingerprint, state in found:
+        state = json_value(state)
+        words[fingerprint] = effective.words(state if isinstance(state, dict) else {})
+    return words
 
 
 def _joined(values) -> str:

@@ -211,6 +211,7 @@ class Run(models.Model):
                     "snapshot",
                     "preset_version",
                     "tool_version",
+                    "config_fingerprint",
                 ],
                 name="run_comparison",
             ),  # fmt: skip

@@ -152,6 +152,7 @@ class Hider:
                 group,
                 key=keys[group.key],
                 boards={self.board(name): spread for name, spread in group.boards.items()},
+                mixed=[self.board(name) for name in group.mixed],
                 environment={
                     name: value if name in OUR_FIGURES else text(value)
                     for name, value in group.environment.items()

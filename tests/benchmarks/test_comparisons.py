@@ -4,7 +4,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from benchmarks import comparisons, results, stats
+from benchmarks import comparisons, effective, results, stats
 from benchmarks.models import Campaign
 from tests.benchmarks.factories import lane_on, overclock, reflashed, trials
 
@@ -315,4 +315,28 @@ def test_an_overview_row_of_sides_on_boards_of_their_own_is_confounded(campaign)
     assert row.comparison.verdict.startswith(
         "cannot tell: confounded with the board: 32-bit userland ran on pi-32, 64-bit userland "
         "on pi-64 (20 % higher)"
+    )
+
+
+def test_a_group_says_what_its_runs_ran_and_where_it_mixed_configurations(campaign):
+    """ "As is" ran the board's own config.txt on bench-a, but bench-b's changed in between
+    (someone edited it): that group is not one treatment there, and the page says so."""
+    own = {"config_sha256": "a" * 64, "managed": {}, "firmware": {"arm_freq": "1500"},
+           "governor": "ondemand", "userland_bits": 64}  # fmt: skip
+    edited = {**own, "config_sha256": "b" * 64, "firmware": {"arm_freq": "1800"}}
+    for name, states in (("bench-a", [own, own]), ("bench-b", [own, edited])):
+        lane = lane_on(campaign, name)
+        for value, state in zip(BASELINE, states, strict=False):
+            trials(lane, [value], environment={"effective": state},
+                   config_fingerprint=effective.fingerprint(state))  # fmt: skip
+    result = comparisons.compare(
+        comparisons.runs_selected([campaign.pk]), "sha1sum", "throughput", "preset"
+    )
+    group = result.groups[0]
+    assert group.mixed == ["bench-b"]
+    assert group.environment["what ran"] == (
+        "bench-a: arm_freq 1500, governor ondemand, 64-bit userland; config.txt aaaaaaaa (no "
+        "pifarm block); bench-b: 2 configurations: arm_freq 1500, governor ondemand, 64-bit "
+        "userland; config.txt aaaaaaaa (no pifarm block) / arm_freq 1800, governor ondemand, "
+        "64-bit userland; config.txt bbbbbbbb (no pifarm block)"
     )
