@@ -19,7 +19,7 @@ from django.core.exceptions import EmptyResultSet
 from django.db import connections
 from django.db.models import Min, Q, QuerySet
 
-from benchmarks import catalog, effective, link, stats
+from benchmarks import catalog, effective, link, simulated, stats
 from benchmarks.models import Campaign, Measurement, Run
 from benchmarks.results import value_text
 from devices.models import Board, FactSnapshot, PresetVersion
@@ -51,6 +51,8 @@ _FACTS = {
     "userland bits": "userland_bits", "OS": "os_name",
     "firmware": "facts__firmware_version__version", "governor": "facts__governor",
 }  # fmt: skip
+# Read with the facts above, shown as the page's note on simulated boards, not as a fact.
+_SIMULATED = "facts__simulated"
 
 
 class ComparisonError(ValueError):
@@ -116,10 +118,15 @@ class Result:
     # A network throughput's line rate and TCP goodput ceiling (benchmarks.link); None for
     # any other metric.
     references: link.References | None = None
+    simulated: bool = False  # some of its runs ran on simulated boards (benchmarks.simulated)
 
     @property
     def n(self) -> int:
         return sum(group.description.n for group in self.groups)
+
+    @property
+    def simulated_note(self) -> str:
+        return simulated.NOTE if self.simulated else ""
 
     @property
     def table(self) -> list[tuple[Group, stats.Comparison | None]]:
@@ -216,6 +223,7 @@ def compare(
             baseline_boards=boards and boards[baseline], boards=boards, baseline_name=baseline,
         ),
         references=_references(benchmark, unit, selected, key_column, names, counted),
+        simulated=names.simulated,
     )  # fmt: skip
 
 
@@ -545,9 +553,10 @@ class _Names:
         boards = Board.objects.filter(pk__in=board_ids).order_by("name")
         self.boards = dict(boards.values_list("pk", "name"))  # by name: the spread's order
         probes = FactSnapshot.objects.filter(pk__in=snapshot_ids).values_list(
-            "pk", *_FACTS.values()
+            "pk", _SIMULATED, *_FACTS.values()
         )
-        self.facts = {row[0]: dict(zip(_FACTS, row[1:], strict=True)) for row in probes}
+        self.facts = {row[0]: dict(zip(_FACTS, row[2:], strict=True)) for row in probes}
+        self.simulated = any(bool(json_value(row[1])) for row in probes)
         versions = PresetVersion.objects.filter(pk__in=version_ids).order_by()
         rows = versions.values_list("pk", "preset__name", "number")
         self.versions = {pk: f"{name} v{number}" for pk, name, number in rows}

@@ -340,3 +340,17 @@ def test_a_group_says_what_its_runs_ran_and_where_it_mixed_configurations(campai
         "userland; config.txt aaaaaaaa (no pifarm block) / arm_freq 1800, governor ondemand, "
         "64-bit userland; config.txt bbbbbbbb (no pifarm block)"
     )
+
+
+def test_a_result_of_simulated_boards_says_what_the_simulation_can_and_cannot_show(campaign):
+    real = lane_on(campaign, "bench-a")
+    trials(real, BASELINE)
+    runs = comparisons.runs_selected([campaign.pk])
+    assert comparisons.compare(runs, "sha1sum", "throughput", "board").simulated_note == ""
+    simulated = lane_on(campaign, "sim-node1")
+    simulated.snapshot.facts["simulated"] = True
+    simulated.snapshot.save()
+    trials(simulated, FASTER)
+    note = comparisons.compare(runs, "sha1sum", "throughput", "board").simulated_note
+    assert note.startswith("Simulated boards: the simulation models the CPU share follows")
+    assert "It does not model real thermals" in note
