@@ -219,3 +219,18 @@ def test_an_adaptive_campaign_is_followed_to_its_last_trial(pisim_farm, start_wo
     assert done.returncode == 0, done.stderr
     assert [row["state"] for row in json.loads(done.stdout)] == ["done"] * 5
     assert "adaptive: 5 done" in done.stderr
+
+
+def test_a_start_warns_as_the_preview_does(tmp_path, monkeypatch):
+    """An "as is" board not at stock (never probed: unknown) is said at the start."""
+    monkeypatch.setattr("benchmarks.jobs.queue_lane", lambda lane: None)
+    make_board("bench-unprobed")
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"name": "x", "boards": ["bench-unprobed"],
+                                "benchmarks": ["sha1sum"]}))  # fmt: skip
+    err = io.StringIO()
+    call_command("campaign", "start", str(spec), stderr=err)
+    assert (
+        "warning: bench-unprobed has not been probed, so whether it is at stock is unknown. "
+        "Its “as is” is what it runs now"
+    ) in err.getvalue()

@@ -44,6 +44,8 @@ class Command(BaseCommand):
             campaign = campaigns_start(options["spec"], options.get("user"))
             runs = campaign.runs.count()
             self.stderr.write(f"started {campaign.name} ({campaign.code}): {runs} runs")
+            for warning in campaigns.warnings(campaigns.check(campaign.spec)):  # the preview's
+                self.stderr.write(f"warning: {warning}")
         else:
             campaign = find(options["code"])
             if action == "cancel":
