@@ -581,6 +581,9 @@ class _Samplers:
         self.each(start_apart)
         if self.measure.on not in self.ends:
             return []
+        # Next to the measurement, the sampler also reads its process tree's CPU time.
+        measurement = f"{self.dirs[self.measure.on]}/{trial.MEASURE}"
+        argv = telemetry.sampler_argv(SAMPLE_INTERVAL_S, self.names, trial=measurement)
         return [Detached(SAMPLER, argv, self.timeout, ready=telemetry.SAMPLE_DONE)]
 
     def stop(self) -> None:

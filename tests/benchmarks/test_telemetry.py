@@ -427,10 +427,83 @@ def test_the_summary_weighs_each_interval_by_its_length():
     assert summary["procs_mean_pct"] == {"tool": pytest.approx(100 * 1 / seconds)}
 
 
+# --- the measurement's own process tree ---
+
+# A 2-core board, 2 s of a trial: the measurement (a shell running a compiled program whose
+# name nobody follows) keeps one core busy, then ends; the wrapper's `times` says it used
+# 1.9 s of CPU in all. sshd (followed) used a little, outside the measurement's session.
+TREE_LOG = """\
+clk_tck 100
+cpus 2
+sample
+uptime 100.00 0
+stat cpu  1000 0 0 1000 0 0 0 0
+core cpu0 500 0 0 500 0 0 0 0
+core cpu1 500 0 0 500 0 0 0 0
+self 0 0 0 0
+proc sshd 7 100.00 - 0 0 0 0
+end
+sample
+uptime 101.00 0
+stat cpu  1100 0 2 1098 0 0 0 0
+core cpu0 598 0 2 500 0 0 0 0
+core cpu1 502 0 0 598 0 0 0 0
+self 1 0 0 0
+proc sshd 7 101.00 - 1 0 0 0
+proc sh 41 101.00 trial 1 0 0 0
+end
+sample
+uptime 102.00 0
+stat cpu  1200 0 4 1196 0 0 0 0
+core cpu0 696 0 4 500 0 0 0 0
+core cpu1 504 0 0 696 0 0 0 0
+self 2 0 0 0
+proc sshd 7 102.00 - 2 0 0 0
+trial_times 0m1.900000s 0m0.000000s
+end
+"""
+
+
+def test_the_log_gives_each_core_the_sessions_processes_and_the_trees_cpu_time():
+    baseline, first, last = parse_samples(TREE_LOG)
+    assert first.cores_busy_pct == pytest.approx([100.0, 2.0])
+    assert first.procs == {"sshd": pytest.approx(1.0), "sh": pytest.approx(1.0)}
+    assert first.trial_procs_pct == pytest.approx(1.0) and last.trial_procs_pct is None
+    assert (baseline.trial_cpu_s, first.trial_cpu_s, last.trial_cpu_s) == (None, None, 1.9)
+    summary = summarize([baseline, first, last])
+    assert summary["trial_cpu_s"] == 1.9
+    assert summary["cores_busy_mean_pct"] == pytest.approx([100.0, 2.0])
+
+
+def test_the_measurements_whole_tree_is_its_own_work_not_background():
+    samples = parse_samples(TREE_LOG)
+    assert suspect_reasons(samples, expected_arm_mhz=None, involved={"sshd", "sh"}) == []
+    # Without the tree's time, by names alone, the unnamed program is background.
+    by_names = [dataclasses.replace(sample, trial_cpu_s=None) for sample in samples]
+    assert suspect_reasons(by_names, expected_arm_mhz=None, involved={"sshd", "sh"}) == [
+        "background CPU averaged 50 % of the board (not the benchmark's processes; "
+        "the limit is 25 %)"
+    ]
+
+
+def test_other_work_during_the_measurement_is_still_background():
+    # The same trial on a board where something else kept the second core busy too: 400 of
+    # 400 ticks busy, 190 of them the measurement's, 2 sshd's, 2 the sampler's.
+    busier = TREE_LOG.replace("1100 0 2 1098", "1198 0 2 1000").replace(
+        "1200 0 4 1196", "1396 0 4 1000"
+    )
+    reasons = suspect_reasons(parse_samples(busier), expected_arm_mhz=None, involved={"sshd"})
+    assert reasons == [
+        "background CPU averaged 52 % of the board (not the benchmark's processes; "
+        "the limit is 25 %)"
+    ]
+
+
 # --- fuzzing the parser with what a broken or hostile board could print ---
 
-KEYS = ["sample", "end", "vc", "uptime", "stat", "loadavg", "cur_freq_khz", "thermal_milli_c",
-        "swap_kb", "self", "proc", "clk_tck", "cpus", "pifarm-sampler"]  # fmt: skip
+KEYS = ["sample", "end", "vc", "uptime", "stat", "core", "loadavg", "cur_freq_khz",
+        "thermal_milli_c", "swap_kb", "self", "proc", "trial_times", "clk_tck", "cpus",
+        "pifarm-sampler"]  # fmt: skip
 VALUES = st.one_of(
     st.text(max_size=40),
     st.lists(st.integers(min_value=-5, max_value=10**30).map(str), max_size=11).map(" ".join),
