@@ -7,6 +7,8 @@ minimum effect; anything else "showed no significant difference". Until every ru
 answer is "Not yet", and what the runs say so far is shown as provisional.
 """
 
+import json
+import re
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
@@ -107,13 +109,75 @@ def _judged(found: Answer, campaign: Campaign, runs: QuerySet) -> str:
         if section:
             _judged_as_rows(section, [other for other in rows if _same_setting(other, row)])
             found.sections.append(section)
+    dropped = []
+    if found.suspects and not found.include_suspects:
+        dropped = _left_out_by_suspects(runs, recipe)
     if not rows and found.suspects and not found.include_suspects:
-        return (
-            f"Cannot tell: {found.suspects} suspect trial{'s' if found.suspects != 1 else ''} "
-            "left out, and the others do not face each other; include the suspect trials to "
-            "see what they say."
+        left_out = "; ".join(dropped) or (
+            f"{found.suspects} suspect trial{'s' if found.suspects != 1 else ''} left out, and "
+            "the others do not face each other"
         )
-    return _sentence(rows, recipe.treatment, found.link_mbit)
+        return f"Cannot tell: {left_out}; include the suspect trials to see what they say."
+    return _sentence(rows, recipe.treatment, found.link_mbit, dropped)
+
+
+def _left_out_by_suspects(runs: QuerySet, recipe: questions.Recipe) -> list[str]:
+    """What leaving the suspect trials out took from the answer, in words: each benchmark
+    setting whose comparison (a row of the overview with them) has no row without them, e.g.
+    "lame: all 6 trials suspect (…); not compared". Never dropped silently."""
+    every = comparisons.overview(runs, recipe.group_by, recipe.baseline, list(recipe.metrics),
+                                 include_suspects=True)  # fmt: skip
+    lost = defaultdict(set)  # (benchmark, its setting's parameters): the groups not compared
+    for row in every.rows:
+        setting = runs.filter(benchmark=row.benchmark, **_params_lookup(row.params))
+        kept = comparisons.overview(
+            setting, recipe.group_by, recipe.baseline, [(row.benchmark, row.metric)]
+        )
+        if not any(other.group == row.group for other in kept.rows):
+            lost[row.benchmark, json.dumps(row.params, sort_keys=True)].add(row.group)
+    words = []
+    for (benchmark, params), groups in lost.items():
+        setting = runs.filter(benchmark=benchmark, **_params_lookup(json.loads(params)))
+        suspect = setting.filter(suspect=True)
+        total, suspects = setting.count(), suspect.count()
+        why = suspect_summary(suspect.values_list("suspect_reasons", flat=True))
+        name = _setting_words(benchmark, json.loads(params))
+        if suspects == total:
+            words.append(f"{name}: all {total} trials suspect ({why}); not compared")
+        else:
+            against = _listed(sorted(groups, key=comparisons.group_order))
+            words.append(f"{name}: {suspects} of {total} trials suspect ({why}); {against} not "
+                         f"compared with {recipe.baseline}")  # fmt: skip
+    return words
+
+
+def _setting_words(benchmark: str, params: dict) -> str:
+    apart = ", ".join(f"{name} {value_text(value)}" for name, value in sorted(params.items()))
+    return benchmark + (f" ({apart})" if apart else "")
+
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def suspect_summary(reason_lists) -> str:
+    """The reasons of several suspect trials in a few words: the commonest two kinds (a reason
+    with its numbers blanked), each number given as its range, e.g. "background CPU averaged
+    29-45 % of the board (…)"."""
+    kinds = defaultdict(list)
+    for reasons in reason_lists:
+        for reason in reasons or ():
+            kinds[_NUMBER.sub("\0", reason)].append(reason)
+    commonest = sorted(kinds.items(), key=lambda kind: -len(kind[1]))[:2]
+    return "; ".join(_ranged(shape, reasons) for shape, reasons in commonest) or "no reason kept"
+
+
+def _ranged(shape: str, reasons: list[str]) -> str:
+    columns = zip(*(_NUMBER.findall(reason) for reason in reasons), strict=True)
+    numbers = iter(
+        f"{min(column, key=float)}-{max(column, key=float)}" if len(set(column)) > 1 else column[0]
+        for column in columns
+    )
+    return re.sub("\0", lambda _: next(numbers), shape)
 
 
 def _judged_as_rows(section: Section, rows: list[comparisons.Row]) -> None:
@@ -140,7 +204,8 @@ def _params_lookup(params: dict) -> dict:
     return {f"params__{name}": value for name, value in params.items()}
 
 
-def _sentence(rows: list[comparisons.Row], treatment: str, link_mbit: int | None) -> str:
+def _sentence(rows: list[comparisons.Row], treatment: str, link_mbit: int | None,
+              dropped: list[str] = ()) -> str:  # fmt: skip
     by_outcome = defaultdict(list)
     for row in rows:
         by_outcome[row.comparison.outcome].append(row)
@@ -168,7 +233,7 @@ def _sentence(rows: list[comparisons.Row], treatment: str, link_mbit: int | None
     if unknown:
         parts.append(f"{_listed([row.label for row in unknown])}: too few trials to tell")
     on_link = f" (on a {link_mbit} Mbit/s link)" if link_mbit and (wins or losses or same) else ""
-    return "; ".join(parts) + on_link + "."
+    return "; ".join(parts) + on_link + "".join(f"; {words}" for words in dropped) + "."
 
 
 def _change_words(row: comparisons.Row) -> str:

@@ -159,9 +159,67 @@ def test_suspect_trials_are_left_out_and_said_so_unless_included():
     network_runs(campaign, download=FASTER, upload=STOCK, scp=STOCK)
     campaign.runs.update(suspect=True)
     assert answers.answer(campaign).sentence == (
-        "Cannot tell: 18 suspect trials left out, and the others do not face each other; "
+        "Cannot tell: iperf3-tcp (direction board-to-peer): all 6 trials suspect (no reason "
+        "kept); not compared; iperf3-tcp (direction peer-to-board): all 6 trials suspect (no "
+        "reason kept); not compared; scp: all 6 trials suspect (no reason kept); not compared; "
         "include the suspect trials to see what they say."
     )
     included = answers.answer(campaign, include_suspects=True)
     assert included.sentence.startswith("Yes, a little: the overclock made")
     assert all("include_suspects" in section.builder_query for section in included.sections)
+
+
+BACKGROUND = (
+    "background CPU averaged {} % of the board (not the benchmark's processes; the limit is 25 %)"
+)
+
+
+def bitness_campaign(lame_64_reasons: list[str]):
+    """The bitness question on two Pi 4s (32- and 64-bit userland): intloop 20 % faster on
+    64-bit, lame measured on both, its first 64-bit trials suspect for the reasons given (one
+    each)."""
+    campaign = question_campaign("bitness")
+    lanes = {bits: lane_on(campaign, f"pi4-{bits}", userland=bits) for bits in (32, 64)}
+    trials(lanes[32], [100.0, 101.0, 99.0], benchmark="intloop", params={"seconds": 10},
+           metric="iterations_per_second", unit="iter/s")  # fmt: skip
+    trials(lanes[64], [120.0, 121.0, 119.0], benchmark="intloop", params={"seconds": 10},
+           metric="iterations_per_second", unit="iter/s")  # fmt: skip
+    for bits, values in ((32, [5.0, 5.1, 4.9]), (64, [7.0, 6.9, 7.1])):
+        runs = trials(lanes[bits], values, benchmark="lame", params={"seconds": 20},
+                      metric="realtime", unit="x real time")  # fmt: skip
+        if bits == 64:
+            for run, reason in zip(runs, lame_64_reasons, strict=False):
+                Run.objects.filter(pk=run.pk).update(suspect=True, suspect_reasons=[reason])
+    return campaign
+
+
+def test_a_benchmark_whose_trials_are_all_suspect_is_named_with_why_not_dropped_silently():
+    campaign = bitness_campaign([BACKGROUND.format(n) for n in (29, 45, 38)])
+    campaign.runs.filter(benchmark="lame").update(suspect=True)  # the 32-bit side's too
+    sentence = answers.answer(campaign).sentence
+    assert sentence.startswith("Yes: the 64-bit userland made intloop iterations_per_second")
+    assert sentence.endswith(
+        "; lame: all 6 trials suspect (background CPU averaged 29-45 % of the board (not the "
+        "benchmark's processes; the limit is 25 %)); not compared."
+    )
+
+
+def test_a_group_emptied_by_suspect_trials_is_named_with_the_reasons():
+    campaign = bitness_campaign(
+        [BACKGROUND.format(30), BACKGROUND.format(30), "swap in use grew by 12 MB"]
+    )
+    sentence = answers.answer(campaign).sentence
+    assert sentence.endswith(
+        "; lame: 3 of 6 trials suspect (background CPU averaged 30 % of the board (not the "
+        "benchmark's processes; the limit is 25 %); swap in use grew by 12 MB); 64-bit userland "
+        "not compared with 32-bit userland."
+    )
+    # Included, lame is compared, and nothing is said left out.
+    included = answers.answer(campaign, include_suspects=True).sentence
+    assert "lame realtime" in included and "not compared" not in included
+
+
+def test_a_suspect_trial_that_leaves_both_sides_compared_is_not_called_left_out():
+    found = answers.answer(bitness_campaign([BACKGROUND.format(30)]))
+    assert found.suspects == 1
+    assert "lame realtime" in found.sentence and "not compared" not in found.sentence
