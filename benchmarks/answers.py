@@ -8,6 +8,7 @@ answer is "Not yet", and what the runs say so far is shown as provisional.
 """
 
 import json
+import math
 import re
 import statistics
 from collections import defaultdict
@@ -17,13 +18,17 @@ from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils.http import urlencode
 
-from benchmarks import charts, comparisons, link, progress, questions, stats
+from benchmarks import catalog, charts, comparisons, limits, link, progress, questions, stats
 from benchmarks.forms_comparisons import RUN_CODES_MAX
-from benchmarks.models import Campaign, Measurement, Run
+from benchmarks.models import CONTROLLER, Campaign, Measurement, Run
 from benchmarks.results import value_text
 from benchmarks.templatetags.campaign_tags import number
 
 A_LITTLE = 10  # % : a change below this is "a little"
+CEILING = "at the ceiling"  # a row's outcome in the sentence: no difference, both at the ceiling
+BOTH_AT_CEILING = "both at the link's ceiling"
+CEILING_VERDICT = f"cannot tell: {BOTH_AT_CEILING}"  # the overview's verdict of such a row
+LIMITS_RULE = {"at_ceiling": f"{limits.AT_CEILING * 100:.0f} %", "busy": f"{limits.BUSY_PCT:.0f} %"}
 MISSING_CIPHER = "is not available in this OpenVPN build"
 TUNNEL_PROCESSES = ("openvpn", "sshd")
 
@@ -36,6 +41,7 @@ class Section:
     result: comparisons.Result
     figures: dict
     builder_query: dict  # the comparison builder's GET parameters that show it
+    limited_by: dict[str, limits.Limit] = field(default_factory=dict)  # by group: what it hit
 
     @property
     def builder_url(self) -> str:
@@ -59,6 +65,11 @@ class Answer:
     link_mbit: int | None = None
     include_suspects: bool = False
     suspects: int = 0  # done runs the telemetry marked suspect
+    # Overview rows judged "no difference" whose two sides both sat at the link's ceiling:
+    # "cannot tell" instead, with these words.
+    at_ceiling: list[comparisons.Row] = field(default_factory=list)
+    ceiling_verdict: str = CEILING_VERDICT
+    limits_rule: dict = field(default_factory=lambda: dict(LIMITS_RULE))  # for the page's hint
 
 
 def question_of(campaign: Campaign) -> questions.Question | None:
@@ -109,6 +120,8 @@ def _judged(found: Answer, campaign: Campaign, runs: QuerySet) -> str:
         if section:
             _judged_as_rows(section, [other for other in rows if _same_setting(other, row)])
             found.sections.append(section)
+            if row.comparison.outcome == stats.NO_DIFFERENCE and _both_at_ceiling(section, row):
+                found.at_ceiling.append(row)
     dropped = []
     if found.suspects and not found.include_suspects:
         dropped = _left_out_by_suspects(runs, recipe)
@@ -118,7 +131,19 @@ def _judged(found: Answer, campaign: Campaign, runs: QuerySet) -> str:
             "the others do not face each other"
         )
         return f"Cannot tell: {left_out}; include the suspect trials to see what they say."
-    return _sentence(rows, recipe.treatment, found.link_mbit, dropped)
+    return _sentence(rows, recipe.treatment, found.link_mbit, dropped, found.at_ceiling)
+
+
+def _both_at_ceiling(section: Section, row: comparisons.Row) -> bool:
+    """Both sides of the row at the same link ceiling: no CPU could show a difference."""
+    sides = [section.limited_by.get(key) for key in (section.result.baseline, row.group)]
+    if not all(side is not None and side.kind == limits.LINK for side in sides):
+        return False
+    references = section.result.references
+    return references is not None and (
+        references.ceiling is not None
+        or references.ceilings.get(section.result.baseline) == references.ceilings.get(row.group)
+    )
 
 
 def _left_out_by_suspects(runs: QuerySet, recipe: questions.Recipe) -> list[str]:
@@ -205,12 +230,15 @@ def _params_lookup(params: dict) -> dict:
 
 
 def _sentence(rows: list[comparisons.Row], treatment: str, link_mbit: int | None,
-              dropped: list[str] = ()) -> str:  # fmt: skip
+              dropped: list[str] = (), at_ceiling: list[comparisons.Row] = ()) -> str:  # fmt: skip
     by_outcome = defaultdict(list)
     for row in rows:
-        by_outcome[row.comparison.outcome].append(row)
+        outcome = row.comparison.outcome
+        capped = outcome == stats.NO_DIFFERENCE and any(row is other for other in at_ceiling)
+        by_outcome[CEILING if capped else outcome].append(row)
     wins, losses = by_outcome[stats.BETTER], by_outcome[stats.WORSE]
     same, unknown = by_outcome[stats.NO_DIFFERENCE], by_outcome[stats.CANNOT_TELL]
+    capped = by_outcome[CEILING]
     if not rows:
         return "Cannot tell: no metric of the question was measured on both sides."
     if wins or losses:
@@ -228,8 +256,13 @@ def _sentence(rows: list[comparisons.Row], treatment: str, link_mbit: int | None
     elif same:
         parts = [f"No: {_listed([row.label for row in same])} showed no significant difference "
                  f"with {treatment}"]  # fmt: skip
+    elif capped:
+        parts = [f"Cannot tell: {_listed([row.label for row in capped])}: {BOTH_AT_CEILING}, "
+                 "where a faster CPU cannot show"]  # fmt: skip
     else:
         parts = ["Cannot tell yet"]
+    if capped and (wins or losses or same):
+        parts.append(f"{_listed([row.label for row in capped])}: cannot tell, {BOTH_AT_CEILING}")
     if unknown:
         parts.append(f"{_listed([row.label for row in unknown])}: too few trials to tell")
     on_link = f" (on a {link_mbit} Mbit/s link)" if link_mbit and (wins or losses or same) else ""
@@ -372,7 +405,68 @@ def _section(found: Answer, title, runs, campaign, row, group_by, baseline,
         query = {} if len(codes) > RUN_CODES_MAX else query | {"runs": " ".join(codes)}
     else:
         query["campaigns"] = str(campaign.code)
-    return Section(title, result, {}, query)
+    return Section(title, result, {}, query, _group_limits(result))
+
+
+def _group_limits(result: comparisons.Result) -> dict[str, limits.Limit]:
+    """The limit each group of a network comparison hit (benchmarks.limits), by group key."""
+    try:
+        category = catalog.lookup(result.benchmark).category
+    except catalog.UnknownBenchmark:
+        return {}
+    if category not in link.NETWORK_CATEGORIES or result.references is None:
+        return {}
+    found = {}
+    for group in result.groups:
+        references = result.references
+        ceiling = references.ceiling
+        if ceiling is None:
+            ceiling = references.ceilings.get(group.key)
+        hit = limits.limit(group.description.mean, result.unit, ceiling, _ends(group.run_ids))
+        if hit is not None:
+            found[group.key] = hit
+    return found
+
+
+def _ends(run_ids: list[int]) -> limits.Ends | None:
+    """The mean CPU of each process on the board and on the peer, and of each of the board's
+    cores, over the runs' telemetry summaries; None when no run has one."""
+    rows = Run.objects.filter(pk__in=run_ids).values_list("environment", "board__name", "peer")
+    board, peer, cores = defaultdict(list), defaultdict(list), []
+    boards, peers = set(), set()
+    for environment, board_name, peer_name in rows:
+        own = environment.get("telemetry") if isinstance(environment, dict) else None
+        if not isinstance(own, dict):
+            continue
+        theirs = environment.get("peer_telemetry")
+        for procs, into in ((own.get("procs_mean_pct"), board),
+                            ((theirs or {}).get("procs_mean_pct") if isinstance(theirs, dict)
+                             else None, peer)):  # fmt: skip
+            for name, pct in (procs or {}).items() if isinstance(procs, dict) else ():
+                if _is_number(pct):
+                    into[name].append(pct)
+        each = own.get("cores_busy_mean_pct")
+        if isinstance(each, list) and each and all(_is_number(pct) for pct in each):
+            cores.append(each)
+        boards.add(board_name)
+        if peer_name:
+            peers.add("the controller" if peer_name == CONTROLLER else peer_name)
+    if not boards:
+        return None
+    core_means = ()
+    if cores and len({len(each) for each in cores}) == 1:
+        core_means = tuple(statistics.fmean(column) for column in zip(*cores, strict=True))
+    return limits.Ends(
+        {name: statistics.fmean(pcts) for name, pcts in board.items()},
+        {name: statistics.fmean(pcts) for name, pcts in peer.items()},
+        core_means,
+        board=_listed(sorted(boards)),
+        peer=_listed(sorted(peers)) if peers else "the peer",
+    )
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _link_mbit(runs: QuerySet) -> int | None:

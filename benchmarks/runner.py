@@ -17,7 +17,7 @@ from contextlib import ExitStack
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from benchmarks import catalog, link, results, telemetry, trial
+from benchmarks import catalog, limits, link, results, telemetry, trial
 from benchmarks.catalog import custom
 from benchmarks.catalog.spec import Benchmark, Command, Context, ParamError, ParseError
 from benchmarks.endpoints import BoardEndpoint, ControllerEndpoint, Detached, Endpoint
@@ -507,6 +507,11 @@ class _Running:
             expected_arm_mhz=self.expected_arm_mhz(),
             involved=set(samplers.names),
         )
+        if self.environment.get("link"):  # the throughput against the link's ceiling
+            uses = (limits.link_use(parsed.values[metric.name], metric.unit,
+                                    self.environment["link"], params.get("mtu"))
+                    for metric in benchmark.metrics)  # fmt: skip
+            self.environment["link_use"] = next((use for use in uses if use), None)
         self.environment.update(
             telemetry=telemetry.summarize(samplers.samples.get("board", [])),
             peer_telemetry=telemetry.summarize(samplers.samples.get("peer", [])),

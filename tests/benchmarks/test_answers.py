@@ -2,7 +2,7 @@
 
 import pytest
 
-from benchmarks import answers, stats
+from benchmarks import answers, limits, stats
 from benchmarks.models import Run
 from benchmarks.templatetags.campaign_tags import number
 from tests.benchmarks.answer_data import (
@@ -223,3 +223,67 @@ def test_a_suspect_trial_that_leaves_both_sides_compared_is_not_called_left_out(
     found = answers.answer(bitness_campaign([BACKGROUND.format(30)]))
     assert found.suspects == 1
     assert "lame realtime" in found.sentence and "not compared" not in found.sentence
+
+
+LINK_100 = {"link": {"device": "eth0", "mbit": 100, "mtu": 1500}}
+
+
+def test_no_difference_with_both_sides_at_the_link_s_ceiling_is_cannot_tell():
+    campaign = question_campaign("network")
+    network_runs(campaign, download=STOCK, upload=STOCK, scp=STOCK)  # scp: 9.4 of 11.8 MB/s
+    campaign.runs.update(environment=LINK_100)
+    found = answers.answer(campaign)
+    assert found.sentence == (
+        "No: scp throughput showed no significant difference with the overclock; iperf3-tcp "
+        "throughput (direction board-to-peer) and iperf3-tcp throughput (direction "
+        "peer-to-board): cannot tell, both at the link's ceiling (on a 100 Mbit/s link)."
+    )
+    assert {row.benchmark for row in found.at_ceiling} == {"iperf3-tcp"}
+    assert all(row.comparison.outcome == stats.NO_DIFFERENCE for row in found.at_ceiling)
+    iperf3 = next(section for section in found.sections if section.result.benchmark == "iperf3-tcp")
+    assert {hit.words for hit in iperf3.limited_by.values()} == {
+        "at the link's ceiling (94.0 of 94.1 Mbit/s): a faster CPU cannot show here"
+    }
+
+
+def test_only_rows_at_the_ceiling_answer_cannot_tell_with_why():
+    campaign = question_campaign("network")
+    network_runs(campaign, download=STOCK, upload=STOCK, scp=STOCK)
+    campaign.runs.filter(benchmark="iperf3-tcp").update(environment=LINK_100)
+    campaign.runs.filter(benchmark="scp").delete()
+    assert answers.answer(campaign).sentence == (
+        "Cannot tell: iperf3-tcp throughput (direction board-to-peer) and iperf3-tcp throughput "
+        "(direction peer-to-board): both at the link's ceiling, where a faster CPU cannot show."
+    )
+
+
+def test_a_difference_at_the_ceiling_is_still_told():
+    campaign = question_campaign("network")
+    network_runs(campaign, download=[90.0, 90.2, 89.8], upload=STOCK, scp=STOCK)
+    campaign.runs.update(environment=LINK_100)
+    sentence = answers.answer(campaign).sentence
+    assert sentence.startswith(
+        "No, the opposite: the overclock made iperf3-tcp throughput (direction peer-to-board) "
+        "4.3 % slower"
+    )
+
+
+def test_the_peer_that_used_a_whole_core_is_named_as_the_limit():
+    campaign = question_campaign("network")
+    network_runs(campaign, download=[60.0, 61.0, 59.0], upload=STOCK, scp=STOCK)
+    telemetry = {"procs_mean_pct": {"iperf3": 40.0}, "cores_busy_mean_pct": [40.0, 3.0]}
+    campaign.runs.update(
+        peer="controller",
+        environment=LINK_100 | {"telemetry": telemetry,
+                                "peer_telemetry": {"procs_mean_pct": {"iperf3": 96.0}}},
+    )  # fmt: skip
+    found = answers.answer(campaign)
+    download = next(section for section in found.sections if "peer-to-board" in section.title)
+    assert {group: hit.words for group, hit in download.limited_by.items()} == {
+        answers.comparisons.AS_IS: "at the link's ceiling (94.0 of 94.1 Mbit/s): a faster CPU "
+        "cannot show here",
+        download.result.groups[1].key: "limited by the peer: iperf3 used 96 % of a core on the "
+        "controller",
+    }
+    scp = next(section for section in found.sections if section.result.benchmark == "scp")
+    assert {hit.kind for hit in scp.limited_by.values()} == {limits.PEER}
