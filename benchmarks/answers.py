@@ -28,7 +28,12 @@ A_LITTLE = 10  # % : a change below this is "a little"
 CEILING = "at the ceiling"  # a row's outcome in the sentence: no difference, both at the ceiling
 BOTH_AT_CEILING = "both at the link's ceiling"
 CEILING_VERDICT = f"cannot tell: {BOTH_AT_CEILING}"  # the overview's verdict of such a row
-LIMITS_RULE = {"at_ceiling": f"{limits.AT_CEILING * 100:.0f} %", "busy": f"{limits.BUSY_PCT:.0f} %"}
+LIMITS_RULE = {
+    "at_ceiling": f"{limits.AT_CEILING * 100:.0f} %",
+    "busy": f"{limits.BUSY_PCT:.0f} %",
+    "half": f"{limits.HALF_CORE_PCT:.0f} %",
+    "ratio": f"{limits.PEER_BUSIER_RATIO:g}",
+}
 MISSING_CIPHER = "is not available in this OpenVPN build"
 TUNNEL_PROCESSES = ("openvpn", "sshd")
 

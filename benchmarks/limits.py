@@ -9,8 +9,9 @@ The rule, in order (the first that holds is the limit):
    single-threaded tunnel or iperf3 can use);
 4. the board: a process on the board used at least BUSY_PCT of one core, or one of its cores
    was that busy (kernel work, a NIC's interrupts, no process to name);
-5. the peer, maybe: a process on the peer used more of a core than the board's busiest
-   process did, with neither at BUSY_PCT: the peer worked harder, yet nothing is saturated.
+5. the peer, maybe: a process on the peer used at least HALF_CORE_PCT of a core and more
+   than PEER_BUSIER_RATIO times the board's busiest process, with neither at BUSY_PCT: the
+   peer worked much harder, yet nothing is saturated (two ends at 8 and 9 % say nothing).
 Otherwise no limit is named. CPU figures are the means over the trials' telemetry, 100 % = one
 core, as top shows them. No Django: the answer (benchmarks.answers) gathers the figures.
 """
@@ -24,6 +25,8 @@ from benchmarks import link
 
 AT_CEILING = 0.95  # of the TCP goodput ceiling: at it, give or take the link's own overheads
 BUSY_PCT = 90.0  # of one core: that process (or core) had no more to give
+HALF_CORE_PCT = 50.0
+PEER_BUSIER_RATIO = 2.0
 
 LINK, BOTH, PEER, BOARD, PEER_BUSIER = "link", "both", "peer", "board", "peer busier"
 
@@ -82,7 +85,7 @@ def limit(mean: float, unit: str, ceiling: float | None, ends: Ends | None) -> L
         return Limit(
             BOARD, f"limited by the board: a core of {ends.board} was {core_pct:.0f} % busy"
         )
-    if peer_name and peer_pct > board_pct:
+    if peer_pct >= HALF_CORE_PCT and peer_pct > PEER_BUSIER_RATIO * board_pct:
         board_words = f"{board_name} {board_pct:.0f} %" if board_name else "no process seen"
         return Limit(
             PEER_BUSIER,

@@ -42,6 +42,11 @@ def test_no_ceiling_known_is_never_at_it():
          "the peer may be the limit: openvpn used 83 % of a core on the controller, the "
          "busiest on pi4a openvpn 28 %"),
         ({"openvpn": 50.0}, {"openvpn": 40.0}, (50.0, 3.0), None, None),
+        ({"openvpn": 8.0}, {"openvpn": 9.0}, (), None, None),  # both ends idle, near enough
+        ({"openvpn": 30.0}, {"openvpn": 55.0}, (), None, None),  # harder, not twice as hard
+        ({}, {"openvpn": 60.0}, (), limits.PEER_BUSIER,
+         "the peer may be the limit: openvpn used 60 % of a core on the controller, the "
+         "busiest on pi4a no process seen"),
         ({}, {}, (), None, None),
     ],
 )  # fmt: skip
@@ -53,6 +58,7 @@ def test_the_cpu_of_the_ends_names_the_limit_by_the_rule(board, peer, cores, kin
 def test_ninety_percent_of_a_core_is_busy_and_a_hair_below_is_not():
     assert limit(1.0, "MB/s", None, ends(peer={"openvpn": 90.0})).kind == limits.PEER
     assert limit(1.0, "MB/s", None, ends(peer={"openvpn": 89.9})).kind == limits.PEER_BUSIER
+    assert limit(1.0, "MB/s", None, ends(peer={"openvpn": 49.9})) is None
 
 
 def test_a_trials_link_use_is_its_throughput_against_the_ceiling_of_its_mtu():
