@@ -3,7 +3,9 @@ then, per metric, the comparison behind it.
 
 The sentence follows the comparisons' verdicts (benchmarks.stats): a change is called one only
 when its Holm-adjusted p (across the question's metrics) is below 0.05 and it is larger than the
-minimum effect; anything else "showed no significant difference". Until every run has ended the
+minimum effect; anything else "showed no significant difference", except when both sides sat
+at the link's ceiling: "cannot tell" then (benchmarks.limits). A comparison that leaving the
+suspect trials out took away is named, with their reasons. Until every run has ended the
 answer is "Not yet", and what the runs say so far is shown as provisional.
 """
 
@@ -155,8 +157,8 @@ def _left_out_by_suspects(runs: QuerySet, recipe: questions.Recipe) -> list[str]
     """What leaving the suspect trials out took from the answer, in words: each benchmark
     setting whose comparison (a row of the overview with them) has no row without them, e.g.
     "lame: all 6 trials suspect (…); not compared". Never dropped silently."""
-    every = comparisons.overview(runs, recipe.group_by, recipe.baseline, list(recipe.metrics),
-                                 include_suspects=True)  # fmt: skip
+    metrics = list(recipe.metrics)
+    every = comparisons.overview(runs, recipe.group_by, recipe.baseline, metrics, True)
     lost = defaultdict(set)  # (benchmark, its setting's parameters): the groups not compared
     for row in every.rows:
         setting = runs.filter(benchmark=row.benchmark, **_params_lookup(row.params))
@@ -176,8 +178,10 @@ def _left_out_by_suspects(runs: QuerySet, recipe: questions.Recipe) -> list[str]
             words.append(f"{name}: all {total} trials suspect ({why}); not compared")
         else:
             against = _listed(sorted(groups, key=comparisons.group_order))
-            words.append(f"{name}: {suspects} of {total} trials suspect ({why}); {against} not "
-                         f"compared with {recipe.baseline}")  # fmt: skip
+            words.append(
+                f"{name}: {suspects} of {total} trials suspect ({why}); {against} not compared "
+                f"with {recipe.baseline}"
+            )
     return words
 
 
@@ -234,8 +238,13 @@ def _params_lookup(params: dict) -> dict:
     return {f"params__{name}": value for name, value in params.items()}
 
 
-def _sentence(rows: list[comparisons.Row], treatment: str, link_mbit: int | None,
-              dropped: list[str] = (), at_ceiling: list[comparisons.Row] = ()) -> str:  # fmt: skip
+def _sentence(
+    rows: list[comparisons.Row],
+    treatment: str,
+    link_mbit: int | None,
+    dropped: list[str] = (),
+    at_ceiling: list[comparisons.Row] = (),
+) -> str:
     by_outcome = defaultdict(list)
     for row in rows:
         outcome = row.comparison.outcome
@@ -262,8 +271,8 @@ def _sentence(rows: list[comparisons.Row], treatment: str, link_mbit: int | None
         parts = [f"No: {_listed([row.label for row in same])} showed no significant difference "
                  f"with {treatment}"]  # fmt: skip
     elif capped:
-        parts = [f"Cannot tell: {_listed([row.label for row in capped])}: {BOTH_AT_CEILING}, "
-                 "where a faster CPU cannot show"]  # fmt: skip
+        labels = _listed([row.label for row in capped])
+        parts = [f"Cannot tell: {labels}: {BOTH_AT_CEILING}, where a faster CPU cannot show"]
     else:
         parts = ["Cannot tell yet"]
     if capped and (wins or losses or same):
@@ -440,14 +449,12 @@ def _ends(run_ids: list[int]) -> limits.Ends | None:
     board, peer, cores = defaultdict(list), defaultdict(list), []
     boards, peers = set(), set()
     for environment, board_name, peer_name in rows:
-        own = environment.get("telemetry") if isinstance(environment, dict) else None
-        if not isinstance(own, dict):
+        own = _summary(environment, "telemetry")
+        if not own:
             continue
-        theirs = environment.get("peer_telemetry")
-        for procs, into in ((own.get("procs_mean_pct"), board),
-                            ((theirs or {}).get("procs_mean_pct") if isinstance(theirs, dict)
-                             else None, peer)):  # fmt: skip
-            for name, pct in (procs or {}).items() if isinstance(procs, dict) else ():
+        for summary, into in ((own, board), (_summary(environment, "peer_telemetry"), peer)):
+            procs = summary.get("procs_mean_pct")
+            for name, pct in procs.items() if isinstance(procs, dict) else ():
                 if _is_number(pct):
                     into[name].append(pct)
         each = own.get("cores_busy_mean_pct")
@@ -468,6 +475,13 @@ def _ends(run_ids: list[int]) -> limits.Ends | None:
         board=_listed(sorted(boards)),
         peer=_listed(sorted(peers)) if peers else "the peer",
     )
+
+
+def _summary(environment, key: str) -> dict:
+    """A run's telemetry summary (validity.summarize), {} when it has none (or not a dict:
+    a run's JSON may hold a hand's edit)."""
+    found = environment.get(key) if isinstance(environment, dict) else None
+    return found if isinstance(found, dict) else {}
 
 
 def _is_number(value) -> bool:

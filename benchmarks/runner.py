@@ -507,10 +507,11 @@ class _Running:
             expected_arm_mhz=self.expected_arm_mhz(),
             involved=set(samplers.names),
         )
-        if self.environment.get("link"):  # the throughput against the link's ceiling
-            uses = (limits.link_use(parsed.values[metric.name], metric.unit,
-                                    self.environment["link"], params.get("mtu"))
-                    for metric in benchmark.metrics)  # fmt: skip
+        if found := self.environment.get("link"):  # the throughput against the link's ceiling
+            uses = (
+                limits.link_use(parsed.values[m.name], m.unit, found, params.get("mtu"))
+                for m in benchmark.metrics
+            )
             self.environment["link_use"] = next((use for use in uses if use), None)
         self.environment.update(
             telemetry=telemetry.summarize(samplers.samples.get("board", [])),
