@@ -324,11 +324,13 @@ def _fastest_setting(found: Answer, campaign: Campaign, runs: QuerySet) -> str:
     if best is None:
         words = f"Cannot tell: no {benchmark} run has a {metric} yet"
     else:
-        setting, description, unit = best
+        setting, description, unit, run_ids = best
         words = (
             f"Up to {number(description.mean)} {unit} ({_interval(description, unit)}, "
             f"{description.n} run{'s' if description.n != 1 else ''}) with {setting}"
         )
+        if (hit := _runs_limit(run_ids, description.mean, unit)) is not None:
+            words += f"; {hit.words}"
     if lacking:
         words += f"; this OpenVPN build lacked {_listed(lacking)}"
     return words + "."
@@ -346,25 +348,39 @@ def _interval(description: stats.Description, unit: str) -> str:
 
 
 def _best(runs: QuerySet, metric: str, factors: tuple[str, ...], include_suspects: bool):
-    """(the setting in words, its description, the unit) of the highest mean, or None."""
-    values = defaultdict(list)
+    """(the setting in words, its description, the unit, its runs' ids) of the highest mean,
+    or None."""
+    values, run_ids = defaultdict(list), defaultdict(list)
     if not include_suspects:
         runs = runs.filter(suspect=False)
     rows = Measurement.objects.filter(run__in=runs, metric=metric).values_list(
         "value", "unit", "run__params", "run__preset_version__preset__name",
-        "run__preset_version__number",
+        "run__preset_version__number", "run_id",
     )  # fmt: skip
     units = set()
-    for value, unit, params, preset, version in rows:
+    for value, unit, params, preset, version, run_id in rows:
         units.add(unit)
         setting = [f"{factor} {value_text(params.get(factor))}" for factor in factors]
         setting.append(f"{preset} v{version}" if preset else comparisons.AS_IS)
         values[", ".join(setting)].append(value)
+        run_ids[", ".join(setting)].append(run_id)
     if not values:
         return None
     described = {setting: stats.describe(found) for setting, found in values.items()}
     setting = max(described, key=lambda key: described[key].mean)
-    return setting, described[setting], "; ".join(sorted(units))
+    return setting, described[setting], "; ".join(sorted(units)), run_ids[setting]
+
+
+def _runs_limit(run_ids: list[int], mean: float, unit: str) -> limits.Limit | None:
+    """The limit the runs' mean hit (benchmarks.limits), against the goodput ceiling their
+    trials recorded (runner: link_use) when they all recorded the same one."""
+    uses = Run.objects.filter(pk__in=run_ids).values_list("environment__link_use", flat=True)
+    ceilings = {use.get("ceiling_mbit") for use in uses if isinstance(use, dict)}
+    ceiling = None
+    if len(ceilings) == 1 and unit in link.UNITS_IN_MBIT:
+        ceiling_mbit = link.recorded(ceilings.pop())
+        ceiling = ceiling_mbit / link.UNITS_IN_MBIT[unit] if ceiling_mbit else None
+    return limits.limit(mean, unit, ceiling, _ends(run_ids))
 
 
 def _missing_ciphers(campaign: Campaign, benchmark: str) -> list[str]:

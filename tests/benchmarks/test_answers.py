@@ -287,3 +287,29 @@ def test_the_peer_that_used_a_whole_core_is_named_as_the_limit():
     }
     scp = next(section for section in found.sections if section.result.benchmark == "scp")
     assert {hit.kind for hit in scp.limited_by.values()} == {limits.PEER}
+
+
+def test_openvpn_s_fastest_setting_says_the_peer_may_have_limited_it():
+    campaign = question_campaign("openvpn")
+    lane = lane_on(campaign, "pi4")
+    params = {"size": "50M", "compression": "off", "mtu": 1500, "cipher": "AES-128-GCM"}
+    for run, peer_pct in zip(trials(lane, [9.0, 9.2], benchmark="openvpn-scp", params=params),
+                             (65.0, 83.0), strict=True):  # fmt: skip
+        run.peer = "controller"
+        run.environment = {
+            "telemetry": {"procs_mean_pct": {"openvpn": 28.0, "sshd": 19.0}},
+            "peer_telemetry": {"procs_mean_pct": {"openvpn": peer_pct, "sshd": 3.0}},
+            "link_use": {"mbit": 73.6, "line_mbit": 100, "ceiling_mbit": 94.15, "of_ceiling": 0.78},
+        }
+        run.save()
+    assert answers.answer(campaign).sentence.endswith(
+        "with cipher AES-128-GCM, compression off, mtu 1500, as the board is; the peer may be "
+        "the limit: openvpn used 74 % of a core on the controller, the busiest on pi4 openvpn "
+        "28 %."
+    )
+    # At 11.3 of its 11.8 MB/s ceiling, the link is the limit whatever the CPU did.
+    for run in campaign.runs.all():
+        run.measurements.update(value=11.3)
+    assert answers.answer(campaign).sentence.endswith(
+        "; at the link's ceiling (11.3 of 11.8 MB/s): a faster CPU cannot show here."
+    )
