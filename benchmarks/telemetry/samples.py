@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from devices import vcgencmd
+
+from .scripts import WITH_CHILDREN
 
 _INT = re.compile(r"\d{1,20}")
 _FLOAT = re.compile(r"\d{1,20}(?:\.\d{1,20})?")
@@ -150,7 +152,7 @@ def _read_line(block: _Block, key: str, words: list[str], rest: str) -> None:
     elif key == "proc" and len(words) in (7, 8):
         # name pid uptime [tag] utime stime cutime cstime (no tag: a sampler of before the
         # session tag, as in the logs captured on real boards)
-        numbers = _ints(words[-4:-2])
+        numbers = _ints(words[-4:] if words[0] in WITH_CHILDREN else words[-4:-2])
         if numbers and _INT.fullmatch(words[1]):
             block.procs[(words[0], words[1])] = (sum(numbers), _float(words[2]))
             if len(words) == 8 and words[3] == _TRIAL:
@@ -265,7 +267,9 @@ def parse_samples(text: str) -> list[Sample]:
 
     Never raises on what a board printed: a block without its clock (/proc/uptime) or its CPU
     counters, or whose clock does not move forward, is skipped, as is a half-written last one;
-    a single unreadable value is None.
+    a single unreadable value is None. The measurement's CPU time is a total, not a rate: read
+    in a skipped block (the last, taken a moment after the one before), it goes to the last
+    sample.
     """
     if isinstance(text, bytes | bytearray):
         text = bytes(text).decode("utf-8", errors="replace")
@@ -282,4 +286,7 @@ def parse_samples(text: str) -> list[Sample]:
         first = first if first is not None else block
         samples.append(_sample(first, before, block, clk, cpus))
         before = block
+    trial_cpu_s = next((b.trial_cpu_s for b in reversed(blocks) if b.trial_cpu_s is not None), None)
+    if samples and trial_cpu_s is not None and samples[-1].trial_cpu_s is None:
+        samples[-1] = replace(samples[-1], trial_cpu_s=trial_cpu_s)
     return samples

@@ -153,6 +153,10 @@ QUIET_ROUND_TIMEOUT_S = 20  # a round takes a second and a bit (3 vcgencmd calls
 # The processes a network or tunnel trial involves besides its tool (modern scp is sftp-server
 # on the far end; sshd matches sshd-session too). The engine adds the tool's own name.
 NETWORK_PROCESSES = ("iperf3", "openvpn", "wireguard-go", "sshd", "scp", "sftp-server", "ksoftirqd")
+# Followed with the CPU time of their children that ended: the commands pifarm's own round trips
+# run in the SSH session (the start, the polls, the stop: shells, sleeps, cats) are reaped
+# into their sshd's, and are the engine's work, not background.
+WITH_CHILDREN = ("sshd",)
 _PROCESS_NAME = re.compile(r"[A-Za-z0-9._+-]{1,15}")  # comm keeps 15 characters
 
 

@@ -14,6 +14,10 @@ from .samples import Sample
 _KERNEL_NOW_BITS = 0xF  # get_throttled bits 0-3: "now"; 16-19 are sticky since boot
 _ARM_TOLERANCE = 0.98  # measure_clock reads a little off the nominal value, both ways
 UNDER_LOAD_CORES = 0.8  # "under load": at least this many cores' worth busy in the interval
+# Background CPU is judged over at least this long: over a shorter trial the round trips that
+# start and stop it, and the counters' own steps (a tick; a simulated board's 50 ms), are most
+# of what the window holds.
+BACKGROUND_WINDOW_S = 1.0
 
 
 def _rated(samples: Sequence[Sample]) -> list[Sample]:
@@ -130,6 +134,10 @@ def _arm_reason(samples: Sequence[Sample], expected_arm_mhz: int | None) -> str 
 
 
 def _background_reason(samples: Sequence[Sample], involved: set[str], limit: float) -> str | None:
+    pairs = zip(samples, samples[1:], strict=False)
+    rated_s = sum(later.t - earlier.t for earlier, later in pairs if later.cpu_busy_pct is not None)
+    if rated_s < BACKGROUND_WINDOW_S:
+        return None
     mean = _background_mean(samples, involved)
     if mean is None or mean <= limit:
         return None
@@ -166,7 +174,8 @@ def suspect_reasons(
       more than 2 % below expected_arm_mhz (the applied preset's arm_freq; on a Pi 5 the
       caller caps it at 3000, measure_clock's limit);
     - background CPU: the mean, over the intervals, of the board's busy CPU less what the
-      involved processes and the sampler used, above background_cpu_max_pct (of all cores);
+      measurement's process tree, the involved processes and the sampler used, above
+      background_cpu_max_pct (of all cores); not judged over less than BACKGROUND_WINDOW_S;
     - swap: the most swap in use less the baseline's, above swap_growth_kb.
     A value never read (no vcgencmd, no swap line) gives no reason either way.
     """

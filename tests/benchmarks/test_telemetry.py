@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from benchmarks import telemetry
 from benchmarks.endpoints import BoardEndpoint, ControllerEndpoint
-from benchmarks.telemetry import Sample, parse_samples, summarize, suspect_reasons
+from benchmarks.telemetry import Sample, parse_samples, summarize, suspect_reasons, validity
 from devices import ssh, vcgencmd
 from devices.credentials import Credential
 from pisim import Faults
@@ -473,6 +473,34 @@ def test_the_log_gives_each_core_the_sessions_processes_and_the_trees_cpu_time()
     summary = summarize([baseline, first, last])
     assert summary["trial_cpu_s"] == 1.9
     assert summary["cores_busy_mean_pct"] == pytest.approx([100.0, 2.0])
+
+
+def test_sshd_counts_the_commands_its_session_ran_and_reaped():
+    # pifarm's round trips (a poll's shell and its sleeps) ended within the interval: their
+    # time is in sshd's children's time, the engine's work. Another process's is not counted.
+    log = TREE_LOG.replace("proc sshd 7 101.00 - 1 0 0 0", "proc sshd 7 101.00 - 1 0 40 10")
+    log = log.replace("proc sh 41 101.00 trial 1 0 0 0", "proc sh 41 101.00 trial 1 0 30 0")
+    first = parse_samples(log)[1]
+    assert first.procs == {"sshd": pytest.approx(51.0), "sh": pytest.approx(1.0)}
+
+
+def test_background_is_not_judged_over_less_than_a_second():
+    busy = {"procs": {"tool": 100.0, "sshd": 90.0}, "cpu_busy_pct": 98.0, "sampler_pct": 0.0}
+    baseline, second = trial(busy)
+    short = [baseline, dataclasses.replace(second, t=validity.BACKGROUND_WINDOW_S - 0.05)]
+    assert suspect_reasons(short, expected_arm_mhz=None, involved={"tool"}) == []
+    assert suspect_reasons([baseline, second], expected_arm_mhz=None, involved={"tool"}) == [
+        "background CPU averaged 48 % of the board (not the benchmark's processes; the limit "
+        "is 25 %)"
+    ]
+
+
+def test_the_trees_cpu_time_read_in_a_block_too_close_to_the_last_still_counts():
+    # The sampler's last sample (on its stop) came within the clock's resolution of the one
+    # before: its block is skipped, but not the total it read.
+    late = TREE_LOG.replace("uptime 102.00 0", "uptime 101.00 0", 1)
+    samples = parse_samples(late)
+    assert len(samples) == 2 and samples[-1].trial_cpu_s == 1.9
 
 
 def test_the_measurements_whole_tree_is_its_own_work_not_background():
