@@ -172,7 +172,7 @@ def _left_out_by_suspects(runs: QuerySet, recipe: questions.Recipe) -> list[str]
         setting = runs.filter(benchmark=benchmark, **_params_lookup(json.loads(params)))
         suspect = setting.filter(suspect=True)
         total, suspects = setting.count(), suspect.count()
-        why = suspect_summary(suspect.values_list("suspect_reasons", flat=True))
+        why = _suspect_summary(suspect.values_list("suspect_reasons", flat=True))
         name = _setting_words(benchmark, json.loads(params))
         if suspects == total:
             words.append(f"{name}: all {total} trials suspect ({why}); not compared")
@@ -193,7 +193,7 @@ def _setting_words(benchmark: str, params: dict) -> str:
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
-def suspect_summary(reason_lists) -> str:
+def _suspect_summary(reason_lists) -> str:
     """The reasons of several suspect trials in a few words: the commonest two kinds (a reason
     with its numbers blanked), each number given as its range, e.g. "background CPU averaged
     29-45 % of the board (…)"."""
@@ -333,7 +333,34 @@ def _fastest_setting(found: Answer, campaign: Campaign, runs: QuerySet) -> str:
             words += f"; {hit.words}"
     if lacking:
         words += f"; this OpenVPN build lacked {_listed(lacking)}"
+    if not found.include_suspects:
+        words += "".join(f"; {left}" for left in _settings_all_suspect(chosen, recipe.factors))
     return words + "."
+
+
+def _settings_all_suspect(runs: QuerySet, factors: tuple[str, ...]) -> list[str]:
+    """Each setting (as _best names them) whose every trial is suspect, with why: left out of
+    the best, it is said, not dropped silently."""
+    trials = defaultdict(list)
+    rows = runs.values_list(
+        "params", "preset_version__preset__name", "preset_version__number", "suspect",
+        "suspect_reasons",
+    )  # fmt: skip
+    for params, preset, version, suspect, reasons in rows:
+        trials[_setting_of(params, preset, version, factors)].append((suspect, reasons))
+    return [
+        f"{setting}: all {len(found)} trials suspect "
+        f"({_suspect_summary(reasons for _, reasons in found)}); not compared"
+        for setting, found in trials.items()
+        if all(suspect for suspect, _ in found)
+    ]
+
+
+def _setting_of(params: dict, preset, version, factors: tuple[str, ...]) -> str:
+    """ "cipher AES-256-CBC, compression off, mtu 1500, as the board is" """
+    setting = [f"{factor} {value_text(params.get(factor))}" for factor in factors]
+    setting.append(f"{preset} v{version}" if preset else comparisons.AS_IS)
+    return ", ".join(setting)
 
 
 def _first_value(question: questions.Question, benchmark: str, factor: str):
@@ -360,10 +387,9 @@ def _best(runs: QuerySet, metric: str, factors: tuple[str, ...], include_suspect
     units = set()
     for value, unit, params, preset, version, run_id in rows:
         units.add(unit)
-        setting = [f"{factor} {value_text(params.get(factor))}" for factor in factors]
-        setting.append(f"{preset} v{version}" if preset else comparisons.AS_IS)
-        values[", ".join(setting)].append(value)
-        run_ids[", ".join(setting)].append(run_id)
+        setting = _setting_of(params, preset, version, factors)
+        values[setting].append(value)
+        run_ids[setting].append(run_id)
     if not values:
         return None
     described = {setting: stats.describe(found) for setting, found in values.items()}

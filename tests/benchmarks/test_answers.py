@@ -313,3 +313,18 @@ def test_openvpn_s_fastest_setting_says_the_peer_may_have_limited_it():
     assert answers.answer(campaign).sentence.endswith(
         "; at the link's ceiling (11.3 of 11.8 MB/s): a faster CPU cannot show here."
     )
+
+
+def test_openvpn_names_a_setting_whose_trials_were_all_suspect():
+    campaign = question_campaign("openvpn")
+    lane = lane_on(campaign, "pi4")
+    base = {"size": "50M", "compression": "off", "mtu": 1500}
+    trials(lane, [9.0, 9.2], benchmark="openvpn-scp", params={**base, "cipher": "AES-128-GCM"})
+    for run in trials(lane, [12.0, 12.2], benchmark="openvpn-scp",
+                      params={**base, "cipher": "CHACHA20-POLY1305"}):  # fmt: skip
+        Run.objects.filter(pk=run.pk).update(suspect=True, suspect_reasons=["swap in use grew"])
+    assert answers.answer(campaign).sentence.endswith(
+        "with cipher AES-128-GCM, compression off, mtu 1500, as the board is; cipher "
+        "CHACHA20-POLY1305, compression off, mtu 1500, as the board is: all 2 trials suspect "
+        "(swap in use grew); not compared."
+    )
