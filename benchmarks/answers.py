@@ -3,10 +3,15 @@ then, per metric, the comparison behind it.
 
 The sentence follows the comparisons' verdicts (benchmarks.stats): a change is called one only
 when its Holm-adjusted p (across the question's metrics) is below 0.05 and it is larger than the
-minimum effect; anything else "showed no significant difference". Until every run has ended the
+minimum effect; anything else "showed no significant difference", except when both sides sat
+at the link's ceiling: "cannot tell" then (benchmarks.limits). A comparison that leaving the
+suspect trials out took away is named, with their reasons. Until every run has ended the
 answer is "Not yet", and what the runs say so far is shown as provisional.
 """
 
+import json
+import math
+import re
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
@@ -15,13 +20,22 @@ from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils.http import urlencode
 
-from benchmarks import charts, comparisons, link, progress, questions, stats
+from benchmarks import catalog, charts, comparisons, limits, link, progress, questions, stats
 from benchmarks.forms_comparisons import RUN_CODES_MAX
-from benchmarks.models import Campaign, Measurement, Run
+from benchmarks.models import CONTROLLER, Campaign, Measurement, Run
 from benchmarks.results import value_text
 from benchmarks.templatetags.campaign_tags import number
 
 A_LITTLE = 10  # % : a change below this is "a little"
+CEILING = "at the ceiling"  # a row's outcome in the sentence: no difference, both at the ceiling
+BOTH_AT_CEILING = "both at the link's ceiling"
+CEILING_VERDICT = f"cannot tell: {BOTH_AT_CEILING}"  # the overview's verdict of such a row
+LIMITS_RULE = {
+    "at_ceiling": f"{limits.AT_CEILING * 100:.0f} %",
+    "busy": f"{limits.BUSY_PCT:.0f} %",
+    "half": f"{limits.HALF_CORE_PCT:.0f} %",
+    "ratio": f"{limits.PEER_BUSIER_RATIO:g}",
+}
 MISSING_CIPHER = "is not available in this OpenVPN build"
 TUNNEL_PROCESSES = ("openvpn", "sshd")
 
@@ -34,6 +48,7 @@ class Section:
     result: comparisons.Result
     figures: dict
     builder_query: dict  # the comparison builder's GET parameters that show it
+    limited_by: dict[str, limits.Limit] = field(default_factory=dict)  # by group: what it hit
 
     @property
     def builder_url(self) -> str:
@@ -57,6 +72,11 @@ class Answer:
     link_mbit: int | None = None
     include_suspects: bool = False
     suspects: int = 0  # done runs the telemetry marked suspect
+    # Overview rows judged "no difference" whose two sides both sat at the link's ceiling:
+    # "cannot tell" instead, with these words.
+    at_ceiling: list[comparisons.Row] = field(default_factory=list)
+    ceiling_verdict: str = CEILING_VERDICT
+    limits_rule: dict = field(default_factory=lambda: dict(LIMITS_RULE))  # for the page's hint
 
 
 def question_of(campaign: Campaign) -> questions.Question | None:
@@ -107,13 +127,91 @@ def _judged(found: Answer, campaign: Campaign, runs: QuerySet) -> str:
         if section:
             _judged_as_rows(section, [other for other in rows if _same_setting(other, row)])
             found.sections.append(section)
+            if row.comparison.outcome == stats.NO_DIFFERENCE and _both_at_ceiling(section, row):
+                found.at_ceiling.append(row)
+    dropped = []
+    if found.suspects and not found.include_suspects:
+        dropped = _left_out_by_suspects(runs, recipe)
     if not rows and found.suspects and not found.include_suspects:
-        return (
-            f"Cannot tell: {found.suspects} suspect trial{'s' if found.suspects != 1 else ''} "
-            "left out, and the others do not face each other; include the suspect trials to "
-            "see what they say."
+        left_out = "; ".join(dropped) or (
+            f"{found.suspects} suspect trial{'s' if found.suspects != 1 else ''} left out, and "
+            "the others do not face each other"
         )
-    return _sentence(rows, recipe.treatment, found.link_mbit)
+        return f"Cannot tell: {left_out}; include the suspect trials to see what they say."
+    return _sentence(rows, recipe.treatment, found.link_mbit, dropped, found.at_ceiling)
+
+
+def _both_at_ceiling(section: Section, row: comparisons.Row) -> bool:
+    """Both sides of the row at the same link ceiling: no CPU could show a difference."""
+    sides = [section.limited_by.get(key) for key in (section.result.baseline, row.group)]
+    if not all(side is not None and side.kind == limits.LINK for side in sides):
+        return False
+    references = section.result.references
+    return references is not None and (
+        references.ceiling is not None
+        or references.ceilings.get(section.result.baseline) == references.ceilings.get(row.group)
+    )
+
+
+def _left_out_by_suspects(runs: QuerySet, recipe: questions.Recipe) -> list[str]:
+    """What leaving the suspect trials out took from the answer, in words: each benchmark
+    setting whose comparison (a row of the overview with them) has no row without them, e.g.
+    "lame: all 6 trials suspect (…); not compared". Never dropped silently."""
+    metrics = list(recipe.metrics)
+    every = comparisons.overview(runs, recipe.group_by, recipe.baseline, metrics, True)
+    lost = defaultdict(set)  # (benchmark, its setting's parameters): the groups not compared
+    for row in every.rows:
+        setting = runs.filter(benchmark=row.benchmark, **_params_lookup(row.params))
+        kept = comparisons.overview(
+            setting, recipe.group_by, recipe.baseline, [(row.benchmark, row.metric)]
+        )
+        if not any(other.group == row.group for other in kept.rows):
+            lost[row.benchmark, json.dumps(row.params, sort_keys=True)].add(row.group)
+    words = []
+    for (benchmark, params), groups in lost.items():
+        setting = runs.filter(benchmark=benchmark, **_params_lookup(json.loads(params)))
+        suspect = setting.filter(suspect=True)
+        total, suspects = setting.count(), suspect.count()
+        why = _suspect_summary(suspect.values_list("suspect_reasons", flat=True))
+        name = _setting_words(benchmark, json.loads(params))
+        if suspects == total:
+            words.append(f"{name}: all {total} trials suspect ({why}); not compared")
+        else:
+            against = _listed(sorted(groups, key=comparisons.group_order))
+            words.append(
+                f"{name}: {suspects} of {total} trials suspect ({why}); {against} not compared "
+                f"with {recipe.baseline}"
+            )
+    return words
+
+
+def _setting_words(benchmark: str, params: dict) -> str:
+    apart = ", ".join(f"{name} {value_text(value)}" for name, value in sorted(params.items()))
+    return benchmark + (f" ({apart})" if apart else "")
+
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _suspect_summary(reason_lists) -> str:
+    """The reasons of several suspect trials in a few words: the commonest two kinds (a reason
+    with its numbers blanked), each number given as its range, e.g. "background CPU averaged
+    29-45 % of the board (…)"."""
+    kinds = defaultdict(list)
+    for reasons in reason_lists:
+        for reason in reasons or ():
+            kinds[_NUMBER.sub("\0", reason)].append(reason)
+    commonest = sorted(kinds.items(), key=lambda kind: -len(kind[1]))[:2]
+    return "; ".join(_ranged(shape, reasons) for shape, reasons in commonest) or "no reason kept"
+
+
+def _ranged(shape: str, reasons: list[str]) -> str:
+    columns = zip(*(_NUMBER.findall(reason) for reason in reasons), strict=True)
+    numbers = iter(
+        f"{min(column, key=float)}-{max(column, key=float)}" if len(set(column)) > 1 else column[0]
+        for column in columns
+    )
+    return re.sub("\0", lambda _: next(numbers), shape)
 
 
 def _judged_as_rows(section: Section, rows: list[comparisons.Row]) -> None:
@@ -140,12 +238,21 @@ def _params_lookup(params: dict) -> dict:
     return {f"params__{name}": value for name, value in params.items()}
 
 
-def _sentence(rows: list[comparisons.Row], treatment: str, link_mbit: int | None) -> str:
+def _sentence(
+    rows: list[comparisons.Row],
+    treatment: str,
+    link_mbit: int | None,
+    dropped: list[str] = (),
+    at_ceiling: list[comparisons.Row] = (),
+) -> str:
     by_outcome = defaultdict(list)
     for row in rows:
-        by_outcome[row.comparison.outcome].append(row)
+        outcome = row.comparison.outcome
+        capped = outcome == stats.NO_DIFFERENCE and any(row is other for other in at_ceiling)
+        by_outcome[CEILING if capped else outcome].append(row)
     wins, losses = by_outcome[stats.BETTER], by_outcome[stats.WORSE]
     same, unknown = by_outcome[stats.NO_DIFFERENCE], by_outcome[stats.CANNOT_TELL]
+    capped = by_outcome[CEILING]
     if not rows:
         return "Cannot tell: no metric of the question was measured on both sides."
     if wins or losses:
@@ -163,12 +270,17 @@ def _sentence(rows: list[comparisons.Row], treatment: str, link_mbit: int | None
     elif same:
         parts = [f"No: {_listed([row.label for row in same])} showed no significant difference "
                  f"with {treatment}"]  # fmt: skip
+    elif capped:
+        labels = _listed([row.label for row in capped])
+        parts = [f"Cannot tell: {labels}: {BOTH_AT_CEILING}, where a faster CPU cannot show"]
     else:
         parts = ["Cannot tell yet"]
+    if capped and (wins or losses or same):
+        parts.append(f"{_listed([row.label for row in capped])}: cannot tell, {BOTH_AT_CEILING}")
     if unknown:
         parts.append(f"{_listed([row.label for row in unknown])}: too few trials to tell")
     on_link = f" (on a {link_mbit} Mbit/s link)" if link_mbit and (wins or losses or same) else ""
-    return "; ".join(parts) + on_link + "."
+    return "; ".join(parts) + on_link + "".join(f"; {words}" for words in dropped) + "."
 
 
 def _change_words(row: comparisons.Row) -> str:
@@ -212,14 +324,43 @@ def _fastest_setting(found: Answer, campaign: Campaign, runs: QuerySet) -> str:
     if best is None:
         words = f"Cannot tell: no {benchmark} run has a {metric} yet"
     else:
-        setting, description, unit = best
+        setting, description, unit, run_ids = best
         words = (
             f"Up to {number(description.mean)} {unit} ({_interval(description, unit)}, "
             f"{description.n} run{'s' if description.n != 1 else ''}) with {setting}"
         )
+        if (hit := _runs_limit(run_ids, description.mean, unit)) is not None:
+            words += f"; {hit.words}"
     if lacking:
         words += f"; this OpenVPN build lacked {_listed(lacking)}"
+    if not found.include_suspects:
+        words += "".join(f"; {left}" for left in _settings_all_suspect(chosen, recipe.factors))
     return words + "."
+
+
+def _settings_all_suspect(runs: QuerySet, factors: tuple[str, ...]) -> list[str]:
+    """Each setting (as _best names them) whose every trial is suspect, with why: left out of
+    the best, it is said, not dropped silently."""
+    trials = defaultdict(list)
+    rows = runs.values_list(
+        "params", "preset_version__preset__name", "preset_version__number", "suspect",
+        "suspect_reasons",
+    )  # fmt: skip
+    for params, preset, version, suspect, reasons in rows:
+        trials[_setting_of(params, preset, version, factors)].append((suspect, reasons))
+    return [
+        f"{setting}: all {len(found)} trials suspect "
+        f"({_suspect_summary(reasons for _, reasons in found)}); not compared"
+        for setting, found in trials.items()
+        if all(suspect for suspect, _ in found)
+    ]
+
+
+def _setting_of(params: dict, preset, version, factors: tuple[str, ...]) -> str:
+    """ "cipher AES-256-CBC, compression off, mtu 1500, as the board is" """
+    setting = [f"{factor} {value_text(params.get(factor))}" for factor in factors]
+    setting.append(f"{preset} v{version}" if preset else comparisons.AS_IS)
+    return ", ".join(setting)
 
 
 def _first_value(question: questions.Question, benchmark: str, factor: str):
@@ -234,25 +375,38 @@ def _interval(description: stats.Description, unit: str) -> str:
 
 
 def _best(runs: QuerySet, metric: str, factors: tuple[str, ...], include_suspects: bool):
-    """(the setting in words, its description, the unit) of the highest mean, or None."""
-    values = defaultdict(list)
+    """(the setting in words, its description, the unit, its runs' ids) of the highest mean,
+    or None."""
+    values, run_ids = defaultdict(list), defaultdict(list)
     if not include_suspects:
         runs = runs.filter(suspect=False)
     rows = Measurement.objects.filter(run__in=runs, metric=metric).values_list(
         "value", "unit", "run__params", "run__preset_version__preset__name",
-        "run__preset_version__number",
+        "run__preset_version__number", "run_id",
     )  # fmt: skip
     units = set()
-    for value, unit, params, preset, version in rows:
+    for value, unit, params, preset, version, run_id in rows:
         units.add(unit)
-        setting = [f"{factor} {value_text(params.get(factor))}" for factor in factors]
-        setting.append(f"{preset} v{version}" if preset else comparisons.AS_IS)
-        values[", ".join(setting)].append(value)
+        setting = _setting_of(params, preset, version, factors)
+        values[setting].append(value)
+        run_ids[setting].append(run_id)
     if not values:
         return None
     described = {setting: stats.describe(found) for setting, found in values.items()}
     setting = max(described, key=lambda key: described[key].mean)
-    return setting, described[setting], "; ".join(sorted(units))
+    return setting, described[setting], "; ".join(sorted(units)), run_ids[setting]
+
+
+def _runs_limit(run_ids: list[int], mean: float, unit: str) -> limits.Limit | None:
+    """The limit the runs' mean hit (benchmarks.limits), against the goodput ceiling their
+    trials recorded (runner: link_use) when they all recorded the same one."""
+    uses = Run.objects.filter(pk__in=run_ids).values_list("environment__link_use", flat=True)
+    ceilings = {use.get("ceiling_mbit") for use in uses if isinstance(use, dict)}
+    ceiling = None
+    if len(ceilings) == 1 and unit in link.UNITS_IN_MBIT:
+        ceiling_mbit = link.recorded(ceilings.pop())
+        ceiling = ceiling_mbit / link.UNITS_IN_MBIT[unit] if ceiling_mbit else None
+    return limits.limit(mean, unit, ceiling, _ends(run_ids))
 
 
 def _missing_ciphers(campaign: Campaign, benchmark: str) -> list[str]:
@@ -307,7 +461,73 @@ def _section(found: Answer, title, runs, campaign, row, group_by, baseline,
         query = {} if len(codes) > RUN_CODES_MAX else query | {"runs": " ".join(codes)}
     else:
         query["campaigns"] = str(campaign.code)
-    return Section(title, result, {}, query)
+    return Section(title, result, {}, query, _group_limits(result))
+
+
+def _group_limits(result: comparisons.Result) -> dict[str, limits.Limit]:
+    """The limit each group of a network comparison hit (benchmarks.limits), by group key."""
+    try:
+        category = catalog.lookup(result.benchmark).category
+    except catalog.UnknownBenchmark:
+        return {}
+    if category not in link.NETWORK_CATEGORIES or result.references is None:
+        return {}
+    found = {}
+    for group in result.groups:
+        references = result.references
+        ceiling = references.ceiling
+        if ceiling is None:
+            ceiling = references.ceilings.get(group.key)
+        hit = limits.limit(group.description.mean, result.unit, ceiling, _ends(group.run_ids))
+        if hit is not None:
+            found[group.key] = hit
+    return found
+
+
+def _ends(run_ids: list[int]) -> limits.Ends | None:
+    """The mean CPU of each process on the board and on the peer, and of each of the board's
+    cores, over the runs' telemetry summaries; None when no run has one."""
+    rows = Run.objects.filter(pk__in=run_ids).values_list("environment", "board__name", "peer")
+    board, peer, cores = defaultdict(list), defaultdict(list), []
+    boards, peers = set(), set()
+    for environment, board_name, peer_name in rows:
+        own = _summary(environment, "telemetry")
+        if not own:
+            continue
+        for summary, into in ((own, board), (_summary(environment, "peer_telemetry"), peer)):
+            procs = summary.get("procs_mean_pct")
+            for name, pct in procs.items() if isinstance(procs, dict) else ():
+                if _is_number(pct):
+                    into[name].append(pct)
+        each = own.get("cores_busy_mean_pct")
+        if isinstance(each, list) and each and all(_is_number(pct) for pct in each):
+            cores.append(each)
+        boards.add(board_name)
+        if peer_name:
+            peers.add("the controller" if peer_name == CONTROLLER else peer_name)
+    if not boards:
+        return None
+    core_means = ()
+    if cores and len({len(each) for each in cores}) == 1:
+        core_means = tuple(statistics.fmean(column) for column in zip(*cores, strict=True))
+    return limits.Ends(
+        {name: statistics.fmean(pcts) for name, pcts in board.items()},
+        {name: statistics.fmean(pcts) for name, pcts in peer.items()},
+        core_means,
+        board=_listed(sorted(boards)),
+        peer=_listed(sorted(peers)) if peers else "the peer",
+    )
+
+
+def _summary(environment, key: str) -> dict:
+    """A run's telemetry summary (validity.summarize), {} when it has none (or not a dict:
+    a run's JSON may hold a hand's edit)."""
+    found = environment.get(key) if isinstance(environment, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _link_mbit(runs: QuerySet) -> int | None:

@@ -34,14 +34,17 @@ mkdir -p -- "$dir"
 start_one() {
   name=$1 limit=$2 ready=$3
   shift 3
-  rm -f -- "$dir/$name.pid" "$dir/$name.exit"  # a name used before must not seem done at once
+  # A name used before must not seem done at once.
+  rm -f -- "$dir/$name.pid" "$dir/$name.exit" "$dir/$name.times"
   setsid sh -c '
     dir=$1 name=$2 limit=$3; shift 3
     PIFARM_TRIAL=$dir timeout -k {kill_after} "$limit" "$@" \
       > "$dir/$name.out" 2> "$dir/$name.err" < /dev/null &
     echo $! > "$dir/$name.pid"
     wait $!
-    echo $? > "$dir/$name.exit.tmp"
+    status=$?
+    times > "$dir/$name.times" 2> /dev/null  # the CPU time of all it waited for (telemetry)
+    echo $status > "$dir/$name.exit.tmp"
     mv -f -- "$dir/$name.exit.tmp" "$dir/$name.exit"
   ' pifarm-detached "$dir" "$name" "$limit" "$@" > /dev/null 2>&1 < /dev/null &
   i=0

@@ -17,7 +17,7 @@ from contextlib import ExitStack
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from benchmarks import catalog, effective, link, results, telemetry, trial
+from benchmarks import catalog, effective, limits, link, results, telemetry, trial
 from benchmarks.catalog import custom
 from benchmarks.catalog.spec import Benchmark, Command, Context, ParamError, ParseError
 from benchmarks.endpoints import BoardEndpoint, ControllerEndpoint, Detached, Endpoint
@@ -609,6 +609,12 @@ class _Running:
             expected_arm_mhz=self.expected_arm_mhz(),
             involved=set(samplers.names),
         )
+        if found := self.environment.get("link"):  # the throughput against the link's ceiling
+            uses = (
+                limits.link_use(parsed.values[m.name], m.unit, found, params.get("mtu"))
+                for m in benchmark.metrics
+            )
+            self.environment["link_use"] = next((use for use in uses if use), None)
         self.environment.update(
             telemetry=telemetry.summarize(samplers.samples.get("board", [])),
             peer_telemetry=telemetry.summarize(samplers.samples.get("peer", [])),
@@ -684,6 +690,9 @@ class _Samplers:
         self.each(start_apart)
         if self.measure.on not in self.ends:
             return []
+        # Next to the measurement, the sampler also reads its process tree's CPU time.
+        measurement = f"{self.dirs[self.measure.on]}/{trial.MEASURE}"
+        argv = telemetry.sampler_argv(SAMPLE_INTERVAL_S, self.names, trial=measurement)
         return [Detached(SAMPLER, argv, self.timeout, ready=telemetry.SAMPLE_DONE)]
 
     def stop(self) -> None:

@@ -606,8 +606,10 @@ class Init:
             if now >= next_refresh:
                 processes = procstat.scan()  # one pass over /proc for the clock and /proc/stat
                 self.refresh_sysfs(processes)
-                self.stat.refresh(processes)
                 next_refresh = now + CLOCK_SAMPLE_S
+            # Every turn, as the kernel's counters move on between two scans: a reading taken
+            # a tenth of a second after another (a short trial's telemetry) sees time pass.
+            self.stat.refresh(processes)
             time.sleep(0.05)
 
 

@@ -2,8 +2,9 @@
 
 The node's /proc is its pid namespace's, but the kernel's stat and loadavg in it are the
 host's: every other node's work and the host's would show as the board's. PID 1 bind-mounts
-files shaped like the kernel's over them and rewrites them in place after each scan of the
-node's processes (the one it makes every CLOCK_SAMPLE_S for the emulated clock anyway):
+files shaped like the kernel's over them and rewrites them in place every turn of its loop
+(about every 50 ms, as the kernel's move on), from the last scan of the node's processes (the
+one it makes every CLOCK_SAMPLE_S for the emulated clock anyway):
 - busy: the node's CPU time, real host CPU time like /proc/<pid>/stat's utime and stime, so
   that telemetry can subtract the one from the other: the cgroup's accounting where the node
   has one (v2 cpu.stat, v1 cpuacct.usage when cpuacct is mounted with cpu), else the sum over

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from devices import vcgencmd
 
+from .scripts import WITH_CHILDREN
+
 _INT = re.compile(r"\d{1,20}")
 _FLOAT = re.compile(r"\d{1,20}(?:\.\d{1,20})?")
+_SHELL_TIME = re.compile(r"(\d{1,9})m(\d{1,9}(?:\.\d{1,9})?)s")  # `times`: 1m2.345678s
+_TRIAL = "trial"  # a proc line's tag: in the measurement's session
 
 
 @dataclass(frozen=True)
@@ -25,8 +29,11 @@ class Sample:
 
     CPU percentages (cpu_*) are of the whole board (100 % = every core busy); procs and
     sampler_pct are of one core (100 % = one core), like top. cpu_sys_pct counts all kernel
-    time (system, irq, softirq); cpu_busy_pct is 100 - idle - iowait. sampler_pct is the
-    sampler's own cost (it and the vcgencmd it runs), kept out of "background" CPU.
+    time (system, irq, softirq); cpu_busy_pct is 100 - idle - iowait; cores_busy_pct, each
+    core's. sampler_pct is the sampler's own cost (it and the vcgencmd it runs), kept out of
+    "background" CPU. trial_procs_pct: the part of procs that ran in the measurement's own
+    session. trial_cpu_s: the CPU time of the measurement's whole process tree, from the
+    sample after it ended (it is only known then).
     """
 
     t: float
@@ -41,6 +48,9 @@ class Sample:
     procs: dict[str, float] = field(default_factory=dict)
     cpus: int = 1
     sampler_pct: float | None = None
+    cores_busy_pct: list[float] | None = None
+    trial_procs_pct: float | None = None
+    trial_cpu_s: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Compact and JSON-ready: rounded, without the values nobody could read."""
@@ -51,6 +61,8 @@ class Sample:
         }
         if self.procs:
             rounded["procs"] = {name: round(pct, 1) for name, pct in self.procs.items()}
+        if self.cores_busy_pct:
+            rounded["cores_busy_pct"] = [round(pct, 1) for pct in self.cores_busy_pct]
         return rounded
 
     @classmethod
@@ -72,8 +84,11 @@ class _Block:
     thermal_milli_c: int | None = None
     swap_kb: tuple[int, int] | None = None
     self_ticks: int | None = None
+    cores: list[tuple[int, ...]] = field(default_factory=list)  # the cpuN lines of /proc/stat
+    trial_cpu_s: float | None = None
     # (name, pid) -> (utime + stime, uptime when read; None: at the block's uptime)
     procs: dict[tuple[str, str], tuple[int, float | None]] = field(default_factory=dict)
+    in_trial: set[tuple[str, str]] = field(default_factory=set)  # procs of the trial's session
 
     def arm_mhz(self) -> int | None:
         if self.clock_hz is not None:
@@ -119,6 +134,10 @@ def _read_line(block: _Block, key: str, words: list[str], rest: str) -> None:
     elif key == "stat" and words[:1] == ["cpu"]:
         numbers = _ints(words[1:9])
         block.stat = numbers if numbers and len(numbers) >= 4 else None
+    elif key == "core" and words[:1] and words[0].startswith("cpu"):
+        numbers = _ints(words[1:9])
+        if numbers and len(numbers) >= 4:
+            block.cores.append(numbers)
     elif key == "loadavg" and words:
         block.load1 = _float(words[0])
     elif key == "cur_freq_khz":
@@ -130,10 +149,18 @@ def _read_line(block: _Block, key: str, words: list[str], rest: str) -> None:
     elif key == "self":
         numbers = _ints(words)
         block.self_ticks = sum(numbers) if numbers and len(numbers) == 4 else None
-    elif key == "proc" and len(words) == 7:
-        numbers = _ints(words[3:5])
+    elif key == "proc" and len(words) in (7, 8):
+        # name pid uptime [tag] utime stime cutime cstime (no tag: a sampler of before the
+        # session tag, as in the logs captured on real boards)
+        numbers = _ints(words[-4:] if words[0] in WITH_CHILDREN else words[-4:-2])
         if numbers and _INT.fullmatch(words[1]):
             block.procs[(words[0], words[1])] = (sum(numbers), _float(words[2]))
+            if len(words) == 8 and words[3] == _TRIAL:
+                block.in_trial.add((words[0], words[1]))
+    elif key == "trial_times" and len(words) == 2:
+        times = [_SHELL_TIME.fullmatch(word) for word in words]
+        if all(times):
+            block.trial_cpu_s = sum(int(m.group(1)) * 60 + float(m.group(2)) for m in times)
 
 
 def _blocks(text: str) -> tuple[dict[str, int], list[_Block]]:
@@ -172,14 +199,18 @@ def _cpu_rates(before: tuple[int, ...], after: tuple[int, ...]) -> dict[str, flo
     }
 
 
-def _proc_rates(before: _Block, after: _Block, clk: int, cpus: int) -> dict[str, float]:
-    """CPU % per name (100 % = one core), summed over its PIDs, each over its own interval.
+def _proc_rates(
+    before: _Block, after: _Block, clk: int, cpus: int
+) -> tuple[dict[str, float], float | None]:
+    """CPU % per name (100 % = one core), summed over its PIDs, each over its own interval;
+    and the part of it in the measurement's session.
 
     A PID not in the previous block, or whose ticks went down (a reused PID), started after
     that block, so all its ticks belong to this interval. Capped at every core: a PID missed
     once by a failed read must not count its whole life.
     """
     rates: dict[str, float] = {}
+    in_trial = 0.0
     for key, (ticks, read_at) in after.procs.items():
         now = read_at if read_at is not None else after.uptime
         earlier, earlier_at = before.procs.get(key, (None, None))
@@ -190,7 +221,19 @@ def _proc_rates(before: _Block, after: _Block, clk: int, cpus: int) -> dict[str,
         seconds = now - since if now > since else after.uptime - before.uptime
         rate = min(100 * used / clk / seconds, 100.0 * cpus)
         rates[key[0]] = rates.get(key[0], 0.0) + rate
-    return rates
+        if key in after.in_trial:
+            in_trial += rate
+    return rates, (in_trial if after.in_trial else None)
+
+
+def _cores_busy(before: _Block, after: _Block) -> list[float] | None:
+    """Each core's busy %, when both blocks read every core."""
+    if not after.cores or len(before.cores) != len(after.cores):
+        return None
+    busy = [
+        _cpu_rates(a, b)["cpu_busy_pct"] for a, b in zip(before.cores, after.cores, strict=True)
+    ]
+    return None if None in busy else busy
 
 
 def _sample(first: _Block, before: _Block | None, block: _Block, clk: int, cpus: int) -> Sample:
@@ -201,7 +244,8 @@ def _sample(first: _Block, before: _Block | None, block: _Block, clk: int, cpus:
     if before is not None:
         seconds = block.uptime - before.uptime
         rates = _cpu_rates(before.stat, block.stat)
-        rates["procs"] = _proc_rates(before, block, clk, cpus)
+        rates["procs"], rates["trial_procs_pct"] = _proc_rates(before, block, clk, cpus)
+        rates["cores_busy_pct"] = _cores_busy(before, block)
         if before.self_ticks is not None and block.self_ticks is not None:
             used = max(block.self_ticks - before.self_ticks, 0)
             rates["sampler_pct"] = 100 * used / clk / seconds
@@ -213,6 +257,7 @@ def _sample(first: _Block, before: _Block | None, block: _Block, clk: int, cpus:
         load1=block.load1,
         swap_used_kb=swap_used,
         cpus=cpus,
+        trial_cpu_s=block.trial_cpu_s,
         **rates,
     )
 
@@ -222,7 +267,9 @@ def parse_samples(text: str) -> list[Sample]:
 
     Never raises on what a board printed: a block without its clock (/proc/uptime) or its CPU
     counters, or whose clock does not move forward, is skipped, as is a half-written last one;
-    a single unreadable value is None.
+    a single unreadable value is None. The measurement's CPU time is a total, not a rate: read
+    in a skipped block (the last, taken a moment after the one before), it goes to the last
+    sample.
     """
     if isinstance(text, bytes | bytearray):
         text = bytes(text).decode("utf-8", errors="replace")
@@ -239,4 +286,7 @@ def parse_samples(text: str) -> list[Sample]:
         first = first if first is not None else block
         samples.append(_sample(first, before, block, clk, cpus))
         before = block
+    trial_cpu_s = next((b.trial_cpu_s for b in reversed(blocks) if b.trial_cpu_s is not None), None)
+    if samples and trial_cpu_s is not None and samples[-1].trial_cpu_s is None:
+        samples[-1] = replace(samples[-1], trial_cpu_s=trial_cpu_s)
     return samples

@@ -69,33 +69,60 @@ procs() {
           # The time of this very read: a loaded board can stall the loop for a while.
           up=
           read -r up _ 2>/dev/null < /proc/uptime
-          ticks "proc $name ${line%% *} ${up:--}" ${line##*[)]}
+          session_tag ${line##*[)]}
+          ticks "proc $name ${line%% *} ${up:--} $tag" ${line##*[)]}
           break ;;
       esac
     done
   done
 }
+# The fields after comm (state ppid pgrp session ...) -> tag: "trial" when the process is in
+# the measurement's session (its wrapper makes one, benchmarks.endpoints), else "-".
+session_tag() {
+  tag=-
+  [ -n "$trial_sid" ] && [ "$4" = "$trial_sid" ] && tag=trial
+  return 0
+}
+# The measurement's session, once its pid file names a live process; and, once it ended, the
+# CPU time of its whole process tree (the wrapper's `times` after its wait: children's user
+# and system time, every helper, shell and thread it waited for included).
+trial_counters() {
+  [ -n "$trial" ] || return 0
+  if [ -z "$trial_sid" ] && [ -s "$trial.pid" ]; then
+    pid= line=
+    read -r pid < "$trial.pid" && read -r line 2>/dev/null < "/proc/$pid/stat" &&
+      set -- ${line##*[)]} && trial_sid=$4
+  fi
+  if [ -s "$trial.times" ]; then
+    { read -r _; read -r user system _; } < "$trial.times" && echo "trial_times $user $system"
+  fi
+}
 counters() {
   line_of uptime /proc/uptime
-  line_of stat /proc/stat
+  while read -r key rest; do
+    case $key in cpu) echo "stat cpu $rest" ;; cpu[0-9]*) echo "core $key $rest" ;; *) break ;; esac
+  done < /proc/stat
   line_of loadavg /proc/loadavg
   line=
   read -r line < "/proc/$$/stat" && ticks self ${line##*[)]}
+  trial_counters
   procs
 }
 vc=
+trial_sid=
 command -v vcgencmd > /dev/null 2>&1 && vc=1
 """
 
 SAMPLE_DONE = "end"  # the sampler's line after each sample: after the first, it is ready
 
-# $1 seconds between samples; the names of the processes to follow come next. A TERM (the
-# engine's stop, or the timeout) takes one last sample, so a trial shorter than the interval
-# still has a reading after it.
+# $1 seconds between samples; $2 the path of the measurement's files less their suffix
+# (<dir>/<name>: .pid, .times, see benchmarks.endpoints), or nothing; the names of the processes
+# to follow come next. A TERM (the engine's stop, or the timeout) takes one last sample, so a
+# trial shorter than the interval still has a reading after it.
 SAMPLER = (
     r"""
-interval=$1
-shift
+interval=$1 trial=$2
+shift 2
 names=$*
 """
     + _FUNCTIONS
@@ -112,7 +139,7 @@ done
 
 # One round of the quiet check: the readings, then the counters over a 1-second window.
 QUIET_ROUND = (
-    "names=\n"
+    "names= trial=\n"
     + _FUNCTIONS
     + r"""
 header
@@ -125,7 +152,20 @@ echo sample; counters; echo end
 QUIET_ROUND_TIMEOUT_S = 20  # a round takes a second and a bit (3 vcgencmd calls, one sleep)
 # The processes a network or tunnel trial involves besides its tool (modern scp is sftp-server
 # on the far end; sshd matches sshd-session too). The engine adds the tool's own name.
-NETWORK_PROCESSES = ("iperf3", "openvpn", "wireguard-go", "sshd", "scp", "sftp-server", "ksoftirqd")
+NETWORK_PROCESSES = (
+    "iperf3",
+    "openvpn",
+    "wireguard-go",
+    "sshd",
+    "scp",
+    "sftp-server",
+    "ksoftirqd",
+    "usbnic",
+)
+# Followed with the CPU time of their children that ended: the commands pifarm's own round trips
+# run in the SSH session (the start, the polls, the stop: shells, sleeps, cats) are reaped
+# into their sshd's, and are the engine's work, not background.
+WITH_CHILDREN = ("sshd",)
 _PROCESS_NAME = re.compile(r"[A-Za-z0-9._+-]{1,15}")  # comm keeps 15 characters
 
 
@@ -136,12 +176,13 @@ def followable(names: Iterable[str]) -> list[str]:
     return [name for name in dict.fromkeys(split) if _PROCESS_NAME.fullmatch(name)]
 
 
-def sampler_argv(interval_s: float, process_names: Iterable[str]) -> list[str]:
-    """The sampler's argv for endpoint.start(dir, "sampler", argv, timeout)."""
+def sampler_argv(interval_s: float, process_names: Iterable[str], trial: str = "") -> list[str]:
+    """The sampler's argv for endpoint.start(dir, "sampler", argv, timeout). trial: the
+    measurement's <dir>/<name>, whose process tree is the trial's own work."""
     if not 0.1 <= float(interval_s) <= 60:
         raise ValueError(f"sampler interval {interval_s!r} s is not between 0.1 and 60 s")
     names = list(dict.fromkeys(process_names))
     bad = [name for name in names if not _PROCESS_NAME.fullmatch(name)]
     if bad:
         raise ValueError(f"process names must be 1-15 of A-Z a-z 0-9 . _ + -, not {bad!r:.80}")
-    return ["sh", "-c", SAMPLER, "pifarm-sampler", f"{float(interval_s):g}", *names]
+    return ["sh", "-c", SAMPLER, "pifarm-sampler", f"{float(interval_s):g}", trial, *names]

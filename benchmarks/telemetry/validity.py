@@ -14,6 +14,10 @@ from .samples import Sample
 _KERNEL_NOW_BITS = 0xF  # get_throttled bits 0-3: "now"; 16-19 are sticky since boot
 _ARM_TOLERANCE = 0.98  # measure_clock reads a little off the nominal value, both ways
 UNDER_LOAD_CORES = 0.8  # "under load": at least this many cores' worth busy in the interval
+# Background CPU is judged over at least this long: over a shorter trial the round trips that
+# start and stop it, and the counters' own steps (a tick; a simulated board's 50 ms), are most
+# of what the window holds.
+BACKGROUND_WINDOW_S = 1.0
 
 
 def _rated(samples: Sequence[Sample]) -> list[Sample]:
@@ -63,6 +67,39 @@ def _background_pct(sample: Sample, involved: set[str]) -> float:
     return max(sample.cpu_busy_pct - own / sample.cpus, 0.0)
 
 
+def trial_cpu_s(samples: Sequence[Sample]) -> float | None:
+    """The CPU time of the measurement's whole process tree, when the sampler read it."""
+    return next((s.trial_cpu_s for s in reversed(samples) if s.trial_cpu_s is not None), None)
+
+
+def _background_mean(samples: Sequence[Sample], involved: set[str]) -> float | None:
+    """The mean background CPU % of the board over the samples.
+
+    With the measurement's tree CPU time (trial_cpu_s): the board's busy time less that, less
+    the involved processes outside the measurement's session and the sampler, over the whole
+    trial. All of the measurement's work counts as its own, whatever its processes are named:
+    the compiled program, the shells it runs through, the helpers it starts, a 32-bit
+    userland's. Without it (an older sampler), interval by interval, by the names.
+    """
+    tree = trial_cpu_s(samples)
+    if tree is None:
+        return _time_mean(samples, lambda sample: _background_pct(sample, involved))
+    busy = other = seconds = 0.0
+    for earlier, later in zip(samples, samples[1:], strict=False):
+        if later.cpu_busy_pct is None:
+            continue
+        interval = later.t - earlier.t
+        outside = sum(pct for name, pct in later.procs.items() if name in involved)
+        outside -= later.trial_procs_pct or 0.0
+        busy += later.cpu_busy_pct / 100 * later.cpus * interval
+        other += (max(outside, 0.0) + (later.sampler_pct or 0.0)) / 100 * interval
+        seconds += interval
+    if seconds <= 0:
+        return None
+    cpus = samples[-1].cpus
+    return max(busy - tree - other, 0.0) / (cpus * seconds) * 100
+
+
 def _throttle_reason(samples: Sequence[Sample]) -> str | None:
     """Bits 0-3 at any time, or sticky bits 16-19 that were not set at the baseline."""
     readings = [sample.throttled for sample in samples if sample.throttled is not None]
@@ -97,7 +134,11 @@ def _arm_reason(samples: Sequence[Sample], expected_arm_mhz: int | None) -> str 
 
 
 def _background_reason(samples: Sequence[Sample], involved: set[str], limit: float) -> str | None:
-    mean = _time_mean(samples, lambda sample: _background_pct(sample, involved))
+    pairs = zip(samples, samples[1:], strict=False)
+    rated_s = sum(later.t - earlier.t for earlier, later in pairs if later.cpu_busy_pct is not None)
+    if rated_s < BACKGROUND_WINDOW_S:
+        return None
+    mean = _background_mean(samples, involved)
     if mean is None or mean <= limit:
         return None
     return (
@@ -133,7 +174,8 @@ def suspect_reasons(
       more than 2 % below expected_arm_mhz (the applied preset's arm_freq; on a Pi 5 the
       caller caps it at 3000, measure_clock's limit);
     - background CPU: the mean, over the intervals, of the board's busy CPU less what the
-      involved processes and the sampler used, above background_cpu_max_pct (of all cores);
+      measurement's process tree, the involved processes and the sampler used, above
+      background_cpu_max_pct (of all cores); not judged over less than BACKGROUND_WINDOW_S;
     - swap: the most swap in use less the baseline's, above swap_growth_kb.
     A value never read (no vcgencmd, no swap line) gives no reason either way.
     """
@@ -151,6 +193,22 @@ def suspect_reasons(
         _swap_reason(samples, swap_growth_kb),
     )
     return [reason for reason in reasons if reason]
+
+
+def _cores_mean(samples: Sequence[Sample]) -> list[float] | None:
+    """Each core's busy %, over the intervals that read every core (longer ones weigh more)."""
+    pairs = [
+        (later.cores_busy_pct, later.t - earlier.t)
+        for earlier, later in zip(samples, samples[1:], strict=False)
+        if later.cores_busy_pct
+    ]
+    total = math.fsum(seconds for _, seconds in pairs)
+    if total <= 0 or len({len(cores) for cores, _ in pairs}) != 1:
+        return None
+    return [
+        math.fsum(cores[core] * seconds for cores, seconds in pairs) / total
+        for core in range(len(pairs[0][0]))
+    ]
 
 
 def summarize(samples: Sequence[Sample]) -> dict[str, Any]:
@@ -175,6 +233,8 @@ def summarize(samples: Sequence[Sample]) -> dict[str, Any]:
         "temp_max_c": max(temps) if temps else None,
         "throttled_seen": seen,
         "cpu_busy_mean_pct": _time_mean(samples, lambda sample: sample.cpu_busy_pct),
+        "cores_busy_mean_pct": _cores_mean(samples),
+        "trial_cpu_s": trial_cpu_s(samples),
         # A process absent from an interval used no CPU in it.
         "procs_mean_pct": {
             name: _time_mean(samples, lambda sample, name=name: sample.procs.get(name, 0.0))

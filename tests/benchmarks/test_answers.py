@@ -2,7 +2,7 @@
 
 import pytest
 
-from benchmarks import answers, stats
+from benchmarks import answers, limits, stats
 from benchmarks.models import Run
 from benchmarks.templatetags.campaign_tags import number
 from tests.benchmarks.answer_data import (
@@ -160,9 +160,172 @@ def test_suspect_trials_are_left_out_and_said_so_unless_included():
     network_runs(campaign, download=FASTER, upload=STOCK, scp=STOCK)
     campaign.runs.update(suspect=True)
     assert answers.answer(campaign).sentence == (
-        "Cannot tell: 18 suspect trials left out, and the others do not face each other; "
+        "Cannot tell: iperf3-tcp (direction board-to-peer): all 6 trials suspect (no reason "
+        "kept); not compared; iperf3-tcp (direction peer-to-board): all 6 trials suspect (no "
+        "reason kept); not compared; scp: all 6 trials suspect (no reason kept); not compared; "
         "include the suspect trials to see what they say."
     )
     included = answers.answer(campaign, include_suspects=True)
     assert included.sentence.startswith("Yes, a little: the overclock made")
     assert all("include_suspects" in section.builder_query for section in included.sections)
+
+
+BACKGROUND = (
+    "background CPU averaged {} % of the board (not the benchmark's processes; the limit is 25 %)"
+)
+
+
+def bitness_campaign(lame_64_reasons: list[str]):
+    """The bitness question on two Pi 4s (32- and 64-bit userland): intloop 20 % faster on
+    64-bit, lame measured on both, its first 64-bit trials suspect for the reasons given (one
+    each)."""
+    campaign = question_campaign("bitness")
+    lanes = {bits: lane_on(campaign, f"pi4-{bits}", userland=bits) for bits in (32, 64)}
+    trials(lanes[32], [100.0, 101.0, 99.0], benchmark="intloop", params={"seconds": 10},
+           metric="iterations_per_second", unit="iter/s")  # fmt: skip
+    trials(lanes[64], [120.0, 121.0, 119.0], benchmark="intloop", params={"seconds": 10},
+           metric="iterations_per_second", unit="iter/s")  # fmt: skip
+    for bits, values in ((32, [5.0, 5.1, 4.9]), (64, [7.0, 6.9, 7.1])):
+        runs = trials(lanes[bits], values, benchmark="lame", params={"seconds": 20},
+                      metric="realtime", unit="x real time")  # fmt: skip
+        if bits == 64:
+            for run, reason in zip(runs, lame_64_reasons, strict=False):
+                Run.objects.filter(pk=run.pk).update(suspect=True, suspect_reasons=[reason])
+    return campaign
+
+
+def test_a_benchmark_whose_trials_are_all_suspect_is_named_with_why_not_dropped_silently():
+    campaign = bitness_campaign([BACKGROUND.format(n) for n in (29, 45, 38)])
+    campaign.runs.filter(benchmark="lame").update(suspect=True)  # the 32-bit side's too
+    sentence = answers.answer(campaign).sentence
+    assert sentence.startswith("Yes: the 64-bit userland made intloop iterations_per_second")
+    assert sentence.endswith(
+        "; lame: all 6 trials suspect (background CPU averaged 29-45 % of the board (not the "
+        "benchmark's processes; the limit is 25 %)); not compared."
+    )
+
+
+def test_a_group_emptied_by_suspect_trials_is_named_with_the_reasons():
+    campaign = bitness_campaign(
+        [BACKGROUND.format(30), BACKGROUND.format(30), "swap in use grew by 12 MB"]
+    )
+    sentence = answers.answer(campaign).sentence
+    assert sentence.endswith(
+        "; lame: 3 of 6 trials suspect (background CPU averaged 30 % of the board (not the "
+        "benchmark's processes; the limit is 25 %); swap in use grew by 12 MB); 64-bit userland "
+        "not compared with 32-bit userland."
+    )
+    # Included, lame is compared, and nothing is said left out.
+    included = answers.answer(campaign, include_suspects=True).sentence
+    assert "lame realtime" in included and "not compared" not in included
+
+
+def test_a_suspect_trial_that_leaves_both_sides_compared_is_not_called_left_out():
+    found = answers.answer(bitness_campaign([BACKGROUND.format(30)]))
+    assert found.suspects == 1
+    assert "lame realtime" in found.sentence and "not compared" not in found.sentence
+
+
+LINK_100 = {"link": {"device": "eth0", "mbit": 100, "mtu": 1500}}
+
+
+def test_no_difference_with_both_sides_at_the_link_s_ceiling_is_cannot_tell():
+    campaign = question_campaign("network")
+    network_runs(campaign, download=STOCK, upload=STOCK, scp=STOCK)  # scp: 9.4 of 11.8 MB/s
+    campaign.runs.update(environment=LINK_100)
+    found = answers.answer(campaign)
+    assert found.sentence == (
+        "No: scp throughput showed no significant difference with the overclock; iperf3-tcp "
+        "throughput (direction board-to-peer) and iperf3-tcp throughput (direction "
+        "peer-to-board): cannot tell, both at the link's ceiling (on a 100 Mbit/s link)."
+    )
+    assert {row.benchmark for row in found.at_ceiling} == {"iperf3-tcp"}
+    assert all(row.comparison.outcome == stats.NO_DIFFERENCE for row in found.at_ceiling)
+    iperf3 = next(section for section in found.sections if section.result.benchmark == "iperf3-tcp")
+    assert {hit.words for hit in iperf3.limited_by.values()} == {
+        "at the link's ceiling (94.0 of 94.1 Mbit/s): a faster CPU cannot show here"
+    }
+
+
+def test_only_rows_at_the_ceiling_answer_cannot_tell_with_why():
+    campaign = question_campaign("network")
+    network_runs(campaign, download=STOCK, upload=STOCK, scp=STOCK)
+    campaign.runs.filter(benchmark="iperf3-tcp").update(environment=LINK_100)
+    campaign.runs.filter(benchmark="scp").delete()
+    assert answers.answer(campaign).sentence == (
+        "Cannot tell: iperf3-tcp throughput (direction board-to-peer) and iperf3-tcp throughput "
+        "(direction peer-to-board): both at the link's ceiling, where a faster CPU cannot show."
+    )
+
+
+def test_a_difference_at_the_ceiling_is_still_told():
+    campaign = question_campaign("network")
+    network_runs(campaign, download=[90.0, 90.2, 89.8], upload=STOCK, scp=STOCK)
+    campaign.runs.update(environment=LINK_100)
+    sentence = answers.answer(campaign).sentence
+    assert sentence.startswith(
+        "No, the opposite: the overclock made iperf3-tcp throughput (direction peer-to-board) "
+        "4.3 % slower"
+    )
+
+
+def test_the_peer_that_used_a_whole_core_is_named_as_the_limit():
+    campaign = question_campaign("network")
+    network_runs(campaign, download=[60.0, 61.0, 59.0], upload=STOCK, scp=STOCK)
+    telemetry = {"procs_mean_pct": {"iperf3": 40.0}, "cores_busy_mean_pct": [40.0, 3.0]}
+    campaign.runs.update(
+        peer="controller",
+        environment=LINK_100 | {"telemetry": telemetry,
+                                "peer_telemetry": {"procs_mean_pct": {"iperf3": 96.0}}},
+    )  # fmt: skip
+    found = answers.answer(campaign)
+    download = next(section for section in found.sections if "peer-to-board" in section.title)
+    assert {group: hit.words for group, hit in download.limited_by.items()} == {
+        answers.comparisons.AS_IS: "at the link's ceiling (94.0 of 94.1 Mbit/s): a faster CPU "
+        "cannot show here",
+        download.result.groups[1].key: "limited by the peer: iperf3 used 96 % of a core on the "
+        "controller",
+    }
+    scp = next(section for section in found.sections if section.result.benchmark == "scp")
+    assert {hit.kind for hit in scp.limited_by.values()} == {limits.PEER}
+
+
+def test_openvpn_s_fastest_setting_says_the_peer_may_have_limited_it():
+    campaign = question_campaign("openvpn")
+    lane = lane_on(campaign, "pi4")
+    params = {"size": "50M", "compression": "off", "mtu": 1500, "cipher": "AES-128-GCM"}
+    for run, peer_pct in zip(trials(lane, [9.0, 9.2], benchmark="openvpn-scp", params=params),
+                             (65.0, 83.0), strict=True):  # fmt: skip
+        run.peer = "controller"
+        run.environment = {
+            "telemetry": {"procs_mean_pct": {"openvpn": 28.0, "sshd": 19.0}},
+            "peer_telemetry": {"procs_mean_pct": {"openvpn": peer_pct, "sshd": 3.0}},
+            "link_use": {"mbit": 73.6, "line_mbit": 100, "ceiling_mbit": 94.15, "of_ceiling": 0.78},
+        }
+        run.save()
+    assert answers.answer(campaign).sentence.endswith(
+        "with cipher AES-128-GCM, compression off, mtu 1500, as the board is; the peer may be "
+        "the limit: openvpn used 74 % of a core on the controller, the busiest on pi4 openvpn "
+        "28 %."
+    )
+    # At 11.3 of its 11.8 MB/s ceiling, the link is the limit whatever the CPU did.
+    for run in campaign.runs.all():
+        run.measurements.update(value=11.3)
+    assert answers.answer(campaign).sentence.endswith(
+        "; at the link's ceiling (11.3 of 11.8 MB/s): a faster CPU cannot show here."
+    )
+
+
+def test_openvpn_names_a_setting_whose_trials_were_all_suspect():
+    campaign = question_campaign("openvpn")
+    lane = lane_on(campaign, "pi4")
+    base = {"size": "50M", "compression": "off", "mtu": 1500}
+    trials(lane, [9.0, 9.2], benchmark="openvpn-scp", params={**base, "cipher": "AES-128-GCM"})
+    for run in trials(lane, [12.0, 12.2], benchmark="openvpn-scp",
+                      params={**base, "cipher": "CHACHA20-POLY1305"}):  # fmt: skip
+        Run.objects.filter(pk=run.pk).update(suspect=True, suspect_reasons=["swap in use grew"])
+    assert answers.answer(campaign).sentence.endswith(
+        "with cipher AES-128-GCM, compression off, mtu 1500, as the board is; cipher "
+        "CHACHA20-POLY1305, compression off, mtu 1500, as the board is: all 2 trials suspect "
+        "(swap in use grew); not compared."
+    )

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from benchmarks import telemetry
 from benchmarks.endpoints import BoardEndpoint, ControllerEndpoint
-from benchmarks.telemetry import Sample, parse_samples, summarize, suspect_reasons
+from benchmarks.telemetry import Sample, parse_samples, summarize, suspect_reasons, validity
 from devices import ssh, vcgencmd
 from devices.credentials import Credential
 from pisim import Faults
@@ -427,10 +427,111 @@ def test_the_summary_weighs_each_interval_by_its_length():
     assert summary["procs_mean_pct"] == {"tool": pytest.approx(100 * 1 / seconds)}
 
 
+# --- the measurement's own process tree ---
+
+# A 2-core board, 2 s of a trial: the measurement (a shell running a compiled program whose
+# name nobody follows) keeps one core busy, then ends; the wrapper's `times` says it used
+# 1.9 s of CPU in all. sshd (followed) used a little, outside the measurement's session.
+TREE_LOG = """\
+clk_tck 100
+cpus 2
+sample
+uptime 100.00 0
+stat cpu  1000 0 0 1000 0 0 0 0
+core cpu0 500 0 0 500 0 0 0 0
+core cpu1 500 0 0 500 0 0 0 0
+self 0 0 0 0
+proc sshd 7 100.00 - 0 0 0 0
+end
+sample
+uptime 101.00 0
+stat cpu  1100 0 2 1098 0 0 0 0
+core cpu0 598 0 2 500 0 0 0 0
+core cpu1 502 0 0 598 0 0 0 0
+self 1 0 0 0
+proc sshd 7 101.00 - 1 0 0 0
+proc sh 41 101.00 trial 1 0 0 0
+end
+sample
+uptime 102.00 0
+stat cpu  1200 0 4 1196 0 0 0 0
+core cpu0 696 0 4 500 0 0 0 0
+core cpu1 504 0 0 696 0 0 0 0
+self 2 0 0 0
+proc sshd 7 102.00 - 2 0 0 0
+trial_times 0m1.900000s 0m0.000000s
+end
+"""
+
+
+def test_the_log_gives_each_core_the_sessions_processes_and_the_trees_cpu_time():
+    baseline, first, last = parse_samples(TREE_LOG)
+    assert first.cores_busy_pct == pytest.approx([100.0, 2.0])
+    assert first.procs == {"sshd": pytest.approx(1.0), "sh": pytest.approx(1.0)}
+    assert first.trial_procs_pct == pytest.approx(1.0) and last.trial_procs_pct is None
+    assert (baseline.trial_cpu_s, first.trial_cpu_s, last.trial_cpu_s) == (None, None, 1.9)
+    summary = summarize([baseline, first, last])
+    assert summary["trial_cpu_s"] == 1.9
+    assert summary["cores_busy_mean_pct"] == pytest.approx([100.0, 2.0])
+
+
+def test_sshd_counts_the_commands_its_session_ran_and_reaped():
+    # pifarm's round trips (a poll's shell and its sleeps) ended within the interval: their
+    # time is in sshd's children's time, the engine's work. Another process's is not counted.
+    log = TREE_LOG.replace("proc sshd 7 101.00 - 1 0 0 0", "proc sshd 7 101.00 - 1 0 40 10")
+    log = log.replace("proc sh 41 101.00 trial 1 0 0 0", "proc sh 41 101.00 trial 1 0 30 0")
+    first = parse_samples(log)[1]
+    assert first.procs == {"sshd": pytest.approx(51.0), "sh": pytest.approx(1.0)}
+
+
+def test_background_is_not_judged_over_less_than_a_second():
+    busy = {"procs": {"tool": 100.0, "sshd": 90.0}, "cpu_busy_pct": 98.0, "sampler_pct": 0.0}
+    baseline, second = trial(busy)
+    short = [baseline, dataclasses.replace(second, t=validity.BACKGROUND_WINDOW_S - 0.05)]
+    assert suspect_reasons(short, expected_arm_mhz=None, involved={"tool"}) == []
+    assert suspect_reasons([baseline, second], expected_arm_mhz=None, involved={"tool"}) == [
+        "background CPU averaged 48 % of the board (not the benchmark's processes; the limit "
+        "is 25 %)"
+    ]
+
+
+def test_the_trees_cpu_time_read_in_a_block_too_close_to_the_last_still_counts():
+    # The sampler's last sample (on its stop) came within the clock's resolution of the one
+    # before: its block is skipped, but not the total it read.
+    late = TREE_LOG.replace("uptime 102.00 0", "uptime 101.00 0", 1)
+    samples = parse_samples(late)
+    assert len(samples) == 2 and samples[-1].trial_cpu_s == 1.9
+
+
+def test_the_measurements_whole_tree_is_its_own_work_not_background():
+    samples = parse_samples(TREE_LOG)
+    assert suspect_reasons(samples, expected_arm_mhz=None, involved={"sshd", "sh"}) == []
+    # Without the tree's time, by names alone, the unnamed program is background.
+    by_names = [dataclasses.replace(sample, trial_cpu_s=None) for sample in samples]
+    assert suspect_reasons(by_names, expected_arm_mhz=None, involved={"sshd", "sh"}) == [
+        "background CPU averaged 50 % of the board (not the benchmark's processes; "
+        "the limit is 25 %)"
+    ]
+
+
+def test_other_work_during_the_measurement_is_still_background():
+    # The same trial on a board where something else kept the second core busy too: 400 of
+    # 400 ticks busy, 190 of them the measurement's, 2 sshd's, 2 the sampler's.
+    busier = TREE_LOG.replace("1100 0 2 1098", "1198 0 2 1000").replace(
+        "1200 0 4 1196", "1396 0 4 1000"
+    )
+    reasons = suspect_reasons(parse_samples(busier), expected_arm_mhz=None, involved={"sshd"})
+    assert reasons == [
+        "background CPU averaged 52 % of the board (not the benchmark's processes; "
+        "the limit is 25 %)"
+    ]
+
+
 # --- fuzzing the parser with what a broken or hostile board could print ---
 
-KEYS = ["sample", "end", "vc", "uptime", "stat", "loadavg", "cur_freq_khz", "thermal_milli_c",
-        "swap_kb", "self", "proc", "clk_tck", "cpus", "pifarm-sampler"]  # fmt: skip
+KEYS = ["sample", "end", "vc", "uptime", "stat", "core", "loadavg", "cur_freq_khz",
+        "thermal_milli_c", "swap_kb", "self", "proc", "trial_times", "clk_tck", "cpus",
+        "pifarm-sampler"]  # fmt: skip
 VALUES = st.one_of(
     st.text(max_size=40),
     st.lists(st.integers(min_value=-5, max_value=10**30).map(str), max_size=11).map(" ".join),

@@ -150,3 +150,19 @@ def test_the_bitness_page_lists_the_newest_campaigns_and_takes_an_older_ones_pas
     assert f"At most {CAMPAIGNS_MAX} campaigns" in over.content.decode()
     full = client.get(bitness, {"campaigns": later[1:CAMPAIGNS_MAX], "runs": str(oldest.code)})
     assert "3 / 3" in full.content.decode()
+
+
+def test_the_answer_page_says_what_limited_each_group_and_why_cannot_tell(client, viewer):
+    campaign = network_campaign()  # the download's overclock side is faster than the ceiling
+    campaign.runs.update(environment={"link": {"device": "eth0", "mbit": 100, "mtu": 1500}})
+    client.force_login(viewer)
+    body = html.unescape(client.get(answer_url(campaign)).content.decode())
+    assert body.count("<h3>What limited it</h3>") == 2  # the two iperf3 metrics, not scp
+    assert (
+        "<li><strong>as the board is</strong>: at the link's ceiling (94.0 of 94.1 Mbit/s): "
+        "a faster CPU cannot show here</li>" in body
+    )
+    # The upload: no difference, both sides at the ceiling.
+    verdicts = re.findall(r'class="verdict outcome-([a-z-]+)"><span class="cell-text">(.*?)<', body)
+    assert ("cannot-tell", "cannot tell: both at the link's ceiling") in verdicts
+    assert "At the link's ceiling: 95 % of the TCP goodput ceiling or more" in body
