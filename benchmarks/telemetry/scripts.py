@@ -152,6 +152,8 @@ echo sample; counters; echo end
 QUIET_ROUND_TIMEOUT_S = 20  # a round takes a second and a bit (3 vcgencmd calls, one sleep)
 # The processes a network or tunnel trial involves besides its tool (modern scp is sftp-server
 # on the far end; sshd matches sshd-session too). The engine adds the tool's own name.
+# usbnic: a simulated Pi 1 B's USB Ethernet (pisim/usbnic.py), doing the frames' work that a
+# Pi's smsc95xx driver does in its kernel, as ksoftirqd does here.
 NETWORK_PROCESSES = (
     "iperf3",
     "openvpn",
