@@ -20,11 +20,23 @@ from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils.http import urlencode
 
-from benchmarks import catalog, charts, comparisons, limits, link, progress, questions, stats
+from benchmarks import (
+    catalog,
+    charts,
+    comparisons,
+    limits,
+    link,
+    progress,
+    questions,
+    simulated,
+    stats,
+)
 from benchmarks.forms_comparisons import RUN_CODES_MAX
 from benchmarks.models import CONTROLLER, Campaign, Measurement, Run
 from benchmarks.results import value_text
 from benchmarks.templatetags.campaign_tags import number
+from devices import presets
+from devices.models import Board, PresetVersion
 
 A_LITTLE = 10  # % : a change below this is "a little"
 CEILING = "at the ceiling"  # a row's outcome in the sentence: no difference, both at the ceiling
@@ -77,6 +89,11 @@ class Answer:
     at_ceiling: list[comparisons.Row] = field(default_factory=list)
     ceiling_verdict: str = CEILING_VERDICT
     limits_rule: dict = field(default_factory=lambda: dict(LIMITS_RULE))  # for the page's hint
+    # What ran, board by board: each preset (or "as is") with the configuration its runs
+    # recorded (benchmarks.effective), and how the campaign ordered and left the boards.
+    what_ran: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # a preset that underclocks a board
+    simulated_note: str = ""  # benchmarks.simulated, when a board was simulated
 
 
 def question_of(campaign: Campaign) -> questions.Question | None:
@@ -97,6 +114,9 @@ def answer(campaign: Campaign, include_suspects: bool = False) -> Answer:
     found.link_mbit = _link_mbit(runs)
     found.include_suspects = include_suspects
     found.suspects = runs.filter(suspect=True).count()
+    found.what_ran, found.warnings = _what_ran(campaign, runs)
+    if runs.filter(snapshot__facts__simulated=True).exists():
+        found.simulated_note = simulated.NOTE
     if question.recipe.factors:
         words = _fastest_setting(found, campaign, runs)
     else:
@@ -109,6 +129,35 @@ def answer(campaign: Campaign, include_suspects: bool = False) -> Answer:
     else:
         found.sentence = words
     return found
+
+
+def _what_ran(campaign: Campaign, runs: QuerySet) -> tuple[list[str], list[str]]:
+    """Each board's presets with the configurations their runs ran, and the underclocks among
+    them (a preset clock below the board's own default)."""
+    ran = defaultdict(lambda: defaultdict(set))
+    rows = runs.values_list("board", "preset_version", "config_fingerprint").distinct()
+    for board, version, fingerprint in rows.order_by():
+        ran[board][version].add(fingerprint)
+    words = comparisons.configurations(runs, {fp for *_, fp in rows})
+    versions = PresetVersion.objects.select_related("preset").in_bulk(
+        {version for found in ran.values() for version in found} - {None}
+    )
+    boards = Board.objects.in_bulk(list(ran))
+    lines, warnings = [], []
+    for board in sorted(boards.values(), key=lambda board: board.name):
+        for version_id, fingerprints in sorted(ran[board.pk].items(), key=lambda i: i[0] or 0):
+            version = versions.get(version_id)
+            label = str(version) if version else comparisons.AS_IS
+            configurations = sorted(words.get(fp) or "not recorded" for fp in fingerprints)
+            lines.append(f"{board.name}, {label}: {' / '.join(configurations)}")
+            if version is not None:
+                warnings += [
+                    f"{version} on {board.name}: {underclock}"
+                    for underclock in presets.underclocks_on(board, version)
+                ]
+    for lane in campaign.lanes.select_related("board").exclude(left=""):
+        lines.append(f"{lane.board.name} afterwards: {lane.left}")
+    return lines, warnings
 
 
 # ---- a factor against a baseline (the overclock, 64-bit) ----------------------------------
@@ -252,15 +301,17 @@ def _sentence(
         by_outcome[CEILING if capped else outcome].append(row)
     wins, losses = by_outcome[stats.BETTER], by_outcome[stats.WORSE]
     same, unknown = by_outcome[stats.NO_DIFFERENCE], by_outcome[stats.CANNOT_TELL]
-    capped = by_outcome[CEILING]
+    small, capped = by_outcome[stats.BELOW_MIN_EFFECT], by_outcome[CEILING]
+    confounded = [row for row in unknown if row.comparison.confounded]
+    unknown = [row for row in unknown if not row.comparison.confounded]
     if not rows:
         return "Cannot tell: no metric of the question was measured on both sides."
     if wins or losses:
         if wins and losses:
             lead = "Partly"
         elif wins:
-            small = all(abs(row.comparison.percent_change) < A_LITTLE for row in wins)
-            lead = "Yes, a little" if small else "Yes"
+            little = all(abs(row.comparison.percent_change or 0) < A_LITTLE for row in wins)
+            lead = "Yes, a little" if little else "Yes"
         else:
             lead = "No, the opposite"
         changes = _listed([_change_words(row) for row in wins + losses])
@@ -270,33 +321,90 @@ def _sentence(
     elif same:
         parts = [f"No: {_listed([row.label for row in same])} showed no significant difference "
                  f"with {treatment}"]  # fmt: skip
+    elif small:
+        parts = [f"No: {treatment} made {_small_words(small)}"]
+        small = []
     elif capped:
         labels = _listed([row.label for row in capped])
         parts = [f"Cannot tell: {labels}: {BOTH_AT_CEILING}, where a faster CPU cannot show"]
+    elif confounded:
+        parts = [f"Cannot tell from these boards: {_confounded_words(confounded, treatment)}"]
+        confounded = []
     else:
         parts = ["Cannot tell yet"]
-    if capped and (wins or losses or same):
+    if small:
+        parts.append(_small_words(small))
+    if capped and (wins or losses or same or small):
         parts.append(f"{_listed([row.label for row in capped])}: cannot tell, {BOTH_AT_CEILING}")
+    if confounded:
+        parts.append(f"cannot tell for {_confounded_words(confounded, treatment)}")
     if unknown:
         parts.append(f"{_listed([row.label for row in unknown])}: too few trials to tell")
-    on_link = f" (on a {link_mbit} Mbit/s link)" if link_mbit and (wins or losses or same) else ""
+    decided = wins or losses or same or small
+    on_link = f" (on a {link_mbit} Mbit/s link)" if link_mbit and decided else ""
     return "; ".join(parts) + on_link + "".join(f"; {words}" for words in dropped) + "."
 
 
-def _change_words(row: comparisons.Row) -> str:
+def _small_words(rows: list[comparisons.Row]) -> str:
+    minimum = rows[0].comparison.min_effect * 100
+    changes = _listed([_change_words(row) for row in rows])
+    return f"{changes}: significant, but under the {minimum:g} % that counts"
+
+
+def _confounded_words(rows: list[comparisons.Row], treatment: str) -> str:
+    """Rows whose sides ran on boards of their own, one a side: what was measured, and why it
+    proves nothing (the board and the treatment changed together)."""
+    design = rows[0].comparison.design
+    where = (
+        f"{', '.join(design.baseline_boards) or 'one board'} ran the baseline, "
+        f"{', '.join(design.values_boards) or 'another'} {treatment}"
+    )
+    spread = design.board_spread
+    spread_words = (
+        f"boards differ by {spread * 100:.2g} % on their own"
+        if spread is not None
+        else "how much two boards differ on their own was not measured"
+    )
+    measured = _listed([_change_words(row, interval=False) for row in rows])
+    return (
+        f"{_listed([row.label for row in rows])}, as each side ran on its own board ({where}), "
+        f"so the board and {treatment} changed together and {spread_words}. As measured, "
+        f"{treatment} made {measured}"
+    )
+
+
+def _change_words(row: comparisons.Row, interval: bool = True) -> str:
     """ "iperf3 ... 3.1 % faster (95 % CI 1.2 to 5.0 %)": better is faster, whichever way the
-    metric goes (a time lower, a rate higher)."""
+    metric goes (a time lower, a rate higher). A baseline mean of 0 or below has no percent
+    change: the difference in the metric's unit, then."""
     comparison = row.comparison
     sign = 1 if comparison.higher_is_better else -1
+    if comparison.percent_change is None:
+        return f"{row.label} {_difference_words(comparison)}"
     gain = sign * comparison.percent_change
     words = "faster" if gain > 0 else "slower"
-    if comparison.percent_ci is None:
-        interval = "95 % CI unbounded"
+    if not interval:
+        return f"{row.label} {abs(gain):.1f} % {words}"
+    if comparison.identical:
+        shown = "every trial of a side alike"
+    elif comparison.percent_ci is None:
+        shown = "95 % CI unbounded"
     else:
         low, high = sorted(sign * end for end in comparison.percent_ci)  # of the gain
         low, high = (low, high) if gain > 0 else (-high, -low)
-        interval = f"95 % CI {low:.1f} to {high:.1f} %"
-    return f"{row.label} {abs(gain):.1f} % {words} ({interval})"
+        shown = f"95 % CI {low:.1f} to {high:.1f} %"
+    return f"{row.label} {abs(gain):.1f} % {words} ({shown})"
+
+
+def _difference_words(comparison: stats.Comparison) -> str:
+    """e.g. "+41 retransmits against a baseline mean of 0 (95 % CI +32 to +50)"."""
+    unit = f" {comparison.unit}" if comparison.unit else ""
+    words = f"{comparison.difference:+.3g}{unit} against a baseline mean of "
+    words += f"{comparison.baseline.mean:.3g}"
+    if comparison.difference_ci is not None:
+        low, high = comparison.difference_ci
+        words += f" (95 % CI {low:+.3g} to {high:+.3g})"
+    return words
 
 
 def _listed(words: list[str]) -> str:

@@ -547,7 +547,7 @@ class _Names:
         self.group_by = group_by
         self.ran = {}
         if selected is not None:
-            self.ran = _configurations(selected, {row[7] for row in shared})
+            self.ran = configurations(selected, {row[7] for row in shared})
         snapshot_ids, version_ids, campaign_ids = ({row[column] for row in shared}
                                                    for column in range(2, 5))  # fmt: skip
         boards = Board.objects.filter(pk__in=board_ids).order_by("name")
@@ -639,7 +639,7 @@ class _Names:
         return ", ".join(words)
 
 
-def _configurations(selected: QuerySet, fingerprints: set[str]) -> dict[str, str]:
+def configurations(selected: QuerySet, fingerprints: set[str]) -> dict[str, str]:
     """Each fingerprint's configuration in words, from one run that ran it (two queries)."""
     fingerprints.discard("")
     if not fingerprints:

@@ -3,8 +3,9 @@
 import pytest
 
 from benchmarks import answers, limits, stats
-from benchmarks.models import Run
+from benchmarks.models import Measurement, Run
 from benchmarks.templatetags.campaign_tags import number
+from devices import presets
 from tests.benchmarks.answer_data import (
     FASTER,
     STOCK,
@@ -175,12 +176,16 @@ BACKGROUND = (
 )
 
 
-def bitness_campaign(lame_64_reasons: list[str]):
-    """The bitness question on two Pi 4s (32- and 64-bit userland): intloop 20 % faster on
-    64-bit, lame measured on both, its first 64-bit trials suspect for the reasons given (one
-    each)."""
+def bitness_campaign(lame_64_reasons: list[str], boards: int = 1):
+    """The bitness question on one Pi 4 re-flashed from a 32- to a 64-bit userland (or on two
+    Pi 4s, one of each): intloop 20 % faster on 64-bit, lame measured on both, its first 64-bit
+    trials suspect for the reasons given (one each)."""
     campaign = question_campaign("bitness")
-    lanes = {bits: lane_on(campaign, f"pi4-{bits}", userland=bits) for bits in (32, 64)}
+    if boards == 1:
+        first = lane_on(campaign, "pi4", userland=32)
+        lanes = {32: first, 64: reflashed(first, userland=64)}
+    else:
+        lanes = {bits: lane_on(campaign, f"pi4-{bits}", userland=bits) for bits in (32, 64)}
     trials(lanes[32], [100.0, 101.0, 99.0], benchmark="intloop", params={"seconds": 10},
            metric="iterations_per_second", unit="iter/s")  # fmt: skip
     trials(lanes[64], [120.0, 121.0, 119.0], benchmark="intloop", params={"seconds": 10},
@@ -202,6 +207,17 @@ def test_a_benchmark_whose_trials_are_all_suspect_is_named_with_why_not_dropped_
     assert sentence.endswith(
         "; lame: all 6 trials suspect (background CPU averaged 29-45 % of the board (not the "
         "benchmark's processes; the limit is 25 %)); not compared."
+    )
+
+
+def test_sides_on_boards_of_their_own_are_confounded_and_the_answer_says_so():
+    sentence = answers.answer(bitness_campaign([], boards=2)).sentence
+    assert sentence == (
+        "Cannot tell from these boards: intloop iterations_per_second and lame realtime, as "
+        "each side ran on its own board (pi4-32 ran the baseline, pi4-64 the 64-bit userland), "
+        "so the board and the 64-bit userland changed together and how much two boards differ "
+        "on their own was not measured. As measured, the 64-bit userland made intloop "
+        "iterations_per_second 20.0 % faster and lame realtime 40.0 % faster."
     )
 
 
@@ -329,3 +345,55 @@ def test_openvpn_names_a_setting_whose_trials_were_all_suspect():
         "CHACHA20-POLY1305, compression off, mtu 1500, as the board is: all 2 trials suspect "
         "(swap in use grew); not compared."
     )
+
+
+def test_a_significant_change_under_the_minimum_effect_is_said_as_such():
+    campaign = question_campaign("network")
+    slightly = [94.9, 95.1, 95.0]  # 1.1 % faster, tight: significant, under 2 %
+    network_runs(campaign, download=slightly, upload=slightly, scp=slightly)
+    sentence = answers.answer(campaign).sentence
+    assert sentence.startswith(
+        "No: the overclock made iperf3-tcp throughput (direction board-to-peer) 1.1 % faster "
+        "(95 % CI 0.6 to 1.5 %)"
+    )
+    assert sentence.endswith("scp throughput 1.1 % faster (95 % CI 0.6 to 1.5 %): significant, "
+                             "but under the 2 % that counts.")  # fmt: skip
+
+
+def test_a_baseline_of_zero_is_compared_in_the_metric_s_unit():
+    campaign = question_campaign("network")
+    lane = network_runs(campaign, download=FASTER, upload=STOCK, scp=STOCK)
+    stock_download = Measurement.objects.filter(
+        run__lane=lane, run__benchmark="iperf3-tcp", run__preset_version=None,
+        run__params__direction="peer-to-board",
+    )  # fmt: skip
+    for measurement, value in zip(stock_download, [0.0, 0.1, -0.1], strict=True):
+        Measurement.objects.filter(pk=measurement.pk).update(value=value)
+    sentence = answers.answer(campaign).sentence
+    assert (
+        "iperf3-tcp throughput (direction peer-to-board) +97 Mbit/s against a baseline mean of "
+        "0 (95 % CI +"
+    ) in sentence
+
+
+def test_the_answer_says_what_ran_an_underclock_and_what_a_simulation_can_show():
+    campaign = question_campaign("network")
+    lane = network_runs(campaign, download=FASTER, upload=STOCK, scp=STOCK)
+    lane.snapshot.revision = "a02082"  # a Pi 3: its arm_freq default is 1200 MHz
+    lane.snapshot.facts["simulated"] = True
+    lane.snapshot.save()
+    state = {"config_sha256": "c" * 64, "managed": {}, "firmware": {"arm_freq": "1200"},
+             "governor": "ondemand"}  # fmt: skip
+    lane.runs.filter(preset_version=None).update(
+        environment={"effective": state}, config_fingerprint="f" * 12
+    )
+    found = answers.answer(campaign)
+    classic = presets.example_version(presets.CLASSIC_OVERCLOCK)
+    assert f"{classic} on pi3: arm_freq 900 is below this board's default of 1200 MHz: an " \
+           "underclock" in found.warnings  # fmt: skip
+    assert found.what_ran[0] == (
+        "pi3, as the board is: arm_freq 1200, governor ondemand; config.txt cccccccc (no pifarm "
+        "block)"
+    )
+    assert found.what_ran[1] == f"pi3, {classic}: not recorded"
+    assert found.simulated_note.startswith("Simulated boards: the simulation models")
