@@ -5,6 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.benchmarks.answer_data import network_campaign
+from tests.browser.conftest import screenshot
 from tests.browser.test_phone_layout import PHONE, fits_a_phone
 from tests.browser.test_register_board import log_in
 
@@ -37,5 +38,40 @@ def test_an_answer_says_what_limited_it_on_a_phone(page, live_server, viewer, pr
         "as the board is: at the link's ceiling (94.0 of 94.1 Mbit/s): a faster CPU cannot "
         "show here"
     )
+    fits_a_phone(page)
+    assert not problems, "\n".join(problems)
+
+
+def test_an_answer_says_what_ran_and_what_the_simulation_can_show_on_a_phone(
+    page, live_server, viewer, problems
+):
+    campaign = network_campaign()
+    lane = campaign.lanes.get()
+    lane.snapshot = lane.runs.first().snapshot
+    lane.snapshot.revision = "a02082"  # a Pi 3: the classic overclock's 900 MHz is under 1200
+    lane.snapshot.facts["simulated"] = True
+    lane.snapshot.save()
+    state = {"config_sha256": "c" * 64, "managed": {}, "firmware": {"arm_freq": "1200"},
+             "governor": "ondemand"}  # fmt: skip
+    lane.runs.filter(preset_version=None).update(
+        environment={"effective": state}, config_fingerprint="f" * 12
+    )
+    campaign.lanes.update(left="put back as before the campaign: Stock (firmware defaults) v1")
+    log_in(page, live_server, viewer)
+    page.set_viewport_size(PHONE)
+    page.goto(live_server.url + campaign.get_absolute_url() + "answer/")
+    expect(page.locator(".answer-warnings")).to_contain_text(
+        "arm_freq 900 is below this board's default of 1200 MHz: an underclock"
+    )
+    expect(page.locator(".simulated-note").first).to_contain_text("It does not model real thermals")
+    ran = page.locator(".what-ran")
+    expect(ran).to_contain_text(
+        "pi3, as the board is: arm_freq 1200, governor ondemand; config.txt cccccccc"
+    )
+    expect(ran).to_contain_text(
+        "pi3 afterwards: put back as before the campaign: Stock (firmware defaults) v1"
+    )
+    expect(ran).to_contain_text("Order:")
+    screenshot(page, "answer-what-ran-phone")
     fits_a_phone(page)
     assert not problems, "\n".join(problems)
