@@ -293,6 +293,8 @@ def _versions(value) -> list:
                 raise SpecError(f"{shown(preset_name)} has no version {shown(number)}")
         else:
             version = preset.latest
+        if version in versions:  # "X" and "X@2" may name one version
+            raise SpecError(f"{_preset_label(version)} is listed twice in presets")
         versions.append(version)
     return versions
 

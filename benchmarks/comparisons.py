@@ -119,6 +119,8 @@ class Result:
     # any other metric.
     references: link.References | None = None
     simulated: bool = False  # some of its runs ran on simulated boards (benchmarks.simulated)
+    # Groups whose every trial was suspect, so none is drawn or compared: their counts.
+    emptied: dict[str, int] = field(default_factory=dict)
 
     @property
     def n(self) -> int:
@@ -135,7 +137,7 @@ class Result:
 
     @property
     def suspects_excluded(self) -> int:
-        return sum(group.suspects_excluded for group in self.groups)
+        return sum(group.suspects_excluded for group in self.groups) + sum(self.emptied.values())
 
     @property
     def clocked(self) -> bool:
@@ -224,6 +226,8 @@ def compare(
         ),
         references=_references(benchmark, unit, selected, key_column, names, counted),
         simulated=names.simulated,
+        emptied={key: tally.suspects for key, tally in sorted(tallies.items())
+                 if not tally.values and tally.suspects},
     )  # fmt: skip
 
 

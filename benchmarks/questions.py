@@ -59,11 +59,17 @@ class Question:
         probes: refused before anything runs, rather than answered with nothing to compare."""
         if not self.needs_both_userlands:
             return ""
-        found = {
-            board.name: getattr(board.latest_snapshot, "userland_bits", None) for board in boards
-        }
+        probes = {board.name: board.latest_snapshot for board in boards}
+        found = {name: getattr(probe, "userland_bits", None) for name, probe in probes.items()}
         if {32, 64} <= set(found.values()):
-            return ""
+            models = {probe.model for probe in probes.values() if probe and probe.userland_bits}
+            if len(models) == 1:
+                return ""
+            return (
+                f"“{self.sentence}” compares boards of one model, and these are of "
+                f"{len(models)}: {', '.join(sorted(models))}. A difference between them would "
+                "be the models', not the userlands'."
+            )
         seen = ", ".join(
             f"{name}: {f'{bits}-bit' if bits else 'not probed'}" for name, bits in found.items()
         )

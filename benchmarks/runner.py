@@ -99,7 +99,7 @@ def end_interrupted(lane: Lane, why: str) -> int:
 
 
 def note_state_before(lane: Lane) -> None:
-    """Before a lane first changes its board: what the board ran until then."""
+    """At the lane's first run, whatever its preset: what the board ran until then."""
     if lane.before:
         return
     last = lane.board.current_application
@@ -111,15 +111,21 @@ def note_state_before(lane: Lane) -> None:
 
 
 def state_before(lane: Lane) -> PresetVersion | None:
-    """The version that gives the board back its state before the campaign: the one it had
-    verified, or stock (no managed block: the board's own config.txt) when it had none. None
-    while no application of the lane has changed the board."""
-    if not lane.before.get("changed"):
+    """The version to apply so that the board is back in its state before the campaign: the
+    one it had verified, or stock (no managed block: the board's own config.txt) when it had
+    none. None when it is in that state as far as its applications tell (since the lane began,
+    another campaign's may have changed it)."""
+    if not lane.before:
         return None
-    version_id = lane.before.get("version_id")
-    if version_id is not None:
-        return PresetVersion.objects.select_related("preset").get(pk=version_id)
-    return presets.stock_version()
+    wanted = lane.before.get("version_id")
+    last = lane.board.current_application
+    now = last.version_id if last else None
+    if now == wanted:
+        return None
+    if wanted is not None:
+        return PresetVersion.objects.select_related("preset").get(pk=wanted)
+    stock = presets.stock_version()
+    return None if now == stock.pk else stock
 
 
 def apply_version(lane: Lane, version: PresetVersion, hold: work.Hold) -> Application | None:
@@ -133,24 +139,20 @@ def apply_version(lane: Lane, version: PresetVersion, hold: work.Hold) -> Applic
             requested_by=lane.campaign.created_by,
         )
     with hold.longer(apply.lock_ttl()):  # a reboot goes long between two renewals
-        application = apply.apply_holding(application.pk, hold)
-    if application is not None and application.state == Application.State.VERIFIED:
-        lane.before["changed"] = True  # one that ended otherwise left the board as it was
-        Lane.objects.filter(pk=lane.pk).update(before=lane.before)
-    return application
+        return apply.apply_holding(application.pk, hold)
 
 
 def leave_as_found(lane: Lane, hold: work.Hold) -> None:
     """At the lane's end (done, cancelled or failed): the board gets back its state before
     the campaign, unless the spec says "keep". What happened is kept in the lane's `left`."""
+    if not lane.before:  # no run of the lane began: nothing of it touched the board
+        return
     if lane.campaign.spec.get("keep"):
-        return
-    version = state_before(lane)
-    if version is None:
-        return
-    last = lane.board.current_application
-    if last is not None and last.version_id == version.pk:
-        left = f"left as before the campaign: {version}"
+        last = lane.board.current_application
+        kept = last.version if last else "no preset of pifarm's"
+        left = f"kept as the campaign left it (keep): {kept}"
+    elif (version := state_before(lane)) is None:
+        left = f"as before the campaign: {lane.before['words']}"
     else:
         words = f"putting back {version} (the state before the campaign)"
         log.info("lane %s: %s", lane.pk, words)
@@ -302,12 +304,11 @@ class _Running:
     def ensure_preset(self) -> None:
         """Bring the board to the run's preset version, or for "as is" back to its state
         before the campaign, unless it is there already."""
+        note_state_before(self.lane)
         version = self.run.preset_version
-        if version is not None:
-            note_state_before(self.lane)
-        else:
+        if version is None:
             version = state_before(self.lane)
-            if version is None:  # the lane changed nothing on the board yet
+            if version is None:  # the board is as it was before the campaign
                 return
         last = self.board.current_application
         if last is not None and last.version_id == version.pk:

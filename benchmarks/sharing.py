@@ -169,6 +169,7 @@ class Hider:
                 for key, found in result.comparisons.items()
             },
             references=result.references and result.references.renamed(keys.__getitem__),
+            emptied={text(key): count for key, count in result.emptied.items()},
         )
 
     def board(self, name: str) -> str:

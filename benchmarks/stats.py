@@ -248,9 +248,17 @@ class Comparison:
         p = self._judged_p
         return f"{name} < 0.001" if p < 0.001 else f"{name} = {p:.3g}"
 
+    @property
+    def _digits(self) -> int:
+        """Three significant digits for a change under the minimum effect: two would show
+        -1.96 % as "2 % lower", the very size it is said to be under."""
+        return 3 if self.outcome == BELOW_MIN_EFFECT else 2
+
     def _change_words(self) -> str:
         if self._on_ratio:
-            return _change(self.percent_change) if self.percent_change else "unchanged"
+            if not self.percent_change:
+                return "unchanged"
+            return _change(self.percent_change, self._digits)
         words = _amount(self.difference, self.unit)
         if self.baseline.mean <= 0:
             words += f" against a baseline mean of {_figure(self.baseline.mean)}"
@@ -263,11 +271,12 @@ class Comparison:
         low, high = self.percent_ci
         # From the end nearer to no change to the far one, in the estimate's direction.
         near, far = (high, low) if self.percent_change < 0 else (low, high)
-        near_words, far_words = _change(near), _change(far)
+        digits = self._digits
+        near_words, far_words = _change(near, digits), _change(far, digits)
         if near_words == far_words:
             return f"95 % CI {far_words}"
         if (near < 0) == (far < 0):  # one side of no change: "9.1 to 15 % lower"
-            return f"95 % CI {_number(near)} to {far_words}"
+            return f"95 % CI {_number(near, digits)} to {far_words}"
         return f"95 % CI {near_words} to {far_words}"
 
     def _notes(self) -> str:
@@ -569,16 +578,17 @@ def _percent(ratio: float | None) -> float | None:
     return None if ratio is None else (ratio - 1) * 100
 
 
-def _number(percent: float) -> str:
-    """A percentage's size for words: two significant digits below 10, whole above."""
+def _number(percent: float, digits: int = 2) -> str:
+    """A percentage's size for words: two significant digits below 10 (or more, where two
+    would round a change under the minimum effect up to it), whole above."""
     size = abs(percent)
-    return f"{size:.2g}" if size < 10 else f"{size:.0f}"
+    return f"{size:.{digits}g}" if size < 10 else f"{size:.0f}"
 
 
-def _change(percent: float) -> str:
-    if _number(percent) == "0":
+def _change(percent: float, digits: int = 2) -> str:
+    if _number(percent, digits) == "0":
         return "0 %"
-    return f"{_number(percent)} % {'lower' if percent < 0 else 'higher'}"
+    return f"{_number(percent, digits)} % {'lower' if percent < 0 else 'higher'}"
 
 
 def _figure(value: float) -> str:

@@ -354,3 +354,14 @@ def test_a_result_of_simulated_boards_says_what_the_simulation_can_and_cannot_sh
     note = comparisons.compare(runs, "sha1sum", "throughput", "board").simulated_note
     assert note.startswith("Simulated boards: the simulation models the CPU share follows")
     assert "It does not model real thermals" in note
+
+
+def test_a_group_of_suspect_trials_only_is_named_not_dropped_silently(campaign):
+    lane = lane_on(campaign, "bench-a")
+    trials(lane, BASELINE)
+    trials(lane, FASTER, preset_version=overclock(), suspect=True)
+    runs = comparisons.runs_selected([campaign.pk])
+    result = comparisons.compare(runs, "sha1sum", "throughput", "preset")
+    assert [group.key for group in result.groups] == ["as the board is"]
+    assert result.emptied == {"fast v2": 3}
+    assert result.suspects_excluded == 3

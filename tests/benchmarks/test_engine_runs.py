@@ -81,7 +81,8 @@ def test_a_preset_the_board_cannot_boot_skips_its_runs_and_the_rest_goes_on(
     assert runs[0].application.state == "rolled_back"
     assert [run.state for run in as_is] == [Run.State.DONE] * 2, states(campaign)
     assert board.applications.count() == 1
-    assert campaign.lanes.get().left == ""  # nothing to put back
+    lane = campaign.lanes.get()  # nothing to put back
+    assert lane.left == "as before the campaign: no preset of pifarm's: its own config.txt"
     campaign.refresh_from_db()
     assert campaign.state == Campaign.State.FINISHED
 

@@ -19,9 +19,11 @@ PI3, PI4 = "a02082", "c03114"
 
 def probed(name: str, revision: str, userland_bits: int = 64):
     board = make_board(name, host=f"10.213.9.{20 + len(name)}")
+    model = {PI3: "Raspberry Pi 3 Model B Rev 1.2", PI4: "Raspberry Pi 4 Model B Rev 1.4"}
     FactSnapshot.objects.create(
-        board=board, revision=revision, model=name, userland_bits=userland_bits, facts={}
-    )
+        board=board, revision=revision, model=model[revision], userland_bits=userland_bits,
+        facts={},
+    )  # fmt: skip
     return board
 
 
@@ -76,6 +78,24 @@ def test_the_64_bit_question_is_refused_before_it_starts_without_both_userlands(
         "other kind, or probe the boards again."
     )
     assert not Campaign.objects.exists()
+
+
+def test_the_64_bit_question_is_refused_for_boards_of_two_models():
+    boards = [probed("pi3-32", PI3, userland_bits=32).name, probed("pi4-64", PI4).name]
+    with pytest.raises(
+        campaigns.SpecError,
+        match="compares boards of one model, and these are "
+        "of 2: Raspberry Pi 3 Model B Rev 1.2, Raspberry Pi 4 Model B Rev 1.4",
+    ):
+        campaigns.check(questions.BITNESS.spec(boards))  # fmt: skip
+
+
+def test_one_preset_version_named_twice_is_refused():
+    board = probed("pi3", PI3)
+    spec = {**questions.NETWORK.spec([board.name])}
+    spec["presets"] = [spec["presets"][1], spec["presets"][1].partition("@")[0]]
+    with pytest.raises(campaigns.SpecError, match="is listed twice in presets"):
+        campaigns.check(spec)
 
 
 def test_the_openvpn_question_sweeps_ciphers_compression_and_mtu():

@@ -138,7 +138,7 @@ def test_a_significant_difference_under_the_minimum_effect_is_said_to_be_one():
     assert found.outcome == stats.BELOW_MIN_EFFECT
     assert found.verdict == (
         "significant, but below the 2 % that counts: 1 % higher "
-        "(95 % CI 0.92 to 1.1 % higher; p < 0.001)"
+        "(95 % CI 0.916 to 1.08 % higher; p < 0.001)"
     )
     assert stats.compare(before, after, min_effect=0.005).outcome == "better"
 
@@ -557,3 +557,12 @@ def test_null_comparisons_on_boards_that_ran_both_sides_are_significant_one_time
         assert found.design.units == stats.BLOCKS
         significant += found.p_value < 0.05
     assert 0.02 < significant / 1000 < 0.08
+
+
+def test_a_change_just_under_the_minimum_effect_is_not_rounded_up_to_it():
+    baseline = [100.0, 100.01, 99.99, 100.0]
+    found = stats.compare(baseline, [value * 0.9804 for value in baseline], min_effect=0.02)
+    assert found.outcome == stats.BELOW_MIN_EFFECT
+    assert found.verdict.startswith(
+        "significant, but below the 2 % that counts: 1.96 % lower (95 % CI 1.9"
+    ), found.verdict
