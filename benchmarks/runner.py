@@ -309,6 +309,7 @@ class _Running:
         if version is None:
             version = state_before(self.lane)
             if version is None:  # the board is as it was before the campaign
+                self.application = self.board.current_application
                 return
         last = self.board.current_application
         if last is not None and last.version_id == version.pk:
