@@ -49,12 +49,14 @@ def state(facts: dict) -> dict:
 
 
 def fingerprint(effective: dict) -> str:
-    """A short name for what ran: config.txt's bytes and the governor (the two things a preset
-    sets). Empty when config.txt was not read."""
+    """A short name for what ran: config.txt's bytes and the governor (what a preset sets), and
+    the kernel and userland they ran under (two boards of one config.txt may run two OSes).
+    Empty when config.txt was not read."""
     if not effective.get("config_sha256"):
         return ""
-    both = f"{effective['config_sha256']} {effective.get('governor') or ''}"
-    return hashlib.sha256(both.encode()).hexdigest()[:FINGERPRINT_CHARS]
+    parts = ("config_sha256", "governor", "kernel", "kernel_bits", "userland_bits")
+    joined = " ".join(str(effective.get(part) or "") for part in parts)
+    return hashlib.sha256(joined.encode()).hexdigest()[:FINGERPRINT_CHARS]
 
 
 def words(effective: dict) -> str:

@@ -178,7 +178,7 @@ class Run(models.Model):
     clock_mhz = models.FloatField(null=True, blank=True)
     tool_version = models.CharField(max_length=VERSION_CHARS, blank=True)
     # What the board ran (benchmarks.effective.fingerprint): runs with the same one ran the
-    # same config.txt and governor, whatever preset they were filed under.
+    # same config.txt and governor under the same OS, whatever preset they were filed under.
     config_fingerprint = models.CharField(max_length=16, blank=True)
     telemetry = models.JSONField(default=list, blank=True)  # the board's samples
     peer_telemetry = models.JSONField(default=list, blank=True)
