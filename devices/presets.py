@@ -175,6 +175,9 @@ def _stock_value(key: str, value: str, family: str) -> bool:
     return rule.stock or (default is not None and leading_int(value) == default)
 
 
+ARM_BOOST_MHZ = 1800  # raspberry-pi.yaml: arm_boost, for a Pi 4B rev 1.4
+
+
 def underclocks_on(board: Board, version: PresetVersion) -> list[str]:
     """The version's busy clocks below the board's own defaults (board_checks.
     underclock_warnings), for the model its latest probe found; [] when none is known yet."""
@@ -182,9 +185,28 @@ def underclocks_on(board: Board, version: PresetVersion) -> list[str]:
     if snapshot is None or not snapshot.revision:
         return []
     try:
-        return underclock_warnings(version.options, snapshot.revision)
+        return underclock_warnings(version.options, snapshot.revision, _boosted(snapshot))
     except ValueError:  # a model pifarm does not know: nothing to compare with
         return []
+
+
+def _boosted(snapshot: FactSnapshot) -> dict[str, int]:
+    """A Pi 4 rev 1.4 whose own config.txt (pifarm's block aside) sets arm_boost=1 runs at
+    1800 MHz at stock, not 1500 (raspberry-pi.yaml: arm_freq.defaults.pi4_r14, "1500, 1800
+    with arm_boost=1"; stock Raspberry Pi OS sets it)."""
+    config_txt = probed_config_txt(snapshot)
+    if config_txt is None:
+        return {}
+    try:
+        own = configtxt.remove_block(config_txt.encode())
+        settings = configtxt.effective_settings(own, snapshot.revision)
+    except ValueError:
+        return {}
+    if configtxt.board_context(snapshot.revision).family != "pi4_r14":
+        return {}
+    if settings.get("arm_boost") == "1" and "arm_freq" not in settings:
+        return {"arm_freq": ARM_BOOST_MHZ}
+    return {}
 
 
 def _listed(settings: dict[str, str]) -> str:

@@ -105,20 +105,29 @@ def underclock_findings(config: ConfigFile, board: BoardContext) -> list[Finding
     ]
 
 
-def underclock_warnings(settings: Mapping[str, object], board: str | BoardContext) -> list[str]:
+def underclock_warnings(
+    settings: Mapping[str, object],
+    board: str | BoardContext,
+    running: Mapping[str, int] | None = None,
+) -> list[str]:
     """A sentence for each busy clock in settings (a preset version's options, or the
     firmware's view of a run: name -> value) set below the board's own default, e.g.
     "arm_freq 900 is below this board's default of 1200 MHz: an underclock". board: a family
     key (pi3) or a revision code; ValueError for one pifarm does not know."""
     values = {key: str(value) for key, value in settings.items()}
-    return [message for _, message in _underclocks(values, board_context(board).family)]
+    family = board_context(board).family
+    return [message for _, message in _underclocks(values, family, running or {})]
 
 
-def _underclocks(values: Mapping[str, str], family: str) -> Iterator[tuple[str, str]]:
+def _underclocks(
+    values: Mapping[str, str], family: str, running: Mapping[str, int] | None = None
+) -> Iterator[tuple[str, str]]:
+    """running: a board's own clocks at stock where they are not the family's default (a Pi 4
+    rev 1.4 whose image sets arm_boost=1 runs at 1800 MHz, not 1500)."""
     for name, held_to in _UNDERCLOCK_DEFAULTS.items():
         number = leading_int(values[name]) if name in values else None
         rule = RULES[held_to]
-        default = rule.defaults.get(family)
+        default = (running or {}).get(held_to, rule.defaults.get(family))
         if number is None or default is None or number >= default:
             continue
         if rule.boards is not None and family not in rule.boards:

@@ -147,3 +147,19 @@ def test_underclocks_are_said_for_the_board_its_latest_probe_found():
     ]
     assert presets.underclocks_on(pi1, version) == []
     assert presets.underclocks_on(unprobed, version) == []  # its model is not known yet
+
+
+def test_a_pi_4_rev_1_4_with_arm_boost_is_underclocked_below_1800(db):
+    """Stock Raspberry Pi OS sets arm_boost=1: such a board runs 1800 MHz at stock, so a
+    "mild overclock" of 1700 lowers its clock (the yaml: 1500, 1800 with arm_boost=1)."""
+    board = make_board("pi4-boosted")
+    snapshot = probe(board)  # OWN sets arm_boost=1 under [pi4]
+    FactSnapshot.objects.filter(pk=snapshot.pk).update(revision="c03114")
+    mild = presets.example_version(presets.EXAMPLE_PRESETS[1])  # arm_freq 1700
+    assert presets.underclocks_on(board, mild) == [
+        "arm_freq 1700 is below this board's default of 1800 MHz: an underclock"
+    ]
+    plain = make_board("pi4-plain")
+    snapshot = probe(plain, config_txt="dtparam=audio=on\n")
+    FactSnapshot.objects.filter(pk=snapshot.pk).update(revision="c03114")
+    assert presets.underclocks_on(plain, mild) == []
