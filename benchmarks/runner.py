@@ -103,9 +103,11 @@ def note_state_before(lane: Lane) -> None:
     if lane.before:
         return
     last = lane.board.current_application
+    probe = lane.board.latest_snapshot
     lane.before = {
         "version_id": last.version_id if last else None,
         "words": str(last.version) if last else "no preset of pifarm's: its own config.txt",
+        "governor": probe.facts.get("governor") if probe else None,
     }
     Lane.objects.filter(pk=lane.pk).update(before=lane.before)
 
@@ -165,6 +167,14 @@ def leave_as_found(lane: Lane, hold: work.Hold) -> None:
         else:
             if application is not None and application.state == Application.State.VERIFIED:
                 left = f"put back as before the campaign: {version}"
+                governor = lane.before.get("governor")
+                if version.governor and governor and governor != version.governor:
+                    # A board of no preset of pifarm's gets stock, whose governor is ondemand:
+                    # one set by hand before is not pifarm's to know how to set again.
+                    left += (
+                        f", but its governor was {governor} before the campaign and is "
+                        f"{version.governor} now"
+                    )
             else:
                 outcome = application.outcome if application else "it was not started"
                 left = f"could not be put back to {version}: {outcome}"

@@ -9,10 +9,12 @@ import pytest
 from benchmarks import campaigns
 from benchmarks.catalog import custom
 from benchmarks.models import Campaign, CustomBenchmark, Run
-from devices import presets
+from devices import presets, remote
+from devices.jobs import read_facts, save_snapshot
 from devices.models import Board, Preset
 from pisim import Faults
 from tests.devices.simfarm import register_node
+from tests.pisim.test_cpu_quota import set_governor
 from tests.workers import wait_until
 
 pytestmark = [pytest.mark.pisim, pytest.mark.django_db(transaction=True)]
@@ -265,6 +267,9 @@ def test_as_is_is_the_state_before_the_campaign_and_the_board_is_left_as_found(
     config = "/boot/firmware/config.txt"
     original = node.read_file(config)
     board = register_node(node)
+    set_governor(node, "performance")  # by hand, as pifarm's probe then saw it
+    with remote.session(board) as session:
+        save_snapshot(board, read_facts(session))
     quick = presets.new_version(Preset.objects.create(name="quick"), options={"arm_freq": "1600"})
     sleeper()
     campaign = campaigns.start(
@@ -294,6 +299,9 @@ def test_as_is_is_the_state_before_the_campaign_and_the_board_is_left_as_found(
     assert fingerprints[1] == fingerprints[2] != fingerprints[0] == fingerprints[3] != ""
     # ...and the board is left with the config.txt it had
     lane = campaign.lanes.get()
-    assert lane.left == f"put back as before the campaign: {stock}", lane.left
+    assert lane.left == (
+        f"put back as before the campaign: {stock}, but its governor was performance before the "
+        "campaign and is ondemand now"
+    ), lane.left
     assert node.read_file(config) == original
     assert board.applications.first().version == stock
