@@ -35,6 +35,7 @@ GROUP_BY = {
     "board": "board",
     "board_model": "board model",
     "campaign": "campaign",
+    "configuration": "what ran (config.txt, governor, OS)",
 }
 # The column of Run whose value makes each group's key (_Names says what it reads).
 _KEY_COLUMNS = {
@@ -44,6 +45,7 @@ _KEY_COLUMNS = {
     "board": "board_id",
     "board_model": "snapshot_id",
     "campaign": "campaign_id",
+    "configuration": "config_fingerprint",
 }
 # A probe's facts that a group's environment shows, and their columns.
 _FACTS = {
@@ -386,7 +388,7 @@ def overview(
     Like is compared with like: a row pools only the trials whose board model and preset
     version (but for the factor grouped by) the other side has too; the others are left out
     and named. So 64-bit userland against 32-bit compares the same Pi with the same preset."""
-    if group_by not in GROUP_BY:
+    if group_by not in GROUP_BY or group_by == "configuration":  # names read by compare()
         raise ComparisonError(f"an overview cannot be grouped by {group_by!r}")
     measured = Measurement.objects.filter(run__in=runs).order_by()
     if metrics:
@@ -549,9 +551,12 @@ class _Names:
         preset version and campaign, its tool version, board and configuration's fingerprint;
         selected: the runs, of which one a configuration tells what that was."""
         self.group_by = group_by
-        self.ran = {}
+        self.ran, self.short = {}, {}
         if selected is not None:
-            self.ran = configurations(selected, {row[7] for row in shared})
+            fingerprints = {row[7] for row in shared}
+            self.ran = configurations(selected, set(fingerprints))
+            if group_by == "configuration":
+                self.short = configurations(selected, fingerprints, short=True)
         snapshot_ids, version_ids, campaign_ids = ({row[column] for row in shared}
                                                    for column in range(2, 5))  # fmt: skip
         boards = Board.objects.filter(pk__in=board_ids).order_by("name")
@@ -585,6 +590,8 @@ class _Names:
             return self.boards.get(key, UNKNOWN)
         if by == "campaign":
             return self.campaigns.get(key, UNKNOWN)
+        if by == "configuration":
+            return self.short.get(key) or "not recorded (a run of an older pifarm)"
         facts = self.facts.get(key, {})
         if by == "userland":
             bits = facts.get("userland bits")
@@ -643,8 +650,9 @@ class _Names:
         return ", ".join(words)
 
 
-def configurations(selected: QuerySet, fingerprints: set[str]) -> dict[str, str]:
-    """Each fingerprint's configuration in words, from one run that ran it (two queries)."""
+def configurations(selected: QuerySet, fingerprints: set[str], short: bool = False) -> dict:
+    """Each fingerprint's configuration in words (effective.words, or effective.short), from
+    one run that ran it (two queries)."""
     fingerprints.discard("")
     if not fingerprints:
         return {}
@@ -660,7 +668,11 @@ def configurations(selected: QuerySet, fingerprints: set[str]) -> dict[str, str]
     words = {}
     for fingerprint, state in found:
         state = json_value(state)
-        words[fingerprint] = effective.words(state if isinstance(state, dict) else {})
+        state = state if isinstance(state, dict) else {}
+        if short:
+            words[fingerprint] = effective.short(state, fingerprint)
+        else:
+            words[fingerprint] = effective.words(state)
     return words
 
 

@@ -90,3 +90,13 @@ def _config_bytes(facts: dict) -> bytes | None:
             return None
     text = facts.get("config_txt")
     return text.encode("utf-8") if isinstance(text, str) else None
+
+
+def short(effective: dict, fingerprint: str) -> str:
+    """A configuration's name for a group: "arm_freq 900, ondemand, 32-bit [0cb5e00c]"."""
+    firmware = effective.get("firmware") or {}
+    parts = [f"arm_freq {firmware['arm_freq']}"] if "arm_freq" in firmware else []
+    parts += [str(effective[key]) for key in ("governor",) if effective.get(key)]
+    if effective.get("userland_bits"):
+        parts.append(f"{effective['userland_bits']}-bit")
+    return f"{', '.join(parts) or 'unknown'} [{fingerprint[:8]}]"

@@ -365,3 +365,28 @@ def test_a_group_of_suspect_trials_only_is_named_not_dropped_silently(campaign):
     assert [group.key for group in result.groups] == ["as the board is"]
     assert result.emptied == {"fast v2": 3}
     assert result.suspects_excluded == 3
+
+
+def test_runs_group_by_what_they_ran_whatever_preset_they_were_filed_under(campaign):
+    """ "As is" on a board someone had overclocked by hand ran what the preset runs: grouped by
+    configuration, the two are one group."""
+    stock = {"config_sha256": "a" * 64, "firmware": {"arm_freq": "1500"}, "governor": "ondemand",
+             "userland_bits": 64}  # fmt: skip
+    fast = {**stock, "config_sha256": "b" * 64, "firmware": {"arm_freq": "2000"}}
+    lane = lane_on(campaign, "bench-a")
+    for values, state, preset in ((BASELINE, stock, None), (FASTER, fast, None),
+                                  (FASTER, fast, overclock())):  # fmt: skip
+        trials(lane, values, preset_version=preset, environment={"effective": state},
+               config_fingerprint=effective.fingerprint(state))  # fmt: skip
+    result = comparisons.compare(
+        comparisons.runs_selected([campaign.pk]), "sha1sum", "throughput", "configuration"
+    )
+    keys = [group.key for group in result.groups]
+    assert keys == [
+        f"arm_freq 1500, ondemand, 64-bit [{effective.fingerprint(stock)[:8]}]",
+        f"arm_freq 2000, ondemand, 64-bit [{effective.fingerprint(fast)[:8]}]",
+    ] or keys == [
+        f"arm_freq 2000, ondemand, 64-bit [{effective.fingerprint(fast)[:8]}]",
+        f"arm_freq 1500, ondemand, 64-bit [{effective.fingerprint(stock)[:8]}]",
+    ]
+    assert sorted(group.description.n for group in result.groups) == [3, 6]
