@@ -527,6 +527,65 @@ def test_other_work_during_the_measurement_is_still_background():
     ]
 
 
+# --- a simulated board: its /proc/stat counts its capacity, a share of a host CPU ---
+
+# A Pi 1 B node (one core at 700 MHz: 23 % of a host CPU, rounded here to 25 %): its /proc/stat
+# total moves 25 ticks a second, what its core could do; busy and a process's ticks are host
+# CPU time. Over 2 s the measurement (openvpn, in the trial's session) used 46 ticks, sshd 1 a
+# second, the sampler 1 a second: the board was saturated by the measurement.
+SIMULATED_LOG = """\
+clk_tck 100
+cpus 1
+sample
+uptime 100.00 0
+stat cpu  1000 0 0 4000 0 0 0 0
+core cpu0 1000 0 0 4000 0 0 0 0
+self 0 0 0 0
+proc openvpn 41 100.00 trial 0 0 0 0
+proc sshd 7 100.00 - 0 0 0 0
+end
+sample
+uptime 101.00 0
+stat cpu  1025 0 0 4000 0 0 0 0
+core cpu0 1025 0 0 4000 0 0 0 0
+self 1 0 0 0
+proc openvpn 41 101.00 trial 23 0 0 0
+proc sshd 7 101.00 - 1 0 0 0
+end
+sample
+uptime 102.00 0
+stat cpu  1050 0 0 4000 0 0 0 0
+core cpu0 1050 0 0 4000 0 0 0 0
+self 2 0 0 0
+proc openvpn 41 102.00 trial 46 0 0 0
+proc sshd 7 102.00 - 2 0 0 0
+trial_times 0m0.460000s 0m0.000000s
+end
+"""
+
+
+def test_a_simulated_boards_process_cpu_is_of_one_of_its_own_cores():
+    baseline, first, last = parse_samples(SIMULATED_LOG)
+    assert first.cpu_busy_pct == 100.0
+    assert first.procs == {"openvpn": pytest.approx(92.0), "sshd": pytest.approx(4.0)}
+    assert first.sampler_pct == pytest.approx(4.0) and first.trial_procs_pct == pytest.approx(92.0)
+    assert first.core_capacity == pytest.approx(0.25)
+    assert summarize([baseline, first, last])["procs_mean_pct"]["openvpn"] == pytest.approx(92.0)
+
+
+def test_a_simulated_boards_background_is_counted_in_its_own_units():
+    involved = {"openvpn", "sshd"}
+    samples = parse_samples(SIMULATED_LOG)
+    assert suspect_reasons(samples, expected_arm_mhz=None, involved=involved) == []
+    # The tree used half the board (23 of 50 ticks): sshd and the sampler 4, 23 someone else's.
+    half = SIMULATED_LOG.replace("0m0.460000s", "0m0.230000s")
+    reasons = suspect_reasons(parse_samples(half), expected_arm_mhz=None, involved=involved)
+    assert reasons == [
+        "background CPU averaged 46 % of the board (not the benchmark's processes; "
+        "the limit is 25 %)"
+    ]
+
+
 # --- fuzzing the parser with what a broken or hostile board could print ---
 
 KEYS = ["sample", "end", "vc", "uptime", "stat", "core", "loadavg", "cur_freq_khz",
