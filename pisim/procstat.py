@@ -17,7 +17,8 @@ one it makes every CLOCK_SAMPLE_S for the emulated clock anyway):
   saturated node then reads 100 % busy as a saturated Pi does, and a process's ticks over the
   /proc/stat total's per core are its share of a simulated core (benchmarks.telemetry reads
   them so). Without a quota the capacity is ncpu host CPUs: ncpu x the time since boot.
-  Idle never goes down: over a short interval the quota's slack can let busy run ahead.
+  Idle never goes down: busy can run ahead of the capacity counted so far (the quota's
+  slack; the processes' times, read every CLOCK_SAMPLE_S, arrive in steps).
 - load: the kernel's exponential averages over 1, 5 and 15 minutes of the node's runnable
   (R) and uninterruptible (D) processes, updated every LOAD_INTERVAL_S.
 Standard library only: boot.py imports it from its own directory.

@@ -33,8 +33,9 @@ class Sample:
     On a Pi that is the wall time in ticks; on a simulated Pi (pisim) it is what the node's
     CPU quota let one simulated core do, so the process's share is of a simulated core, as
     its busy % is. core_capacity: the CPU seconds one core so counted per second of the
-    interval (1 on a Pi; a simulated core's share of a host CPU; None when not read), the
-    unit of trial_cpu_s and procs' ticks against the board's. cpu_sys_pct counts all kernel
+    interval (1 on a Pi, give or take a tick; on a simulated Pi, the share of a host CPU one
+    of its cores gets; None when not read): CPU seconds (trial_cpu_s) over it are the
+    board's core-seconds. cpu_sys_pct counts all kernel
     time (system, irq, softirq); cpu_busy_pct is 100 - idle - iowait; cores_busy_pct, each
     core's. sampler_pct is the sampler's own cost (it and the vcgencmd it runs), kept out of
     "background" CPU. trial_procs_pct: the part of procs that ran in the measurement's own
@@ -206,7 +207,9 @@ def _cpu_rates(before: tuple[int, ...], after: tuple[int, ...]) -> dict[str, flo
     }
 
 
-def _core_hz(before: tuple[int, ...], after: tuple[int, ...], cpus: int, seconds: float):
+def _core_hz(
+    before: tuple[int, ...], after: tuple[int, ...], cpus: int, seconds: float
+) -> float | None:
     """Ticks one core counted per second between two /proc/stat cpu lines (all its fields,
     per core), or None when they did not move forward."""
     width = min(len(before), len(after), 8)
