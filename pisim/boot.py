@@ -478,7 +478,7 @@ class Init:
         self.uptime_fd = os.open("/proc/uptime", os.O_RDWR)  # our bind-mounted file
         # The cgroup's CPU accounting is the node's only if PID 1 joined it (a quota is set).
         cgroup_fd = cpu.dir_fd if cpu.throttled else None
-        self.stat = procstat.NodeStat(booted["ncpu"], self.booted_at, cgroup_fd, log)
+        self.stat = procstat.NodeStat(booted["ncpu"], self.booted_at, cgroup_fd, cpu.host_cpus, log)
         processes = procstat.scan()
         self.stat.refresh(processes)  # before anything of the node's can read it
         self.last_ticks = processes.clock_ticks

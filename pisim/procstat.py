@@ -9,7 +9,16 @@ one it makes every CLOCK_SAMPLE_S for the emulated clock anyway):
   that telemetry can subtract the one from the other: the cgroup's accounting where the node
   has one (v2 cpu.stat, v1 cpuacct.usage when cpuacct is mounted with cpu), else the sum over
   the node's processes of their own and their reaped children's time (PID 1's included, which
-  holds the orphans'), kept monotonic. Idle is ncpu x the time since boot less busy.
+  holds the orphans'), kept monotonic.
+- idle: the node's capacity since boot less busy. SIMULATED: under a CPU quota (pisim/nodecpu)
+  the node's cores get ncpu x min(MHz, REFERENCE_MHZ)/REFERENCE_MHZ of a host CPU, so that
+  is what its cores could have done; counted the kernel's way, idle is that CPU time less
+  busy. Its capacity is integrated over time as the clock (and so the quota) changes. A
+  saturated node then reads 100 % busy as a saturated Pi does, and a process's ticks over the
+  /proc/stat total's per core are its share of a simulated core (benchmarks.telemetry reads
+  them so). Without a quota the capacity is ncpu host CPUs: ncpu x the time since boot.
+  Idle never goes down: busy can run ahead of the capacity counted so far (the quota's
+  slack; the processes' times, read every CLOCK_SAMPLE_S, arrive in steps).
 - load: the kernel's exponential averages over 1, 5 and 15 minutes of the node's runnable
   (R) and uninterruptible (D) processes, updated every LOAD_INTERVAL_S.
 Standard library only: boot.py imports it from its own directory.
@@ -20,6 +29,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 USER_HZ = 100  # the unit of /proc/stat and of /proc/<pid>/stat's times
@@ -136,8 +146,16 @@ def _even(ticks: int, ncpu: int) -> list[int]:
 class NodeStat:
     """The node's /proc/stat and /proc/loadavg (bind-mounted by setup_mounts)."""
 
-    def __init__(self, ncpu: int, booted_at: float, cgroup_fd: int | None, log):
+    def __init__(
+        self,
+        ncpu: int,
+        booted_at: float,
+        cgroup_fd: int | None,
+        host_cpus: Callable[[], float],
+        log,
+    ):
         self.ncpu = ncpu
+        self.host_cpus = host_cpus  # what the node's cores may use now (nodecpu.CpuShare)
         self.booted_at = booted_at  # time.monotonic() of the boot, as /proc/uptime counts
         self.btime = round(time.time() - (time.monotonic() - booted_at))
         self.cgroup_fd = cgroup_fd if cgroup_ticks(cgroup_fd) is not None else None
@@ -146,6 +164,9 @@ class NodeStat:
             + ("the cgroup's accounting" if self.cgroup_fd is not None else "the processes' times")
         )
         self.user = self.system = 0
+        # Host CPU seconds the node could have used since boot, and when last counted.
+        self.capacity_s, self.capacity_at = 0.0, booted_at
+        self.idle = 0
         self.load = [0.0] * len(LOAD_WINDOWS_S)
         self.load_at = time.monotonic()
         self.runnable: list[int] = []  # R and D counts of the scans since the last load update
@@ -158,6 +179,10 @@ class NodeStat:
         # missing from one scan.
         user, system = cgroup_ticks(self.cgroup_fd) or (processes.user, processes.system)
         self.user, self.system = max(self.user, user), max(self.system, system)
+        self.capacity_s += self.host_cpus() * (now - self.capacity_at)
+        self.capacity_at = now
+        capacity = round(self.capacity_s * USER_HZ)
+        self.idle = max(self.idle, capacity - self.user - self.system)
         self.runnable.append(processes.running + processes.blocked)
         if now - self.load_at >= LOAD_INTERVAL_S:
             self.update_load(now)
@@ -174,11 +199,10 @@ class NodeStat:
 
     def render_stat(self, processes: Scan, now: float) -> str:
         elapsed = round((now - self.booted_at) * USER_HZ)  # ticks of one core since boot
-        idle = max(0, self.ncpu * elapsed - self.user - self.system)
         # user nice system idle iowait irq softirq steal guest guest_nice
-        per_cpu = (_even(ticks, self.ncpu) for ticks in (self.user, self.system, idle))
+        per_cpu = (_even(ticks, self.ncpu) for ticks in (self.user, self.system, self.idle))
         cores = zip(*per_cpu, strict=True)
-        lines = [f"cpu  {self.user} 0 {self.system} {idle} 0 0 0 0 0 0"]
+        lines = [f"cpu  {self.user} 0 {self.system} {self.idle} 0 0 0 0 0 0"]
         lines += [f"cpu{n} {u} 0 {s} {i} 0 0 0 0 0 0" for n, (u, s, i) in enumerate(cores)]
         timer = self.ncpu * elapsed  # a timer interrupt per tick and core, nothing else counted
         lines += [

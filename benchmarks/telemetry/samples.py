@@ -28,7 +28,14 @@ class Sample:
     run is the baseline (t = 0) and has no rates (None), no procs.
 
     CPU percentages (cpu_*) are of the whole board (100 % = every core busy); procs and
-    sampler_pct are of one core (100 % = one core), like top. cpu_sys_pct counts all kernel
+    sampler_pct are of one core (100 % = one core), like top: a process's ticks against what
+    one core counted in /proc/stat over the interval (its total over all fields, per core).
+    On a Pi that is the wall time in ticks; on a simulated Pi (pisim) it is what the node's
+    CPU quota let one simulated core do, so the process's share is of a simulated core, as
+    its busy % is. core_capacity: the CPU seconds one core so counted per second of the
+    interval (1 on a Pi, give or take a tick; on a simulated Pi, the share of a host CPU one
+    of its cores gets; None when not read): CPU seconds (trial_cpu_s) over it are the
+    board's core-seconds. cpu_sys_pct counts all kernel
     time (system, irq, softirq); cpu_busy_pct is 100 - idle - iowait; cores_busy_pct, each
     core's. sampler_pct is the sampler's own cost (it and the vcgencmd it runs), kept out of
     "background" CPU. trial_procs_pct: the part of procs that ran in the measurement's own
@@ -51,6 +58,7 @@ class Sample:
     cores_busy_pct: list[float] | None = None
     trial_procs_pct: float | None = None
     trial_cpu_s: float | None = None
+    core_capacity: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Compact and JSON-ready: rounded, without the values nobody could read."""
@@ -199,11 +207,23 @@ def _cpu_rates(before: tuple[int, ...], after: tuple[int, ...]) -> dict[str, flo
     }
 
 
+def _core_hz(
+    before: tuple[int, ...], after: tuple[int, ...], cpus: int, seconds: float
+) -> float | None:
+    """Ticks one core counted per second between two /proc/stat cpu lines (all its fields,
+    per core), or None when they did not move forward."""
+    width = min(len(before), len(after), 8)
+    delta = [after[i] - before[i] for i in range(width)]
+    if min(delta) < 0 or sum(delta) <= 0:
+        return None
+    return sum(delta) / cpus / seconds
+
+
 def _proc_rates(
-    before: _Block, after: _Block, clk: int, cpus: int
+    before: _Block, after: _Block, core_hz: float, cpus: int
 ) -> tuple[dict[str, float], float | None]:
-    """CPU % per name (100 % = one core), summed over its PIDs, each over its own interval;
-    and the part of it in the measurement's session.
+    """CPU % per name (100 % = one core: core_hz ticks a second), summed over its PIDs, each
+    over its own interval; and the part of it in the measurement's session.
 
     A PID not in the previous block, or whose ticks went down (a reused PID), started after
     that block, so all its ticks belong to this interval. Capped at every core: a PID missed
@@ -219,7 +239,7 @@ def _proc_rates(
         else:
             used, since = ticks, before.uptime
         seconds = now - since if now > since else after.uptime - before.uptime
-        rate = min(100 * used / clk / seconds, 100.0 * cpus)
+        rate = min(100 * used / core_hz / seconds, 100.0 * cpus)
         rates[key[0]] = rates.get(key[0], 0.0) + rate
         if key in after.in_trial:
             in_trial += rate
@@ -244,11 +264,15 @@ def _sample(first: _Block, before: _Block | None, block: _Block, clk: int, cpus:
     if before is not None:
         seconds = block.uptime - before.uptime
         rates = _cpu_rates(before.stat, block.stat)
-        rates["procs"], rates["trial_procs_pct"] = _proc_rates(before, block, clk, cpus)
+        core_hz = _core_hz(before.stat, block.stat, cpus, seconds)
+        if core_hz is not None:
+            rates["core_capacity"] = core_hz / clk
+        core_hz = core_hz or clk  # unread: a core counts the wall time, as on a Pi
+        rates["procs"], rates["trial_procs_pct"] = _proc_rates(before, block, core_hz, cpus)
         rates["cores_busy_pct"] = _cores_busy(before, block)
         if before.self_ticks is not None and block.self_ticks is not None:
             used = max(block.self_ticks - before.self_ticks, 0)
-            rates["sampler_pct"] = 100 * used / clk / seconds
+            rates["sampler_pct"] = 100 * used / core_hz / seconds
     return Sample(
         t=block.uptime - first.uptime,
         arm_mhz=block.arm_mhz(),

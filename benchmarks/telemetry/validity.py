@@ -77,27 +77,30 @@ def _background_mean(samples: Sequence[Sample], involved: set[str]) -> float | N
 
     With the measurement's tree CPU time (trial_cpu_s): the board's busy time less that, less
     the involved processes outside the measurement's session and the sampler, over the whole
-    trial. All of the measurement's work counts as its own, whatever its processes are named:
-    the compiled program, the shells it runs through, the helpers it starts, a 32-bit
-    userland's. Without it (an older sampler), interval by interval, by the names.
+    trial, all in CPU seconds: busy % and procs' % are of what the board's cores could do
+    (core_capacity CPU seconds a second each: on a simulated Pi, its quota's), trial_cpu_s is
+    CPU seconds as its processes' ticks count them. All of the measurement's work counts as
+    its own, whatever its processes are named: the compiled program, the shells it runs
+    through, the helpers it starts, a 32-bit userland's. Without it (an older sampler),
+    interval by interval, by the names.
     """
     tree = trial_cpu_s(samples)
     if tree is None:
         return _time_mean(samples, lambda sample: _background_pct(sample, involved))
-    busy = other = seconds = 0.0
+    busy = other = capacity = 0.0
     for earlier, later in zip(samples, samples[1:], strict=False):
         if later.cpu_busy_pct is None:
             continue
-        interval = later.t - earlier.t
+        # One core's CPU seconds in the interval (a sample without its capacity: a Pi's).
+        core_s = (later.t - earlier.t) * (later.core_capacity or 1.0)
         outside = sum(pct for name, pct in later.procs.items() if name in involved)
         outside -= later.trial_procs_pct or 0.0
-        busy += later.cpu_busy_pct / 100 * later.cpus * interval
-        other += (max(outside, 0.0) + (later.sampler_pct or 0.0)) / 100 * interval
-        seconds += interval
-    if seconds <= 0:
+        busy += later.cpu_busy_pct / 100 * later.cpus * core_s
+        other += (max(outside, 0.0) + (later.sampler_pct or 0.0)) / 100 * core_s
+        capacity += later.cpus * core_s
+    if capacity <= 0:
         return None
-    cpus = samples[-1].cpus
-    return max(busy - tree - other, 0.0) / (cpus * seconds) * 100
+    return max(busy - tree - other, 0.0) / capacity * 100
 
 
 def _throttle_reason(samples: Sequence[Sample]) -> str | None:

@@ -1,10 +1,14 @@
 """Each simulated Pi's /proc/stat and /proc/loadavg are its own, not the host's."""
 
 import re
+import shlex
+import statistics
 import subprocess
 import time
 
 import pytest
+
+from benchmarks import telemetry
 
 from .sshutil import client_for, out, wait_for
 
@@ -98,3 +102,24 @@ def test_the_counters_stay_monotonic_when_a_busy_process_exits(pisim_node_factor
             assert all(a <= b for a, b in zip(earlier, later, strict=True)), (name, earlier, later)
     first, last = lines["cpu"][0], lines["cpu"][-1]
     assert busy_cores(first, last, node.booted["ncpu"]) > 0.1  # the loops' time is still there
+
+
+def test_a_saturated_pi_1_reads_busy_in_its_own_cores_and_its_clock_under_load(
+    pisim_node_factory,
+):
+    """A Pi 1 B's one core at 700 MHz gets 23 % of a host CPU: a busy loop uses all of that,
+    and its /proc/stat must read it as the board's core busy, not 23 % of the host's."""
+    node = pisim_node_factory(profile="pi1b-legacy-32")
+    sampler = shlex.join(telemetry.sampler_argv(0.5, []))
+    text = out(
+        node,
+        f"{sampler} > sampler.out & sampler=$!; sleep 0.3; "
+        "timeout 3 sh -c 'while :; do :; done'; kill $sampler; wait $sampler; cat sampler.out",
+        timeout=30,
+    )
+    samples = telemetry.parse_samples(text)
+    busy = [sample.cpu_busy_pct for sample in samples[2:-1]]  # well inside the loop's 3 s
+    print("busy %", [round(pct) for pct in busy])
+    assert busy and statistics.fmean(busy) >= 80, busy
+    under_load = telemetry.summarize(samples)["arm_mhz_under_load"]
+    assert under_load is not None and under_load["median"] == 700, under_load
