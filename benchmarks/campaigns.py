@@ -471,6 +471,15 @@ def warnings(checked: Checked) -> list[str]:
     board's own default (an "overclock" that is an underclock there)."""
     found = []
     for board in checked.boards:
+        busy = Lane.objects.filter(board=board, state__in=Lane.UNFINISHED).select_related(
+            "campaign"
+        )
+        for lane in busy:
+            found.append(
+                f"{board.name} is in “{lane.campaign.name}”, which has not ended: their runs "
+                "take turns on it, so each campaign's “as is” and presets meet the other's "
+                "changes. Start this one after it, for numbers of one campaign at a time."
+            )
         if None in checked.versions:
             at_stock, words = presets.is_at_stock(board)
             if not at_stock:

@@ -104,3 +104,11 @@ def test_keep_is_a_yes_or_no(boards, fast):
     with pytest.raises(campaigns.SpecError, match="keep must be true"):
         campaigns.check(spec(boards, fast, keep="yes"))
     assert campaigns.check(spec(boards, fast)).spec["keep"] is False
+
+
+def test_a_board_in_a_campaign_that_has_not_ended_is_warned_of(boards, fast, monkeypatch):
+    monkeypatch.setattr("benchmarks.jobs.queue_lane", lambda lane: None)
+    campaigns.start(spec(boards[:1], fast, name="first"))
+    found = campaigns.warnings(campaigns.check(spec(boards, fast, name="second")))
+    assert found[0].startswith("bench-1 is in “first”, which has not ended: their runs take turns")
+    assert not any(warning.startswith("bench-2 is in") for warning in found)
