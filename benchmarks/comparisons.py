@@ -129,6 +129,25 @@ class Result:
         return sum(group.description.n for group in self.groups)
 
     @property
+    def resolution(self) -> dict | None:
+        """The noise against the minimum effect: the groups' largest relative SD, the trials
+        per group a change of the minimum effect needs at it (stats.trials_needed), and the
+        fewest a group has; None without a comparison or a spread."""
+        if not self.comparisons:
+            return None
+        min_effect = next(iter(self.comparisons.values())).min_effect
+        spreads = [g.description.relative_sd for g in self.groups if g.description.relative_sd]
+        if not spreads:
+            return None
+        noisiest = max(spreads)
+        return {
+            "relative_sd": noisiest,
+            "min_effect": min_effect,
+            "needed": stats.trials_needed(noisiest, min_effect),
+            "fewest": min(group.description.n for group in self.groups),
+        }
+
+    @property
     def simulated_note(self) -> str:
         return simulated.NOTE if self.simulated else ""
 

@@ -490,6 +490,22 @@ def compare_many(
     }
 
 
+POWER = 0.8  # the chance of calling a change of the minimum effect that is there
+
+
+def trials_needed(relative_sd: float, min_effect: float) -> int | None:
+    """Units (trials, or boards' means) per group for a two-sided test at ALPHA to call a
+    change of min_effect with POWER, at this relative SD of a unit: the normal approximation
+    n = 2 (z(1 - ALPHA/2) + z(POWER))^2 (sd / delta)^2 on the log scale (delta = log(1 +
+    min_effect), sd = relative_sd, close for a few % of spread), plus one for the t test's
+    heavier tails at small n. None when it cannot be told (no spread known, no effect)."""
+    if relative_sd is None or not math.isfinite(relative_sd) or min_effect <= 0:
+        return None
+    z = float(special.ndtri(1 - ALPHA / 2) + special.ndtri(POWER))  # 1.96 + 0.84
+    n = 2 * (z * relative_sd / math.log1p(min_effect)) ** 2
+    return max(2, math.ceil(n) + 1)
+
+
 def holm(p_values: Sequence[float | None]) -> list[float | None]:
     """Holm-Bonferroni adjusted p-values, in the given order (R's p.adjust(method="holm")).
 

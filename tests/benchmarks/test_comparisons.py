@@ -390,3 +390,19 @@ def test_runs_group_by_what_they_ran_whatever_preset_they_were_filed_under(campa
         f"arm_freq 1500, ondemand, 64-bit [{effective.fingerprint(stock)[:8]}]",
     ]
     assert sorted(group.description.n for group in result.groups) == [3, 6]
+
+
+def test_a_comparison_says_how_many_trials_its_noise_needs_for_the_minimum_effect(campaign):
+    lane = lane_on(campaign, "bench-a")
+    trials(lane, [100.0, 110.0, 90.0])  # 10 % relative SD
+    trials(lane, [101.0, 99.0, 100.0], preset_version=overclock())
+    result = comparisons.compare(
+        comparisons.runs_selected([campaign.pk]), "sha1sum", "throughput", "preset"
+    )
+    assert result.resolution == {
+        "relative_sd": pytest.approx(0.1),
+        "min_effect": 0.02,
+        "needed": stats.trials_needed(0.1, 0.02),
+        "fewest": 3,
+    }
+    assert result.resolution["needed"] > 3

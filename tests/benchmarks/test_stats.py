@@ -566,3 +566,13 @@ def test_a_change_just_under_the_minimum_effect_is_not_rounded_up_to_it():
     assert found.verdict.startswith(
         "significant, but below the 2 % that counts: 1.96 % lower (95 % CI 1.9"
     ), found.verdict
+
+
+def test_the_trials_a_minimum_effect_needs_grow_with_the_noise():
+    # 2 (1.960 + 0.842)^2 (0.02 / log 1.02)^2 = 16.01: 17, plus one for t's tails at small n
+    assert stats.trials_needed(0.02, 0.02) == 18
+    assert stats.trials_needed(0.01, 0.02) == 6  # 4.003: 5, plus one
+    assert stats.trials_needed(0.128, 0.02) == 657  # sha1sum 64M's 12.8 % on a simulated Pi
+    assert stats.trials_needed(0.001, 0.02) == 2
+    assert stats.trials_needed(None, 0.02) is None
+    assert stats.trials_needed(0.05, 0) is None

@@ -72,6 +72,9 @@ def test_an_answer_says_what_ran_and_what_the_simulation_can_show_on_a_phone(
         "pi3 afterwards: put back as before the campaign: Stock (firmware defaults) v1"
     )
     expect(ran).to_contain_text("Order:")
+    expect(page.locator(".resolution").first).to_contain_text(
+        "to see a change of 2 % at this noise needs about 2 trials per group"
+    )
     screenshot(page, "answer-what-ran-phone")
     fits_a_phone(page)
     assert not problems, "\n".join(problems)
