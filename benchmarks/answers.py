@@ -24,6 +24,7 @@ from benchmarks import (
     catalog,
     charts,
     comparisons,
+    effective,
     limits,
     link,
     progress,
@@ -138,7 +139,8 @@ def _what_ran(campaign: Campaign, runs: QuerySet) -> tuple[list[str], list[str]]
     rows = runs.values_list("board", "preset_version", "config_fingerprint").distinct()
     for board, version, fingerprint in rows.order_by():
         ran[board][version].add(fingerprint)
-    words = comparisons.configurations(runs, {fp for *_, fp in rows})
+    states = comparisons.configurations(runs, {fp for *_, fp in rows})
+    words = {fp: effective.words(state) for fp, state in states.items()}
     versions = PresetVersion.objects.select_related("preset").in_bulk(
         {version for found in ran.values() for version in found} - {None}
     )

@@ -570,12 +570,10 @@ class _Names:
         preset version and campaign, its tool version, board and configuration's fingerprint;
         selected: the runs, of which one a configuration tells what that was."""
         self.group_by = group_by
-        self.ran, self.short = {}, {}
-        if selected is not None:
-            fingerprints = {row[7] for row in shared}
-            self.ran = configurations(selected, set(fingerprints))
-            if group_by == "configuration":
-                self.short = configurations(selected, fingerprints, short=True)
+        fingerprints = {row[7] for row in shared} if selected is not None else set()
+        states = configurations(selected, fingerprints) if fingerprints else {}
+        self.ran = {fp: effective.words(state) for fp, state in states.items()}
+        self.short = {fp: effective.short(state, fp) for fp, state in states.items()}
         snapshot_ids, version_ids, campaign_ids = ({row[column] for row in shared}
                                                    for column in range(2, 5))  # fmt: skip
         boards = Board.objects.filter(pk__in=board_ids).order_by("name")
@@ -669,10 +667,10 @@ class _Names:
         return ", ".join(words)
 
 
-def configurations(selected: QuerySet, fingerprints: set[str], short: bool = False) -> dict:
-    """Each fingerprint's configuration in words (effective.words, or effective.short), from
-    one run that ran it (two queries)."""
-    fingerprints.discard("")
+def configurations(selected: QuerySet, fingerprints: set[str]) -> dict[str, dict]:
+    """Each fingerprint's effective state (benchmarks.effective), from one run that ran it (two
+    queries)."""
+    fingerprints = fingerprints - {""}
     if not fingerprints:
         return {}
     one_each = (
@@ -684,15 +682,11 @@ def configurations(selected: QuerySet, fingerprints: set[str], short: bool = Fal
     found = Run.objects.filter(pk__in=list(one_each)).values_list(
         "config_fingerprint", "environment__effective"
     )
-    words = {}
+    states = {}
     for fingerprint, state in found:
         state = json_value(state)
-        state = state if isinstance(state, dict) else {}
-        if short:
-            words[fingerprint] = effective.short(state, fingerprint)
-        else:
-            words[fingerprint] = effective.words(state)
-    return words
+        states[fingerprint] = state if isinstance(state, dict) else {}
+    return states
 
 
 def _joined(values) -> str:
