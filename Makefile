@@ -14,7 +14,7 @@ APT_PACKAGES := python3-venv openssh-server openssh-client sudo iproute2 procps 
 # bench/ scripts that check a target: the benchmark engine's (issue 7), then the campaign pages',
 # the API's and the comparison page's.
 ENGINE_BENCH := engine_overhead fleet_scaling campaign_create iperf3_through_pifarm known_answers \
-	retry_large campaign_pages api_measurements comparison_page share_page
+	repeatability retry_large campaign_pages api_measurements comparison_page share_page
 export PIFARM_PLAYWRIGHT_BROWSER ?= /usr/bin/chromium
 
 .PHONY: setup system venv demo test lint bench clean

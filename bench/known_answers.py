@@ -7,13 +7,16 @@ then, interleaved over --rounds rounds, the same work through pifarm and by hand
 (as root inside its namespaces, not through SSH):
   openssl speed   -evp sha256 at 16,384-byte blocks for --seconds s: pifarm's stored MB/s vs
                   the +F line of `openssl speed -mr` by hand (bytes per second / 10^6)
-  sha1sum         a sparse file of 256 MiB on the node's RAM disk: pifarm's stored MB/s vs
+  sha1sum         a sparse file of 2 GiB (the catalog's default) on the node's RAM disk,
+                  hashed once both ways (its trial is longer than the minimum of 3 s): pifarm's
+                  stored MB/s vs
                   the size over the wall time of `sha1sum FILE` by hand (nsenter's start
-                  included, a few ms); both sums must be the SHA-1 of 256 MiB of zeros
+                  included, a few ms); both sums must be the SHA-1 of 2 GiB of zeros
   sha1sum, sampler  the same by hand while pifarm's telemetry sampler starts on the node, as it
                   does in a run (reported, not judged: it shows what the sampler costs)
 The quiet wait is off: the by-hand runs do not wait either. Target: each pair of medians within
-10 %. Needs root (pisim). Exits 1 if a target is missed or a sum is wrong.
+2 % (issue 21: the noise floor below the effects pifarm claims to see). Needs root (pisim).
+Exits 1 if a target is missed or a sum is wrong.
 """
 
 import argparse
@@ -32,10 +35,10 @@ from pisim import Farm
 
 BENCH_SUBNET_INDEX = 8
 ALGORITHM, BLOCK = "sha256", "16384"
-SIZE = 256 * 1024**2
+SIZE = 2 * 1024**3
 SPARSE = "/dev/shm/known-answers-sparse"  # noqa: S108 - the node's own tmpfs
-TARGET_WITHIN_PCT = 10.0
-SAMPLER_S = 3
+TARGET_WITHIN_PCT = 2.0
+SAMPLER_S = 6  # about as long as the hash of 2 GiB on a simulated Pi 4
 
 
 def zeros_sha1(size: int) -> str:
@@ -53,7 +56,7 @@ def through_pifarm(board, seconds: int) -> tuple[float, float, str]:
          "benchmarks": [
              {"name": "openssl-speed", "params": {"algorithm": ALGORITHM, "block_size": BLOCK,
                                                   "seconds": seconds}},
-             {"name": "sha1sum", "params": {"size": "256M"}},
+             {"name": "sha1sum", "params": {"size": "2G"}},
          ]}
     )  # fmt: skip
     runs = {run.benchmark: run for run in benchenv.wait_for_campaign(campaign).runs.all()}
@@ -140,12 +143,12 @@ def main() -> None:
         print("load seen: " + "; ".join(loads) + "\n")
         met = compare(f"openssl {ALGORITHM} {BLOCK} B {args.seconds} s",
                       figures["openssl pifarm"], figures["openssl hand"])  # fmt: skip
-        met &= compare("sha1sum 256 MiB sparse", figures["sha1 pifarm"], figures["sha1 hand"])
+        met &= compare("sha1sum 2 GiB sparse", figures["sha1 pifarm"], figures["sha1 hand"])
         benchenv.report("sha1sum by hand, the sampler starting too", figures["sha1 sampler"],
                         "MB/s", 1)  # fmt: skip
         known = zeros_sha1(SIZE)
         right = sums == {known}
-        print(f"{'sha1 of 256 MiB of zeros, both ways':<44} {'right' if right else sorted(sums)}")
+        print(f"{'sha1 of 2 GiB of zeros, both ways':<44} {'right' if right else sorted(sums)}")
         met &= right
     finally:
         benchenv.stop_workers(workers)

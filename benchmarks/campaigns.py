@@ -11,8 +11,10 @@ with optional "order" (grouped, interleaved, shuffled), "seed", "repetitions" as
 ({"load_below", "cpu_below_pct", "cool_below_c", "deadline_s"}, or false), "rerun_suspect",
 "apply_mode" (trial or direct), "keep" (true: leave each board on the last preset applied; by
 default it gets back the state it had before the campaign), "question" (the
-benchmarks.questions template it was made from, whose answer page reads it). Anything wrong is
-a SpecError naming it; nothing is written.
+benchmarks.questions template it was made from, whose answer page reads it), "min_trial_s"
+(seconds: each trial is lengthened to at least this; by default to its benchmark's own minimum,
+and 0 runs the parameters as given). Anything wrong is a SpecError naming it; nothing is
+written.
 """
 
 import itertools
@@ -54,6 +56,7 @@ APPLY_ESTIMATE_S = 90  # one application (trial boot, verify) when the board has
 RUN_OVERHEAD_S = 2  # connect, quiet check, sampler, clean-up
 MAX_QUIET_WAIT_S = 600
 DEFAULT_QUIET = {"load_below": 2.0, "cpu_below_pct": 25.0, "cool_below_c": None, "deadline_s": 30}
+MAX_MIN_TRIAL_S = 600
 
 
 class SpecError(ValueError):
@@ -75,7 +78,9 @@ class Repetitions:
 @dataclass(frozen=True)
 class Item:
     benchmark: Benchmark
-    params: dict
+    params: dict  # what its runs run: the spec's, lengthened to the minimum trial length
+    asked: dict  # what the spec gave, checked
+    lengthened: str = ""  # what lengthening changed, in words
 
 
 @dataclass(frozen=True)
@@ -96,7 +101,7 @@ def check(spec) -> Checked:
     if not isinstance(spec, dict):
         raise SpecError("a campaign spec is a JSON object (or a YAML mapping)")
     known = {"name", "boards", "presets", "benchmarks", "repetitions", "peer", "order", "seed",
-             "quiet", "rerun_suspect", "apply_mode", "question", "keep"}  # fmt: skip
+             "quiet", "rerun_suspect", "apply_mode", "question", "keep", "min_trial_s"}  # fmt: skip
     unknown = sorted(set(spec) - known)
     if unknown:
         raise SpecError(
@@ -104,7 +109,8 @@ def check(spec) -> Checked:
         )
     name = _text(spec.get("name"), "name", 120)
     boards = _boards(spec.get("boards"))
-    items = _items(spec.get("benchmarks"))
+    min_trial_s = _min_trial_s(spec.get("min_trial_s"))
+    items = _items(spec.get("benchmarks"), min_trial_s)
     peer = _peer(spec.get("peer"), boards, items)
     versions = _versions(spec.get("presets", [AS_IS]))
     for board in boards:
@@ -134,7 +140,7 @@ def check(spec) -> Checked:
         "name": name,
         "boards": [board.name for board in boards],
         "presets": [_preset_label(v) if v else AS_IS for v in versions],
-        "benchmarks": [{"name": i.benchmark.name, "params": i.params} for i in items],
+        "benchmarks": [{"name": i.benchmark.name, "params": i.asked} for i in items],
         "repetitions": _repetitions_spec(repetitions),
         "peer": peer.name if isinstance(peer, Board) else peer,
         "order": order,
@@ -144,6 +150,8 @@ def check(spec) -> Checked:
         "apply_mode": apply_mode,
         "keep": keep,
     }
+    if min_trial_s is not None:
+        accepted["min_trial_s"] = min_trial_s
     if spec.get("question") is not None:
         accepted["question"] = _question(spec["question"], boards)
     return Checked(accepted, boards, peer, versions, items, repetitions, order, seed)
@@ -187,7 +195,7 @@ def _boards(value) -> list[Board]:
     return [found[name] for name in names]
 
 
-def _items(value) -> list[Item]:
+def _items(value, min_trial_s: float | None = None) -> list[Item]:
     if not isinstance(value, list) or not value:
         raise SpecError("benchmarks must be a list with at least one benchmark")
     _refuse_long(len(value), "benchmarks")
@@ -204,10 +212,38 @@ def _items(value) -> list[Item]:
             params = benchmark.clean_params(entry.get("params"))
         except (catalog.UnknownBenchmark, ParamError) as exc:
             raise SpecError(str(exc)) from None
-        if any(item.benchmark == benchmark and item.params == params for item in items):
+        if any(item.benchmark == benchmark and item.asked == params for item in items):
             raise SpecError(f"{benchmark.name} is listed twice with the same parameters")
-        items.append(Item(benchmark, params))
+        runs_with, words = benchmark.lengthened(params, min_trial_s)
+        items.append(Item(benchmark, runs_with, params, words))
     return items
+
+
+def _min_trial_s(value) -> float | None:
+    if value is None:
+        return None
+    if (isinstance(value, bool) or not isinstance(value, int | float)
+            or not 0 <= value <= MAX_MIN_TRIAL_S):  # fmt: skip
+        raise SpecError(
+            f"min_trial_s is a number of seconds from 0 (run the parameters as given) to "
+            f"{MAX_MIN_TRIAL_S}, not {shown(value)}"
+        )
+    return float(value)
+
+
+def lengthened(spec: dict) -> list[str]:
+    """What a campaign's lengthening to the minimum trial length changed, in words (the
+    campaign page's note); its runs keep the parameters they ran with."""
+    notes = []
+    entries = spec.get("benchmarks") if isinstance(spec, dict) else None
+    for entry in entries if isinstance(entries, list) else []:
+        try:
+            benchmark = catalog.lookup(entry["name"])
+            params = benchmark.clean_params(entry.get("params"))
+            notes.append(benchmark.lengthened(params, _min_trial_s(spec.get("min_trial_s")))[1])
+        except (catalog.UnknownBenchmark, ParamError, SpecError, TypeError, KeyError):
+            continue  # a spec stored before a check existed, or a benchmark since changed
+    return [note for note in notes if note]
 
 
 def swept(benchmark: Benchmark, params: dict, vary: dict[str, list], listed: int = 0) -> list[dict]:

@@ -180,6 +180,12 @@ class CampaignForm(forms.Form):
         help_text="After this the trial starts anyway; the run records that it was not quiet.",
     )  # fmt: skip
     rerun_suspect = forms.BooleanField(label="Re-run a suspect trial once", required=False)
+    as_given = forms.BooleanField(
+        label="Run short trials as given", required=False,
+        help_text="By default a trial shorter than its benchmark's minimum (a few seconds) is "
+        "lengthened, so that it repeats well. Either way a trial under the benchmark's noise "
+        "floor is suspect.",
+    )  # fmt: skip
     apply_mode = forms.ChoiceField(
         choices=Application.Mode.choices, initial=Application.Mode.TRIAL, widget=forms.RadioSelect
     )
@@ -245,6 +251,8 @@ class CampaignForm(forms.Form):
             "rerun_suspect": cleaned["rerun_suspect"],
             "apply_mode": cleaned["apply_mode"],
         }
+        if cleaned.get("as_given"):
+            spec["min_trial_s"] = 0
         if cleaned.get("seed") is not None:
             spec["seed"] = cleaned["seed"]
         if cleaned.get("question"):

@@ -621,6 +621,8 @@ class _Running:
             expected_arm_mhz=self.expected_arm_mhz(),
             involved=set(samplers.names),
         )
+        if too_short := benchmark.too_short(outcome.measure_s):
+            reasons.append(too_short)
         if found := self.environment.get("link"):  # the throughput against the link's ceiling
             uses = (
                 limits.link_use(parsed.values[m.name], m.unit, found, params.get("mtu"))

@@ -116,6 +116,7 @@ OPENSSL_SPEED = Benchmark(
     tools=("openssl",),
     packages=("openssl",),
     timeout_s=90,
+    length_param="seconds",
 )
 
 BENCHMARKS = (OPENSSL_SPEED,)

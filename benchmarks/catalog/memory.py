@@ -14,6 +14,7 @@ from benchmarks.catalog.spec import (
     ParseError,
     Plan,
     parse_size,
+    repeat_param,
 )
 
 _MEMBW = native.source("membw")
@@ -25,11 +26,11 @@ _MEMBW_LINE = re.compile(
 
 def _membw_plan(params: dict, ctx: Context) -> Plan:
     binary = f"{ctx.workdir}/membw"
-    size, passes = parse_size(params["size"]), params["passes"]
-    run = (binary, str(size), str(passes), "1" if params["require_mlock"] else "0")
+    size, passes, at_least = parse_size(params["size"]), params["passes"], params["min_seconds"]
+    run = (binary, str(size), str(passes), "1" if params["require_mlock"] else "0", str(at_least))
     return Plan(
         setup=(native.compile_command(_MEMBW, binary),),
-        measure=Command("board", run, timeout_s=60 + passes * size / 50e6),
+        measure=Command("board", run, timeout_s=60 + at_least + passes * size / 50e6),
         collect=(native.compiler_version_command(),),
     )
 
@@ -67,13 +68,15 @@ MEMBW = Benchmark(
     title="Memory bandwidth probe (ours)",
     description="Our own C probe, compiled on the board: allocates a buffer, locks it in RAM "
     "(mlock; where RLIMIT_MEMLOCK refuses, it goes on unlocked and says so, or fails if "
-    "locking is required), then writes and reads it a few times; MB/s (10^6 bytes) each way.",
-    version=1,
+    "locking is required), then writes and reads it the given passes, and more until "
+    "min_seconds have passed; MB/s (10^6 bytes) each way.",
+    version=2,
     category="memory",
     params=(
         Param("size", "size", "64M", "buffer size (K, M or G)", min=1024**2, max=4 * 1024**3),
-        Param("passes", "int", 4, "write+read passes", min=1, max=100),
+        Param("passes", "int", 4, "write+read passes (at least)", min=1, max=100),
         Param("require_mlock", "bool", False, "fail if the buffer cannot be locked"),
+        repeat_param(),
     ),
     metrics=(
         Metric("write", "MB/s", True, "write bandwidth"),
@@ -84,6 +87,7 @@ MEMBW = Benchmark(
     tools=native.COMPILER_TOOLS,
     packages=native.COMPILER_PACKAGES,
     timeout_s=600,
+    length_param="min_seconds",
 )
 
 
@@ -139,6 +143,7 @@ SYSBENCH_MEMORY = Benchmark(
     tools=("sysbench",),
     packages=("sysbench",),
     timeout_s=630,
+    length_param="seconds",
 )
 
 BENCHMARKS = (MEMBW, SYSBENCH_MEMORY)

@@ -23,6 +23,7 @@ from benchmarks.catalog.spec import (
     ParseError,
     Plan,
     parse_size,
+    repeat_param,
 )
 
 DIRECTION = Param(
@@ -98,6 +99,8 @@ IPERF3_TCP = Benchmark(
     needs_peer=True,
     repetitions=3,
     timeout_s=iperf3.DURATION.max + iperf3.SERVER_SLACK_S,
+    length_param="duration",
+    min_trial_s=5,
 )
 
 
@@ -161,6 +164,8 @@ IPERF3_UDP = Benchmark(
     needs_peer=True,
     repetitions=3,
     timeout_s=iperf3.DURATION.max + iperf3.SERVER_SLACK_S,
+    length_param="duration",
+    min_trial_s=5,
 )
 
 
@@ -265,6 +270,8 @@ FIREWALL_DROP = Benchmark(
     needs_peer=True,
     repetitions=3,
     timeout_s=iperf3.DURATION.max + iperf3.SERVER_SLACK_S,
+    length_param="duration",
+    min_trial_s=5,
 )
 
 
@@ -282,27 +289,33 @@ SCP_SLACK_S = 30
 # $1 path; the content comes on stdin, readable by its owner only (keys).
 _WRITE_PRIVATE = 'umask 077 && cat > "$1"'
 
-# $1 file, $2 size, $3 cipher, $4 port, $5 key, $6 known_hosts, $7 user@host:path.
-# The time covers scp's whole run, its SSH handshake included (a few ms against seconds).
 # Run on the peer: $1 source (user@board:path), $2 bytes, $3 cipher, $4 port, $5 identity,
-# $6 known_hosts, $7 where the copy goes.
+# $6 known_hosts, $7 where the copy goes, $8 seconds at least: it copies again until then.
+# The time covers scp's whole runs, their SSH handshakes included (a few ms against seconds).
 _TIMED_SCP = r"""
 set -eu
+min_ns=$(($8 * 1000000000)) rounds=0
 start=$(date +%s%N)
-scp -B -F /dev/null -c "$3" -P "$4" -i "$5" -o IdentitiesOnly=yes \
-  -o UserKnownHostsFile="$6" -o GlobalKnownHostsFile=/dev/null -o StrictHostKeyChecking=yes \
-  -o ConnectTimeout=5 -o Compression=no -- "$1" "$7"
-end=$(date +%s%N)
-echo "bytes=$2 ns=$((end - start)) cipher=$3"
+while :; do
+  scp -B -F /dev/null -c "$3" -P "$4" -i "$5" -o IdentitiesOnly=yes \
+    -o UserKnownHostsFile="$6" -o GlobalKnownHostsFile=/dev/null -o StrictHostKeyChecking=yes \
+    -o ConnectTimeout=5 -o Compression=no -- "$1" "$7"
+  rounds=$((rounds + 1))
+  end=$(date +%s%N)
+  [ $((end - start)) -lt "$min_ns" ] || break
+done
+echo "bytes=$2 ns=$((end - start)) cipher=$3 rounds=$rounds"
 """
-_SCP_LINE = re.compile(r"bytes=(\d+) ns=(\d+) cipher=(\S+)")
+# Before scp version 3 (openvpn-scp 3) it copied once and printed no rounds.
+_SCP_LINE = re.compile(r"bytes=(\d+) ns=(\d+) cipher=(\S+?)(?: rounds=(\d{1,9}))?(?:\s|$)")
 
 
 def write_private(on, path: str, content: bytes) -> Command:
     return Command(on, ("sh", "-c", _WRITE_PRIVATE, "pifarm-write", path), stdin=content)
 
 
-def scp_plan(size: str, cipher: str, ctx: Context, board_address: str, seconds: float) -> Plan:
+def scp_plan(size: str, cipher: str, ctx: Context, board_address: str, seconds: float,
+             at_least: int) -> Plan:  # fmt: skip
     """The peer copies a file of random bytes off the board's RAM disk with scp, from a
     throwaway sshd on the board (the trial's port, bound to board_address), and times it.
 
@@ -318,12 +331,14 @@ def scp_plan(size: str, cipher: str, ctx: Context, board_address: str, seconds: 
             str(size_bytes))  # fmt: skip
     timed = (
         "sh", "-c", _TIMED_SCP, "pifarm-scp", source, str(size_bytes), cipher, str(ctx.port),
-        f"{peer}/id_scp", f"{peer}/known_hosts", f"{peer}/received",
+        f"{peer}/id_scp", f"{peer}/known_hosts", f"{peer}/received", str(at_least),
     )  # fmt: skip
     return Plan(
         setup=(Command("board", fill, timeout_s=seconds), *_scp_keys(ctx, board_address)),
-        servers=(Command("board", _sshd(ctx, board_address), timeout_s=seconds + SCP_SLACK_S),),
-        measure=Command("peer", timed, timeout_s=seconds + SCP_SLACK_S),
+        servers=(
+            Command("board", _sshd(ctx, board_address), timeout_s=seconds + at_least + SCP_SLACK_S),
+        ),
+        measure=Command("peer", timed, timeout_s=seconds + at_least + SCP_SLACK_S),
     )
 
 
@@ -357,16 +372,21 @@ def scp_figures(text: str) -> tuple[dict[str, float], dict]:
     match = _SCP_LINE.search(text)
     if not match:
         raise ParseError("no 'bytes=… ns=… cipher=…' line in the output of the timed scp")
-    size, nanoseconds = int(match.group(1)), int(match.group(2))
-    if nanoseconds <= 0 or size <= 0:
-        raise ParseError(f"scp sent {size} bytes in {nanoseconds} ns, which cannot be")
+    size, nanoseconds, rounds = int(match.group(1)), int(match.group(2)), int(match.group(4) or 1)
+    if nanoseconds <= 0 or size <= 0 or rounds <= 0:
+        raise ParseError(
+            f"scp sent {size} bytes {rounds} times in {nanoseconds} ns, which cannot be"
+        )
     seconds = nanoseconds / 1e9
-    values = {"throughput": size / seconds / 1e6, "seconds": seconds}
-    return values, {"bytes": size, "cipher": match.group(3)[:60]}
+    values = {"throughput": size * rounds / seconds / 1e6, "seconds": seconds / rounds}
+    return values, {"bytes": size, "rounds": rounds, "cipher": match.group(3)[:60]}
 
 
 def _scp_plan(params: dict, ctx: Context) -> Plan:
-    return scp_plan(params["size"], params["cipher"], ctx, ctx.board_address, SCP.timeout_s)
+    return scp_plan(
+        params["size"], params["cipher"], ctx, ctx.board_address, SCP.timeout_s,
+        params["min_seconds"],
+    )  # fmt: skip
 
 
 def _scp_parse(outputs, params) -> Parsed:
@@ -375,17 +395,18 @@ def _scp_parse(outputs, params) -> Parsed:
 
 SCP_METRICS = (
     Metric("throughput", "MB/s", True, "scp speed"),
-    Metric("seconds", "s", False, "time to copy the file"),
+    Metric("seconds", "s", False, "time to copy the file once"),
 )
 SCP = Benchmark(
     name="scp",
     title="scp from the RAM disk",
     description="Copies a file of random bytes from the board's RAM disk to the peer with scp "
     "and the chosen cipher: the peer fetches it from a throwaway sshd on the board (per-trial "
-    "keys; the board holds no key to the peer) and times the copy.",
-    version=2,
+    "keys; the board holds no key to the peer) and times the copy, again until min_seconds "
+    "have passed.",
+    version=3,
     category="network",
-    params=(FILE_SIZE, SSH_CIPHER),
+    params=(FILE_SIZE, SSH_CIPHER, repeat_param()),
     metrics=SCP_METRICS,
     plan=_scp_plan,
     parse=_scp_parse,
@@ -395,6 +416,7 @@ SCP = Benchmark(
     needs_peer=True,
     repetitions=3,
     timeout_s=300,
+    length_param="min_seconds",
 )
 
 BENCHMARKS = (IPERF3_TCP, IPERF3_UDP, FIREWALL_DROP, SCP)

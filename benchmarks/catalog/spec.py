@@ -12,6 +12,7 @@ metacharacters arrives on the board as one literal word.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -152,6 +153,17 @@ class Metric:
         return "higher is better" if self.higher_is_better else "lower is better"
 
 
+def repeat_param() -> Param:
+    """A fixed piece of work's length_param: the work runs again within the trial until this
+    many seconds have passed, so that a small size still makes a trial that repeats well.
+    0 (once) by default: a campaign raises it to the benchmark's minimum trial length."""
+    return Param(
+        "min_seconds", "int", 0,
+        "repeat the work within the trial until this many seconds have passed (0: once)",
+        min=0, max=600,
+    )  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Command:
     """One command on one end. argv is passed as it is (every element quoted on the way).
@@ -245,6 +257,30 @@ class Benchmark:
     timeout_s: float = 120  # of the measuring command
     typical_s: float = 10  # a trial's usual length with default parameters, for estimates
     category: str = ""
+    # How long a trial must measure to repeat well: below a few seconds, fixed costs (a
+    # process's start, the clock's resolution, a simulated node's CPU quota period) make up
+    # the noise (sbc-bench and the Phoronix Test Suite run a CPU test for seconds, too). A
+    # campaign lengthens a shorter trial through length_param, a parameter in seconds: the
+    # run time of a timed tool, or how long a fixed piece of work is repeated within the
+    # trial. A trial that still measures less than noise_floor_s is suspect.
+    min_trial_s: float = 3.0
+    noise_floor_s: float = 1.0
+    length_param: str = ""
+
+    def lengthened(self, params: dict, min_trial_s: float | None = None) -> tuple[dict, str]:
+        """params with length_param raised to the minimum trial length (the benchmark's own,
+        or min_trial_s), and what was changed in words ("" if nothing was)."""
+        minimum = self.min_trial_s if min_trial_s is None else min_trial_s
+        asked = params.get(self.length_param)
+        if not self.length_param or asked is None or asked >= minimum:
+            return params, ""
+        param = next(param for param in self.params if param.name == self.length_param)
+        longer = math.ceil(minimum) if param.kind == "int" else float(minimum)
+        if param.name == "min_seconds":
+            words = f"{self.name}: its work is repeated within each trial until {longer:g} s"
+        else:
+            words = f"{self.name}: {self.length_param} {asked:g} raised to {longer:g} s"
+        return {**params, self.length_param: longer}, f"{words}, its minimum trial length"
 
     def clean_params(self, raw: Mapping[str, Any] | None) -> dict:
         """Every parameter, validated, defaults filled in; ParamError for an unknown name."""
@@ -257,6 +293,15 @@ class Benchmark:
                 f"(it has: {', '.join(sorted(known)) or 'none'})"
             )
         return {param.name: param.clean(raw.get(param.name)) for param in self.params}
+
+    def too_short(self, measure_s: float) -> str:
+        """Why a trial that measured for measure_s cannot be trusted to repeat; "" if it can."""
+        if measure_s >= self.noise_floor_s:
+            return ""
+        return (
+            f"the trial measured for {measure_s:.2f} s, under {self.name}'s noise floor of "
+            f"{self.noise_floor_s:g} s: fixed costs make up much of its figure (run it longer)"
+        )
 
     def metric(self, name: str) -> Metric:
         return next(metric for metric in self.metrics if metric.name == name)

@@ -17,6 +17,7 @@ from benchmarks.catalog.spec import (
     ParseError,
     Plan,
     parse_size,
+    repeat_param,
 )
 
 # An absolute directory, of plain name characters only, with no "." or ".." component; "" is
@@ -40,36 +41,47 @@ def _test_file(params: dict, ctx: Context, suffix: str) -> str:
     return f"{directory}/pifarm-{posixpath.basename(ctx.workdir)}.{suffix}"
 
 
-# $1 file, $2 block size, $3 count, $4 directory for dd's own reports (on stderr if dd fails).
-# Timed on the board; between write and read the file leaves the page cache (iflag=nocache),
-# so the read comes from the device, not from RAM (on a RAM disk it is RAM either way).
+# $1 file, $2 block size, $3 count, $4 directory for dd's own reports (on stderr if dd fails),
+# $5 seconds at least. Timed on the board; between write and read the file leaves the page
+# cache (iflag=nocache), so the read comes from the device, not from RAM (on a RAM disk it is
+# RAM either way). Write and read again until $5 seconds have passed; the times are summed.
 _TIMED_DD = r"""
 set -eu
 export LC_ALL=C
-file=$1 bs=$2 count=$3 logs=$4
-start=$(date +%s%N)
-dd if=/dev/zero of="$file" bs="$bs" count="$count" conv=fdatasync 2> "$logs/dd-write.log" ||
-  { cat -- "$logs/dd-write.log" >&2; exit 1; }
-middle=$(date +%s%N)
-dd if="$file" iflag=nocache count=0 2> /dev/null || echo "cache=kept"
-middle2=$(date +%s%N)
-dd if="$file" of=/dev/null bs="$bs" 2> "$logs/dd-read.log" ||
-  { cat -- "$logs/dd-read.log" >&2; exit 1; }
-end=$(date +%s%N)
-echo "bytes=$(wc -c < "$file") write_ns=$((middle - start)) read_ns=$((end - middle2))"
+file=$1 bs=$2 count=$3 logs=$4 min_ns=$(($5 * 1000000000))
+write_ns=0 read_ns=0 rounds=0 began=$(date +%s%N)
+while :; do
+  start=$(date +%s%N)
+  dd if=/dev/zero of="$file" bs="$bs" count="$count" conv=fdatasync 2> "$logs/dd-write.log" ||
+    { cat -- "$logs/dd-write.log" >&2; exit 1; }
+  middle=$(date +%s%N)
+  dd if="$file" iflag=nocache count=0 2> /dev/null || echo "cache=kept"
+  middle2=$(date +%s%N)
+  dd if="$file" of=/dev/null bs="$bs" 2> "$logs/dd-read.log" ||
+    { cat -- "$logs/dd-read.log" >&2; exit 1; }
+  end=$(date +%s%N)
+  write_ns=$((write_ns + middle - start)) read_ns=$((read_ns + end - middle2))
+  rounds=$((rounds + 1))
+  [ $((end - began)) -lt "$min_ns" ] || break
+done
+echo "bytes=$(wc -c < "$file") write_ns=$write_ns read_ns=$read_ns rounds=$rounds"
 echo "write: $(tail -n 1 "$logs/dd-write.log")"
 echo "read: $(tail -n 1 "$logs/dd-read.log")"
 dd --version | head -n 1
 """
-_DD_LINE = re.compile(r"bytes=(\d{1,20}) write_ns=(\d{1,20}) read_ns=(\d{1,20})")
+# Version 1 wrote and read once and printed no rounds.
+_DD_LINE = re.compile(
+    r"bytes=(\d{1,20}) write_ns=(\d{1,20}) read_ns=(\d{1,20})(?: rounds=(\d{1,9}))?"
+)
 
 
 def _dd_plan(params: dict, ctx: Context) -> Plan:
     path = _test_file(params, ctx, "dd")
     block = parse_size(params["block_size"])
-    script = ("sh", "-c", _TIMED_DD, "dd", path, str(block), str(params["count"]), ctx.workdir)
+    script = ("sh", "-c", _TIMED_DD, "dd", path, str(block), str(params["count"]), ctx.workdir,
+              str(params["min_seconds"]))  # fmt: skip
     return Plan(
-        measure=Command("board", script, timeout_s=600),
+        measure=Command("board", script, timeout_s=600 + params["min_seconds"]),
         teardown=(Command("board", ("rm", "-f", "--", path)),),
     )
 
@@ -79,8 +91,9 @@ def _dd_parse(outputs, params) -> Parsed:
     match = _DD_LINE.search(text)
     if not match:
         raise ParseError("no 'bytes=… write_ns=… read_ns=…' line in the timed dd output")
-    size, write_ns, read_ns = map(int, match.groups())
-    megabytes = positive(size / 1e6, "bytes written")
+    size, write_ns, read_ns = map(int, match.groups()[:3])
+    rounds = positive(int(match.group(4) or 1), "rounds")
+    megabytes = positive(size * rounds / 1e6, "bytes written")
     reports = dict(re.findall(r"^(write|read): (.*)$", text, re.MULTILINE))
     return Parsed(
         values={
@@ -89,6 +102,7 @@ def _dd_parse(outputs, params) -> Parsed:
         },
         details={
             "bytes": size,
+            "rounds": rounds,
             "page_cache_dropped": "cache=kept" not in text,
             "dd_write": reports.get("write", ""),
             "dd_read": reports.get("read", ""),
@@ -101,14 +115,16 @@ DD = Benchmark(
     name="dd",
     title="dd sequential write and read",
     description="Writes zeros with dd (conv=fdatasync: the time includes reaching the device), "
-    "drops the file from the page cache, reads it back; MB/s (10^6 bytes) each way. Zeros: "
+    "drops the file from the page cache, reads it back, again until min_seconds have passed; "
+    "MB/s (10^6 bytes) each way. Zeros: "
     "a compressing file system would flatter the figures.",
-    version=1,
+    version=2,
     category="storage",
     params=(
         _DIRECTORY,
         Param("block_size", "size", "1M", "dd bs", min=512, max=64 * 1024**2),
         Param("count", "int", 128, "blocks to write", min=1, max=1_000_000),
+        repeat_param(),
     ),
     metrics=(
         Metric("write", "MB/s", True, "sequential write"),
@@ -120,6 +136,7 @@ DD = Benchmark(
     packages=("coreutils",),
     repetitions=3,
     timeout_s=600,
+    length_param="min_seconds",
 )
 
 FIO_PATTERNS = ("read", "write", "randread", "randwrite")
@@ -212,6 +229,7 @@ FIO = Benchmark(
     tools=("fio",),
     packages=("fio",),
     timeout_s=900,
+    length_param="seconds",
 )
 
 BENCHMARKS = (DD, FIO)

@@ -27,6 +27,7 @@ from benchmarks.catalog.spec import (
     ParseError,
     Plan,
     Where,
+    repeat_param,
 )
 
 TUNNEL_UP_S = 20  # a tunnel that passes no ping within this is a failed trial
@@ -161,14 +162,15 @@ def _openvpn_plan(params: dict, ctx: Context) -> Plan:
 
 
 def _openvpn_scp_plan(params: dict, ctx: Context) -> Plan:
-    setup, tunnels = _openvpn_ends(params, ctx, OPENVPN_SCP.timeout_s)
+    at_least = params["min_seconds"]
+    setup, tunnels = _openvpn_ends(params, ctx, OPENVPN_SCP.timeout_s + at_least)
     inner, seconds = ctx.tunnel["board_ip"], OPENVPN_SCP.timeout_s
-    scp = network.scp_plan(params["size"], params["ssh_cipher"], ctx, inner, seconds)
+    scp = network.scp_plan(params["size"], params["ssh_cipher"], ctx, inner, seconds, at_least)
     sshd = iperf3.when_local(scp.servers[0], inner)
     return Plan(
         setup=(*setup, *scp.setup),
         servers=(*tunnels, sshd),
-        measure=_through_tunnel(ctx, scp.measure.argv, seconds, on="peer"),
+        measure=_through_tunnel(ctx, scp.measure.argv, seconds + at_least, on="peer"),
         teardown=_delete_links(ctx),
     )
 
@@ -194,6 +196,8 @@ OPENVPN = Benchmark(
     repetitions=3,
     timeout_s=iperf3.DURATION.max + SLACK_S,
     **OPENVPN_REQUIREMENTS,
+    length_param="duration",
+    min_trial_s=5,
 )
 
 
@@ -206,12 +210,13 @@ OPENVPN_SCP = Benchmark(
     title="scp through an OpenVPN tunnel",
     description="scp of a file from the board's RAM disk to the peer through an OpenVPN "
     "tunnel (set up as for the openvpn benchmark): the peer fetches it from a throwaway sshd "
-    "on the board and times the copy.",
-    version=2,
+    "on the board and times the copy, again until min_seconds have passed.",
+    version=3,
     params=(
         *OPENVPN_PARAMS,
         network.FILE_SIZE,
         replace(network.SSH_CIPHER, name="ssh_cipher"),
+        repeat_param(),
     ),
     metrics=network.SCP_METRICS,
     plan=_openvpn_scp_plan,
@@ -219,6 +224,7 @@ OPENVPN_SCP = Benchmark(
     repetitions=3,
     timeout_s=300,
     **OPENVPN_REQUIREMENTS,
+    length_param="min_seconds",
 )
 
 
@@ -309,6 +315,8 @@ WIREGUARD = Benchmark(
     needs_peer=True,
     repetitions=3,
     timeout_s=iperf3.DURATION.max + SLACK_S,
+    length_param="duration",
+    min_trial_s=5,
 )
 
 BENCHMARKS = (OPENVPN, OPENVPN_SCP, WIREGUARD)

@@ -95,6 +95,7 @@ def _preview(form: CampaignForm, spec: dict, token: str, changed: bool) -> dict:
         "digest": token,
         "changed": changed,
         "warnings": campaigns.warnings(form.checked),
+        "lengthened": [item.lengthened for item in form.checked.items if item.lengthened],
     }
 
 
@@ -137,6 +138,7 @@ def campaign_detail(request, code):
         "page": page,
         "runs": page.object_list,
         "retryable": retryable,
+        "lengthened": campaigns.lengthened(campaign.spec),
         "question": answers.question_of(campaign),  # its answer page is linked
         "running": campaign.finished is None,
         "since": (timezone.now() - STATUS_OVERLAP).isoformat(),  # the first poll's

@@ -37,11 +37,14 @@ def manage(*argv, stdin: str | None = None) -> subprocess.CompletedProcess:
 def test_the_catalog_lists_metrics_parameters_tools_and_peers():
     listed = manage("benchmarks")
     assert listed.returncode == 0, listed.stderr
-    assert "sha1sum (v1): sha1sum of a sparse file" in listed.stdout
+    assert "sha1sum (v2): sha1sum of a sparse file" in listed.stdout
     assert "throughput [MB/s, higher is better], seconds [s, lower is better]" in listed.stdout
-    assert "params: size=2G" in listed.stdout
+    assert "params: size=2G, min_seconds=0" in listed.stdout
+    assert "trials: lengthened to 3 s by min_seconds, suspect under 1 s" in listed.stdout
     as_json = {b["name"]: b for b in json.loads(manage("benchmarks", "--json").stdout)}
     assert as_json["iperf3-tcp"]["needs_peer"] is True
+    assert as_json["iperf3-tcp"]["length_param"] == "duration"
+    assert as_json["iperf3-tcp"]["min_trial_s"] == 5
     assert as_json["sha1sum"]["tools"] == ["sha1sum", "truncate"]
 
 
@@ -67,6 +70,7 @@ def test_a_spec_file_starts_a_campaign_that_is_followed_to_its_end(
     spec.write_text(
         f"name: from a terminal\nboards: [{board.name}]\npresets: [as-is]\n"
         "benchmarks:\n  - name: sha1sum\n    params: {size: 16M}\nrepetitions: 2\nquiet: false\n"
+        "min_trial_s: 0\n"
     )
     start_worker()
     done = manage("campaign", "start", str(spec), "--follow", "--json")

@@ -32,6 +32,7 @@ def test_iperf3_through_the_engine_on_the_100_mbit_board_reports_the_line_rate(
             "quiet": False,
             "repetitions": 1,
             "benchmarks": [{"name": "iperf3-tcp", "params": {"duration": 2}}],
+            "min_trial_s": 0,
         }  # fmt: skip
     )
     run_jobs()
@@ -107,6 +108,7 @@ def test_an_overclock_lifts_the_cpu_bound_100_mbit_link_of_a_simulated_pi_3(
             "apply_mode": "direct",
             "repetitions": 2,
             "benchmarks": [{"name": "iperf3-tcp", "params": {"duration": 2}}],
+            "min_trial_s": 0,
         }  # fmt: skip
     )
     run_jobs()
@@ -130,6 +132,7 @@ def test_scp_to_the_controller_runs_through_the_engine(pisim_farm, run_jobs):
             "quiet": False,
             "repetitions": 1,
             "benchmarks": [{"name": "scp", "params": {"size": "8M"}}],
+            "min_trial_s": 0,
         }  # fmt: skip
     )
     run_jobs()

@@ -22,6 +22,7 @@ def test_openvpn_between_two_boards_keeps_both_ends_cpu_and_the_link_s_use(pisim
             "quiet": False,
             "repetitions": 1,
             "benchmarks": [{"name": "openvpn", "params": {"duration": 3}}],
+            "min_trial_s": 0,
         }  # fmt: skip
     )
     run_jobs()

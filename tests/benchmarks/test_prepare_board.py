@@ -49,6 +49,7 @@ def test_prepare_installs_what_a_benchmark_lacks_and_its_run_then_works(
             "name": "after prepare",
             "boards": [board.name],
             "benchmarks": [{"name": "sysbench-cpu", "params": {"seconds": 1, "max_prime": 100}}],
+            "min_trial_s": 0,
             "repetitions": 1,
             "quiet": False,
         }

@@ -257,7 +257,9 @@ def test_start_makes_the_campaign_of_the_form_and_opens_its_page(
     assert response.status_code == 302
     assert response["Location"] == campaign.get_absolute_url()
     assert campaign.created_by == operator
-    assert campaign.spec["benchmarks"] == [{"name": "sha1sum", "params": {"size": "16M"}}]
+    assert campaign.spec["benchmarks"] == [
+        {"name": "sha1sum", "params": {"size": "16M", "min_seconds": 0}}
+    ]
     assert campaign.spec["quiet"]["deadline_s"] == 5
     assert campaign.seed == 12345
     assert campaign.runs.filter(state=Run.State.QUEUED).count() == len(boards) * 3

@@ -43,6 +43,9 @@ def describe(benchmark: Benchmark) -> dict:
         "needs_peer": benchmark.needs_peer,
         "repetitions": benchmark.repetitions,
         "timeout_s": benchmark.timeout_s,
+        "min_trial_s": benchmark.min_trial_s,
+        "length_param": benchmark.length_param,
+        "noise_floor_s": benchmark.noise_floor_s,
     }
 
 
@@ -54,7 +57,16 @@ def text(benchmark: Benchmark) -> str:
     return (
         f"{benchmark.name} (v{benchmark.version}): {benchmark.title}\n"
         f"  metrics: {metrics}\n  params: {params}\n  tools: {tools}; {peer}\n"
+        f"  trials: {_length(benchmark)}\n"
     )
+
+
+def _length(benchmark: Benchmark) -> str:
+    floor = f"suspect under {benchmark.noise_floor_s:g} s" if benchmark.noise_floor_s else ""
+    if not benchmark.length_param:
+        return floor or "any length"
+    lengthened = f"lengthened to {benchmark.min_trial_s:g} s by {benchmark.length_param}"
+    return f"{lengthened}, {floor}" if floor else lengthened
 
 
 def _default(value) -> str:

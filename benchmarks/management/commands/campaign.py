@@ -46,6 +46,8 @@ class Command(BaseCommand):
             self.stderr.write(f"started {campaign.name} ({campaign.code}): {runs} runs")
             for warning in campaigns.warnings(campaigns.check(campaign.spec)):  # the preview's
                 self.stderr.write(f"warning: {warning}")
+            for note in campaigns.lengthened(campaign.spec):
+                self.stderr.write(f"lengthened: {note}")
         else:
             campaign = find(options["code"])
             if action == "cancel":
