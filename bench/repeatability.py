@@ -63,7 +63,8 @@ def run_campaign(board, benchmark, trials: int) -> dict:
         "unit": metric.unit, "n": len(figures), "mean": mean, "rsd_pct": rsd,
         "trial_s": statistics.median(lengths) if lengths else float("nan"),
         "values": figures, "failed": failed, "target_pct": TARGET_PCT.get(benchmark.category),
-        "notes": sorted({note for run in done for note in run.details.get("trial_notes", [])}),
+        "suspect": sum(run.suspect for run in done), "noise_floor_s": benchmark.noise_floor_s,
+        "load": os.getloadavg()[0], "params": done[0].params if done else {},
     }  # fmt: skip
 
 
@@ -74,7 +75,12 @@ def verdict(row: dict) -> str:
         return "no target"
     if row["rsd_pct"] <= row["target_pct"]:
         return "met"
-    return f"MISSED: trials of {row['trial_s']:.2f} s"
+    why = [f"trials of {row['trial_s']:.2f} s"]
+    if row["trial_s"] < row["noise_floor_s"]:
+        why.append(f"under the {row['noise_floor_s']:g} s noise floor")
+    if row["suspect"]:
+        why.append(f"{row['suspect']} suspect")
+    return f"MISSED: {', '.join(why)}; host load {row['load']:.1f} at its end"
 
 
 def print_table(rows: list[dict]) -> None:
@@ -85,8 +91,7 @@ def print_table(rows: list[dict]) -> None:
         print(f"{row['benchmark']:<18} {row['metric'] + ' (' + row['unit'] + ')':<22} "
               f"{row['n']:>3} {row['mean']:>12.4g} {row['rsd_pct']:>6.2f} % "
               f"{row['trial_s']:>6.2f} s {target:>7}  {verdict(row)}")  # fmt: skip
-        for note in row["notes"]:
-            print(f"{'':<18} {note}")
+        print(f"{'':<18} ran with {row['params']}")
 
 
 def main() -> None:

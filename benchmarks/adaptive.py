@@ -2,7 +2,9 @@
 
 Adaptive repetitions add trials to a group (one board, preset version, benchmark and
 parameters) until the 95 % confidence interval of its first metric is within target_pct of
-the mean, never past the maximum, and never past the time budget: the cap is a cap.
+the mean, or until it has the trials that a change of resolve_pct needs to be seen at its
+relative SD (stats.trials_needed), never past the maximum, and never past the time budget:
+the cap is a cap.
 """
 
 import logging
@@ -42,7 +44,7 @@ def _maybe_one_more(run: Run, benchmark: Benchmark, repetitions: dict) -> str:
     """Add a trial if the group needs one; what was decided, in words."""
     # Here, not at the top: scipy takes about a second to import, and a forking worker imports
     # it anew in every job's work horse. Only adaptive campaigns need it.
-    from benchmarks.stats import describe
+    from benchmarks.stats import describe, trials_needed
 
     runs = group(run)
     if runs.filter(state__in=Run.UNFINISHED).exclude(pk=run.pk).exists():
@@ -57,9 +59,16 @@ def _maybe_one_more(run: Run, benchmark: Benchmark, repetitions: dict) -> str:
     )
     if len(values) >= repetitions["min"]:
         found = describe(values)
-        width = found.relative_half_width
-        if width is not None and width * 100 <= repetitions["target_pct"]:
+        width, target = found.relative_half_width, repetitions.get("target_pct")
+        if width is not None and target is not None and width * 100 <= target:
             return f"the 95 % CI is within {width * 100:.1f} % of the mean"
+        resolve = repetitions.get("resolve_pct")
+        needed = resolve and trials_needed(found.relative_sd, resolve / 100)
+        if needed and len(values) >= needed:
+            return (
+                f"{len(values)} trials can see a change of {resolve:g} % at a relative SD of "
+                f"{found.relative_sd * 100:.2f} % (about {needed} needed)"
+            )
     budget = repetitions.get("budget_s")
     if budget:
         spent = sum(r.duration_s or 0 for r in runs.filter(state__in=Run.ENDED))

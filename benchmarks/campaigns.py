@@ -7,7 +7,9 @@ The spec is what the builder page posts and what `manage.py campaign start` read
      "peer": "controller"}
 
 with optional "order" (grouped, interleaved, shuffled), "seed", "repetitions" as
-{"min": 3, "max": 10, "target_pct": 2, "budget_s": 600} (adaptive), "quiet"
+{"min": 3, "max": 10, "target_pct": 2, "budget_s": 600} (adaptive; "resolve_pct" instead of
+or with target_pct: until a group has the trials a change of that size needs at its noise),
+"quiet"
 ({"load_below", "cpu_below_pct", "cool_below_c", "deadline_s"}, or false), "rerun_suspect",
 "apply_mode" (trial or direct), "keep" (true: leave each board on the last preset applied; by
 default it gets back the state it had before the campaign), "question" (the
@@ -67,12 +69,13 @@ class SpecError(ValueError):
 class Repetitions:
     minimum: int
     maximum: int
-    target_pct: float | None  # None: a fixed count (minimum == maximum)
+    target_pct: float | None  # both None: a fixed count (minimum == maximum)
     budget_s: float | None
+    resolve_pct: float | None = None
 
     @property
     def adaptive(self) -> bool:
-        return self.target_pct is not None
+        return self.target_pct is not None or self.resolve_pct is not None
 
 
 @dataclass(frozen=True)
@@ -389,28 +392,39 @@ def _repetitions(value, items: list[Item]) -> Repetitions:
     if not isinstance(value, dict):
         count = _count(value, "repetitions")
         return Repetitions(count, count, None, None)
-    unknown = set(value) - {"min", "max", "target_pct", "budget_s"}
+    unknown = set(value) - {"min", "max", "target_pct", "resolve_pct", "budget_s"}
     if unknown:
-        raise SpecError(f"adaptive repetitions take min, max, target_pct and budget_s, not "
-                        f"{', '.join(sorted(unknown))}")  # fmt: skip
+        raise SpecError(f"adaptive repetitions take min, max, target_pct, resolve_pct and "
+                        f"budget_s, not {', '.join(sorted(unknown))}")  # fmt: skip
     minimum = _count(value.get("min", 3), "repetitions min")
     maximum = _count(value.get("max", 10), "repetitions max")
     if minimum < 2 or maximum < minimum:
         raise SpecError("adaptive repetitions need 2 <= min <= max (a CI needs two trials)")
-    target = value.get("target_pct", 2.0)
+    resolve = value.get("resolve_pct")
+    # target_pct's default only where nothing else says when to stop
+    target = value.get("target_pct", 2.0 if resolve is None else None)
     budget = value.get("budget_s")
-    if not _finite_number(target) or not 0 < target <= 100:
+    if target is not None and (not _finite_number(target) or not 0 < target <= 100):
         raise SpecError("target_pct is the CI's half-width in % of the mean: from 0 to 100")
+    if resolve is not None and (not _finite_number(resolve) or not 0 < resolve <= 100):
+        raise SpecError("resolve_pct is the change, in % of the mean, to have the trials to see: "
+                        "from 0 to 100")  # fmt: skip
     if budget is not None and (not _finite_number(budget) or budget <= 0):
         raise SpecError("budget_s is a number of seconds above 0")
-    return Repetitions(minimum, maximum, float(target), float(budget) if budget else None)
+    return Repetitions(
+        minimum, maximum, None if target is None else float(target),
+        float(budget) if budget else None, None if resolve is None else float(resolve),
+    )  # fmt: skip
 
 
 def _repetitions_spec(repetitions: Repetitions):
     if not repetitions.adaptive:
         return repetitions.minimum
-    return {"min": repetitions.minimum, "max": repetitions.maximum,
+    spec = {"min": repetitions.minimum, "max": repetitions.maximum,
             "target_pct": repetitions.target_pct, "budget_s": repetitions.budget_s}  # fmt: skip
+    if repetitions.resolve_pct is not None:
+        spec["resolve_pct"] = repetitions.resolve_pct
+    return spec
 
 
 def _quiet(value):

@@ -152,6 +152,12 @@ class CampaignForm(forms.Form):
         label="until the 95 % CI is within ± this % of the mean",
         required=False, initial=2.0, min_value=0.1,
     )  # fmt: skip
+    resolve_pct = forms.FloatField(
+        label="or until a change of this % can be seen at the noise",
+        required=False, min_value=0.1, max_value=100,
+        help_text="Adds trials until a group has the number a change of this size needs at "
+        "its relative SD (Welch at 0.05, 80 % of the time). Empty: the CI alone decides.",
+    )  # fmt: skip
     budget_s = forms.FloatField(
         label="time budget (s)", required=False, min_value=1,
         help_text="Stop adding repetitions after this long, narrow or not. Empty: no budget.",
@@ -313,7 +319,8 @@ class CampaignForm(forms.Form):
         if cleaned["repetition_mode"] == "fixed":
             return cleaned.get("repetitions")
         fields = {"min": "repetitions_min", "max": "repetitions_max",
-                  "target_pct": "target_pct", "budget_s": "budget_s"}  # fmt: skip
+                  "target_pct": "target_pct", "resolve_pct": "resolve_pct",
+                  "budget_s": "budget_s"}  # fmt: skip
         given = {key: cleaned.get(field) for key, field in fields.items()}
         return {key: value for key, value in given.items() if value is not None}
 

@@ -70,9 +70,13 @@ def repetitions_text(repetitions) -> str:
     """A spec's repetitions: '3', or 'adaptive: 3 to 10 until the CI is within ± 2 %'."""
     if not isinstance(repetitions, dict):
         return "each benchmark's default" if repetitions is None else str(repetitions)
-    words = (
-        f"adaptive: {repetitions.get('min')} to {repetitions.get('max')}, until the 95 % CI "
-        f"is within ± {repetitions.get('target_pct'):g} % of the mean"
+    until = []
+    if repetitions.get("target_pct") is not None:
+        until.append(f"the 95 % CI is within ± {repetitions['target_pct']:g} % of the mean")
+    if repetitions.get("resolve_pct") is not None:
+        until.append(f"a change of {repetitions['resolve_pct']:g} % can be seen at the noise")
+    words = f"adaptive: {repetitions.get('min')} to {repetitions.get('max')}, until " + " or ".join(
+        until
     )
     budget = repetitions.get("budget_s")
     return f"{words}, within {progress.duration_words(budget)}" if budget else words

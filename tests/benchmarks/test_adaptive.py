@@ -60,3 +60,47 @@ def test_a_suspect_run_of_a_cancelled_campaign_is_not_run_again(adaptive_lane):
     campaigns.cancel(campaign)
     adaptive.after_run(last, catalog.lookup("sha1sum"), suspect=True)
     assert adaptive_lane.runs.count() == 2
+
+
+def lane_of(db, values, **repetitions):
+    campaign = make_campaign(make_board(), name="resolving", states=())
+    campaign.spec = {**campaign.spec, "repetitions": {"min": 2, "max": 40, **repetitions}}
+    campaign.save()
+    lane = campaign.lanes.get()
+    for value in values:
+        measure(add_run(lane, state=Run.State.DONE), throughput=(value, "MB/s"))
+    return lane
+
+
+@pytest.mark.parametrize(
+    ("values", "more"),
+    [
+        # relative SD 0.4 %: 2 % needs 2 per group (trials_needed), and 4 are here
+        ((100.0, 100.5, 99.5, 100.0), 0),
+        # relative SD 4.1 %: 2 % needs about 68 per group; 4 are far from it
+        ((100.0, 105.0, 95.0, 100.0), 1),
+    ],
+)
+def test_resolve_pct_adds_trials_until_a_change_of_that_size_can_be_seen(db, values, more):
+    lane = lane_of(db, values, resolve_pct=2)
+    assert "target_pct" not in lane.campaign.spec["repetitions"]
+    adaptive.after_run(lane.runs.order_by("sequence").last(), catalog.lookup("sha1sum"),
+                       suspect=False)  # fmt: skip
+    assert lane.runs.filter(state=Run.State.QUEUED).count() == more
+
+
+def test_a_spec_with_resolve_pct_keeps_it_and_needs_no_ci_target(db):
+    board = make_board()
+    board.host_key = (
+        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEVsAsmHAC2PZUVRWx3OKy0Q8Q6v7mGm2Vf3Yw1f1HgX"
+    )
+    board.save()
+    spec = {"name": "x", "boards": [board.name], "benchmarks": ["intloop"],
+            "repetitions": {"min": 3, "max": 20, "resolve_pct": 2}}  # fmt: skip
+    checked = campaigns.check(spec)
+    assert checked.repetitions.adaptive and checked.repetitions.target_pct is None
+    assert checked.spec["repetitions"] == {
+        "min": 3, "max": 20, "target_pct": None, "budget_s": None, "resolve_pct": 2.0
+    }  # fmt: skip
+    with pytest.raises(campaigns.SpecError, match="resolve_pct is the change"):
+        campaigns.check({**spec, "repetitions": {"resolve_pct": 0}})
