@@ -12,8 +12,12 @@ the target for its category:
   network, tunnel              <= 1 %  (at the link's ceiling; a pisim node has no shaped link)
   storage                      <= 3 %
 A benchmark that misses is named with what its trials show (their length, a failed run).
-The host must be otherwise idle: the node's CPU is this host's, and anything else running on
-it shows as noise. Needs root (pisim). Exits 1 if a target is missed or a run failed.
+With --host, each benchmark that needs no peer also runs --trials times on this host itself,
+outside pisim and pifarm's engine (the same plan, run by the controller's own shell): the
+spread of the same command with no simulated board, sampler or SSH in between, so a miss
+says how much of it the host alone shows. The host must be otherwise idle: the node's CPU is
+this host's, and anything else running on it shows as noise. Needs root (pisim). Exits 1 if
+a target is missed or a run failed.
 """
 
 import argparse
@@ -21,13 +25,17 @@ import json
 import os
 import statistics
 import time
+import uuid
 
 import benchenv  # noqa: I001 - first: it sets up Django on a throw-away data directory
 from django.core.management import call_command
 
-from benchmarks import campaigns
+from benchmarks import campaigns, trial
 from benchmarks.catalog import BUILT_IN
+from benchmarks.catalog.spec import Context
+from benchmarks.endpoints import ControllerEndpoint
 from benchmarks.models import Measurement
+from benchmarks.runner import RAM_DISK
 from pisim import Farm
 
 BENCH_SUBNET_INDEX = 10
@@ -68,6 +76,16 @@ def run_campaign(board, benchmark, trials: int) -> dict:
     }  # fmt: skip
 
 
+def on_this_host(benchmark, params: dict, trials: int) -> float:
+    """The relative SD (%) of trials runs of benchmark's plan on this host, no board between."""
+    values = []
+    for _ in range(trials):
+        ctx = Context(workdir=f"{RAM_DISK}/pifarm-repeatability-{uuid.uuid4().hex[:12]}")
+        outcome = trial.run(benchmark.plan(params, ctx), {"board": ControllerEndpoint()}, ctx)
+        values.append(benchmark.parse(outcome.outputs, params).values[benchmark.metrics[0].name])
+    return statistics.stdev(values) / statistics.fmean(values) * 100
+
+
 def verdict(row: dict) -> str:
     if row["failed"]:
         return f"FAILED ({len(row['failed'])} runs): {row['failed'][0][:120]}"
@@ -80,6 +98,8 @@ def verdict(row: dict) -> str:
         why.append(f"under the {row['noise_floor_s']:g} s noise floor")
     if row["suspect"]:
         why.append(f"{row['suspect']} suspect")
+    if row.get("host_rsd_pct") is not None:
+        why.append(f"this host alone {row['host_rsd_pct']:.2f} %")
     return f"MISSED: {', '.join(why)}; host load {row['load']:.1f} at its end"
 
 
@@ -100,6 +120,8 @@ def main() -> None:
     parser.add_argument("--only", default="", help="comma-separated benchmark names")
     parser.add_argument("--profile", default="pi4b-bookworm", help="the node's pisim profile")
     parser.add_argument("--json", default="", help="also write the rows to this file")
+    alone = "also run each benchmark with no peer on this host, outside pisim"
+    parser.add_argument("--host", action="store_true", help=alone)
     args = parser.parse_args()
     names = [name for name in args.only.split(",") if name] or list(BUILT_IN)
     unknown = sorted(set(names) - set(BUILT_IN))
@@ -117,6 +139,8 @@ def main() -> None:
         loads = [benchenv.load_average()]
         for name in names:
             row = run_campaign(board, BUILT_IN[name], args.trials)
+            if args.host and not BUILT_IN[name].needs_peer and row["n"]:
+                row["host_rsd_pct"] = on_this_host(BUILT_IN[name], row["params"], args.trials)
             rows.append(row)
             loads.append(benchenv.load_average())
             print(f"{name}: n={row['n']} rel SD {row['rsd_pct']:.2f} % "
