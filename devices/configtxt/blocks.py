@@ -8,6 +8,7 @@ Removing it gives back the file exactly as it was before pifarm touched it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
 from devices.configtxt.findings import shown
@@ -79,19 +80,27 @@ def preset_options(text: str) -> dict[str, str]:
     """The options of a preset written as config.txt lines. Comments and blank lines are
     skipped; anything that is not a plain option=value line, or an option set twice, raises
     ValueError naming the line."""
-    options: dict[str, str] = {}
+    lines = parse(text).lines
+    first = next(not_in_a_preset(lines), None)
+    if first is not None:
+        line, why = first
+        raise ValueError(f"line {line.number}: {why}")
+    return {line.key: line.value or "" for line in lines if line.kind == "setting"}
+
+
+def not_in_a_preset(lines: Iterable[Line]) -> Iterator[tuple[Line, str]]:
+    """Each line a preset cannot hold, with why: anything but a plain option=value line
+    (comments, blank lines and [all] aside), or an option set a second time."""
     seen: dict[str, int] = {}
-    for line in parse(text).lines:
+    for line in lines:
         if line.kind in ("blank", "comment") or (line.kind == "section" and line.value == "all"):
             continue
         if line.kind != "setting":
-            raise ValueError(f"line {line.number}: {_not_preset(line)}")
-        if line.key in seen:
-            earlier = seen[line.key]
-            raise ValueError(f"line {line.number}: {line.key} is already set on line {earlier}")
-        seen[line.key] = line.number
-        options[line.key] = line.value or ""
-    return options
+            yield line, _not_preset(line)
+        elif line.key in seen:
+            yield line, f"{line.key} is already set on line {seen[line.key]}"
+        else:
+            seen[line.key] = line.number
 
 
 def _not_preset(line: Line) -> str:

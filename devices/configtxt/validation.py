@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from devices.configtxt.blocks import WARRANTY_ACK, settings_text
+from devices.configtxt.blocks import WARRANTY_ACK, not_in_a_preset, settings_text
 from devices.configtxt.board_checks import (
     board_findings,
     combination_findings,
@@ -59,7 +59,8 @@ def validate_each(
     acknowledge_boot: bool = False,
 ) -> list[list[Finding]]:
     """validate() for each board, reading the file and checking what does not depend on the
-    board once. With preset=True, options that decide what boots are errors unless
+    board once. With preset=True, lines a preset cannot hold ([filters], include, an option set
+    twice) are errors, options that decide what boots are errors unless
     acknowledge_boot (a preset is about clocks, voltages and the governor), and clocks below
     the board's own defaults are underclock warnings."""
     contexts = [board_context(board) for board in boards]
@@ -75,6 +76,7 @@ def validate_each(
     for line in config.lines:
         common += _line_findings(line)
     if preset:
+        common += [Finding(line.number, ERROR, why) for line, why in not_in_a_preset(config.lines)]
         common += _boot_options(config, acknowledge_boot)
     return [
         sorted(
@@ -100,7 +102,7 @@ def validate_preset(
 
 
 def validate_preset_text(
-    text: str,
+    text: bytes | str,
     board: str | BoardContext,
     acknowledge_warranty: bool = False,
     acknowledge_boot: bool = False,

@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from devices.management.commands.configtxt import SHOWN_FINDINGS
+from devices.management.commands.configtxt import RULES_APPLIED, SHOWN_FINDINGS
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "configtxt"
 ROOT = Path(__file__).parent.parent.parent
@@ -29,7 +29,7 @@ def broken(tmp_path):
 
 
 def test_a_stock_file_is_clean():
-    out, err = run("validate", str(FIXTURES / "bookworm.txt"), "--board", "pi4")
+    out, err = run("validate", str(FIXTURES / "bookworm.txt"), "--board", "pi4", "--as", "board")
     assert out == ""
     assert err.startswith("0 error(s), 0 warning(s) for pi4")
 
@@ -37,7 +37,9 @@ def test_a_stock_file_is_clean():
 def test_findings_print_one_a_line_and_errors_fail(broken):
     out = StringIO()
     with pytest.raises(CommandError) as caught:
-        call_command("configtxt", "validate", str(broken), "--board", "pi1", stdout=out)
+        call_command(
+            "configtxt", "validate", str(broken), "--board", "pi1", "--as", "board", stdout=out
+        )
     assert caught.value.returncode == 1
     assert str(caught.value).startswith("1 error(s), 2 warning(s) for pi1")
     assert out.getvalue().splitlines() == [
@@ -48,14 +50,41 @@ def test_findings_print_one_a_line_and_errors_fail(broken):
     ]
 
 
+def test_a_file_is_checked_as_a_preset_unless_told_it_is_a_boards(tmp_path):
+    """What a person checks before saving a preset: the preset form's rules, named."""
+    path = tmp_path / "config.txt"
+    path.write_text("kernel=evil.img\n[pi4]\narm_freq=1800\n")
+    out = StringIO()
+    with pytest.raises(CommandError) as caught:
+        call_command("configtxt", "validate", str(path), "--board", "pi4", stdout=out)
+    assert out.getvalue().splitlines()[:2] == [
+        "1: error: kernel decides what the board boots, and a preset is about clocks, voltages "
+        "and the governor: only a staff user can acknowledge it",
+        "2: error: a preset applies to the whole board: [filters] are not allowed",
+    ]
+    assert str(caught.value).endswith(RULES_APPLIED["preset"])
+    _, said = run("validate", str(path), "--board", "pi4", "--as", "board")
+    assert said.startswith("0 error(s)") and said.endswith(RULES_APPLIED["board"] + "\n")
+
+
+def test_a_preset_may_acknowledge_a_boot_option(tmp_path):
+    path = tmp_path / "config.txt"
+    path.write_text("kernel=kernel8.img\n")
+    out, said = run("validate", str(path), "--board", "pi4", "--acknowledge-boot")
+    assert out == "1: warning: kernel decides what the board boots (acknowledged)\n"
+    assert said.startswith("0 error(s), 1 warning(s)")
+
+
 def test_warnings_alone_exit_0():
-    out, _ = run("validate", str(FIXTURES / "dynamic_overclock_pi1.txt"), "--board", "000e")
+    out, _ = run(
+        "validate", str(FIXTURES / "dynamic_overclock_pi1.txt"), "--board", "000e", "--as", "board"
+    )
     assert out.startswith("3: warning: arm_freq_min=500 is below the pi1 default of 700")
 
 
 def test_a_revision_code_names_the_board(broken):
     with pytest.raises(CommandError, match="for Raspberry Pi 4 Model B rev 1.4"):
-        run("validate", str(broken), "--board", "c03114")
+        run("validate", str(broken), "--board", "c03114", "--as", "board")
 
 
 def test_acknowledging_the_warranty_bit(tmp_path):
@@ -95,17 +124,21 @@ def test_diff_side_by_side(tmp_path):
     ]
 
 
+@pytest.mark.slow  # manage.py in a process of its own
 def test_the_real_command_line_exit_status_and_stdin(broken):
     command = [sys.executable, "manage.py", "configtxt", "validate"]
     failed = subprocess.run(
-        [*command, str(broken), "--board", "pi1"], cwd=ROOT, capture_output=True, text=True
+        [*command, str(broken), "--board", "pi1", "--as", "board"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     assert failed.returncode == 1
     assert failed.stdout.splitlines()[1] == (
         "2: error: over_voltage takes one integer, not a range like [-2,2]"
     )
     clean = subprocess.run(
-        [*command, "-", "--board", "pi5"],
+        [*command, "-", "--board", "pi5", "--as", "board"],
         cwd=ROOT,
         input=(FIXTURES / "bookworm.txt").read_text(),
         capture_output=True,
@@ -128,7 +161,9 @@ def test_a_flood_of_bad_lines_prints_the_first_findings_and_counts_the_rest(tmp_
     path.write_bytes(b"a\n" * 30_000)  # 60,000 bytes: under the size limit
     out = StringIO()
     with pytest.raises(CommandError) as caught:
-        call_command("configtxt", "validate", str(path), "--board", "pi4", stdout=out)
+        call_command(
+            "configtxt", "validate", str(path), "--board", "pi4", "--as", "board", stdout=out
+        )
     lines = out.getvalue().splitlines()
     assert len(lines) == SHOWN_FINDINGS + 1
     assert lines[-1] == f"... and {30_000 - SHOWN_FINDINGS:,} more"

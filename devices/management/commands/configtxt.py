@@ -12,12 +12,24 @@ from devices import configtxt
 MAX_READ = 1024 * 1024
 # Findings printed; the rest are counted (a flood of bad lines needs its first ones fixed).
 SHOWN_FINDINGS = 100
+# The summary says which rules a file was held to: the same file passes as a board's own and
+# fails as a preset (kernel=, [pi4], include), and a person must know which was asked.
+RULES_APPLIED = {
+    "preset": "checked as a preset (option=value lines only, boot options refused, "
+    "underclocks warned): what the preset form checks",
+    "board": "checked as a board's whole config.txt (filters, include and boot options "
+    "allowed): what the firmware reads",
+}
 
 
 class Command(BaseCommand):
+    # Checking a file needs neither the database nor the URL conf, whose imports (the API,
+    # the statistics) would cost more than the check itself.
+    requires_system_checks = []
     help = (
-        "validate FILE --board MODEL: one finding a line as 'LINE: error|warning: message', "
-        "exit status 1 when there is an error. diff A B: a unified diff of two files."
+        "validate FILE --board MODEL [--as preset|board]: one finding a line as "
+        "'LINE: error|warning: message', exit status 1 when there is an error. "
+        "diff A B: a unified diff of two files."
     )
 
     def add_arguments(self, parser):
@@ -31,6 +43,19 @@ class Command(BaseCommand):
             "or a revision code such as c03114",
         )
         check.add_argument(
+            "--as",
+            dest="role",
+            choices=sorted(RULES_APPLIED),
+            default="preset",
+            help="preset (the default): the lines of a preset, held to the preset form's rules; "
+            "board: a board's whole config.txt ([filters], include and kernel= allowed)",
+        )
+        check.add_argument(
+            "--acknowledge-boot",
+            action="store_true",
+            help="with --as preset: accept options that decide what boots (warn, do not fail)",
+        )
+        check.add_argument(
             "--acknowledge-warranty",
             action="store_true",
             help="accept settings that set the permanent warranty bit (warn, do not fail)",
@@ -42,23 +67,33 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts):
         if opts["action"] == "validate":
-            self._validate(opts["file"], opts["board"], opts["acknowledge_warranty"])
+            acknowledged = opts["acknowledge_warranty"], opts["acknowledge_boot"]
+            self._validate(opts["file"], opts["board"], opts["role"], *acknowledged)
         else:
             self._diff(opts["a"], opts["b"], opts["side_by_side"])
 
-    def _validate(self, path: str, board: str, acknowledged: bool) -> None:
+    def _validate(
+        self, path: str, board: str, role: str, warranty_acknowledged: bool, boot_acknowledged: bool
+    ) -> None:
         try:
             context = configtxt.board_context(board)
         except ValueError as exc:
             raise CommandError(str(exc)) from None
-        findings = configtxt.validate(_read(path), context, acknowledged)
+        data = _read(path)
+        if role == "preset":
+            findings = configtxt.validate_preset_text(
+                data, context, warranty_acknowledged, boot_acknowledged
+            )
+        else:
+            findings = configtxt.validate(data, context, warranty_acknowledged)
         for finding in findings[:SHOWN_FINDINGS]:
             self.stdout.write(str(finding))
         if len(findings) > SHOWN_FINDINGS:
             self.stdout.write(f"... and {len(findings) - SHOWN_FINDINGS:,} more")
         errors = sum(finding.severity == "error" for finding in findings)
         summary = (
-            f"{errors} error(s), {len(findings) - errors} warning(s) for {context.description}"
+            f"{errors} error(s), {len(findings) - errors} warning(s) for {context.description}, "
+            f"{RULES_APPLIED[role]}"
         )
         if errors:
             raise CommandError(summary, returncode=1)
