@@ -8,8 +8,19 @@ import sys
 def main():
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pifarm.settings")
     from django.core.management import execute_from_command_line
+    from django.db import DatabaseError
 
-    execute_from_command_line(sys.argv)
+    try:
+        execute_from_command_line(sys.argv)
+    except DatabaseError:
+        # A data directory not migrated yet, or a database server that is down, is the user's
+        # to fix and deserves a sentence; any other database error is a bug: its traceback.
+        from pifarm.dbready import not_ready
+
+        reason = not_ready()
+        if reason is None:
+            raise
+        sys.exit(f"manage.py {' '.join(sys.argv[1:2])}: {reason}")
 
 
 if __name__ == "__main__":

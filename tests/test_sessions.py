@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 
 from tests.conftest import PASSWORD
-from tests.test_settings_env import manage
+from tests.processes import manage
 
 pytestmark = pytest.mark.django_db
 
@@ -30,6 +30,7 @@ def cookie_settings(tmp_path, **env):
     ]
 
 
+@pytest.mark.slow
 def test_the_session_lifetime_and_secure_cookies_come_from_the_environment(tmp_path):
     assert cookie_settings(tmp_path) == [str(TWELVE_HOURS), "False", "False"]
     assert cookie_settings(tmp_path, PIFARM_SESSION_HOURS="8", PIFARM_HTTPS="1") == [
@@ -39,6 +40,7 @@ def test_the_session_lifetime_and_secure_cookies_come_from_the_environment(tmp_p
     ]
 
 
+@pytest.mark.slow
 def test_a_session_lifetime_that_is_not_a_number_stops_start_up(tmp_path):
     done = manage(tmp_path, "check", PIFARM_SESSION_HOURS="a day")
     assert done.returncode != 0

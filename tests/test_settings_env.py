@@ -1,40 +1,19 @@
 """A bad value in the environment stops start-up with a message naming the variable."""
 
-import os
 import secrets
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import redis
 from cryptography.fernet import Fernet
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def inherited_environment() -> dict:
-    """This process's environment without what the test run itself set up."""
-    test_only = {"DATABASE_URL", "REDIS_URL", "DJANGO_ALLOW_ASYNC_UNSAFE"}
-    return {k: v for k, v in os.environ.items() if k not in test_only}
+from tests.processes import manage
 
 
 def manage_check(tmp_path, **env):
     return manage(tmp_path, "check", **env)
 
 
-def manage(tmp_path, *args, **env):
-    environment = {**inherited_environment(), "PIFARM_DATA_DIR": str(tmp_path), **env}
-    return subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-
-
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("variable", "value"),
     [
@@ -54,6 +33,7 @@ def test_a_bad_value_stops_start_up_naming_the_variable(tmp_path, variable, valu
     assert variable in done.stderr
 
 
+@pytest.mark.slow
 def test_defaults_start_with_sqlite_and_an_embedded_redis(tmp_path):
     done = manage(
         tmp_path, "shell", "-c", "import django_rq; print(django_rq.get_connection().ping())"
@@ -68,35 +48,24 @@ def test_defaults_start_with_sqlite_and_an_embedded_redis(tmp_path):
     assert (tmp_path / "credential_key").stat().st_mode & 0o777 == 0o600
 
 
+@pytest.mark.slow
 def test_the_deployment_checklist_passes_with_production_settings(tmp_path):
     production = {
         "PIFARM_HTTPS": "1",
         "PIFARM_SECRET_KEY": secrets.token_urlsafe(50),
         "PIFARM_CREDENTIAL_KEY": Fernet.generate_key().decode(),
     }
-    done = subprocess.run(
-        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-        cwd=ROOT,
-        env={**inherited_environment(), "PIFARM_DATA_DIR": str(tmp_path), **production},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = manage(tmp_path, "check", "--deploy", "--fail-level", "WARNING", **production)
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.slow
 def test_the_deployment_checklist_warns_about_a_generated_credential_key(tmp_path):
-    done = subprocess.run(
-        [sys.executable, "manage.py", "check", "--deploy"],
-        cwd=ROOT,
-        env={**inherited_environment(), "PIFARM_DATA_DIR": str(tmp_path), "PIFARM_HTTPS": "1"},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = manage(tmp_path, "check", "--deploy", PIFARM_HTTPS="1")
     assert "pifarm.W001" in done.stderr + done.stdout
 
 
+@pytest.mark.slow
 def test_the_deployment_checklist_warns_about_a_generated_secret_key(tmp_path):
     done = manage(
         tmp_path,
@@ -109,6 +78,7 @@ def test_the_deployment_checklist_warns_about_a_generated_secret_key(tmp_path):
     assert "PIFARM_SECRET_KEY" in done.stderr + done.stdout
 
 
+@pytest.mark.slow
 def test_commands_that_need_no_queue_leave_no_redis_running(tmp_path):
     config = tmp_path / "config.txt"
     config.write_text("arm_freq=900\n")

@@ -10,6 +10,7 @@ import pytest
 import redis
 
 from tests.postgres import POSTGRES_URL, answers, manage
+from tests.processes import inherited_environment
 
 REDIS_URL = os.environ.get("PIFARM_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 
@@ -22,18 +23,18 @@ pytestmark = [
 ]
 
 
+@pytest.mark.slow
 def test_a_worker_process_checks_a_board_through_postgres_and_redis(
     team_database, pisim_farm, tmp_path
 ):
     node = pisim_farm.nodes["pi4"]
     redis.Redis.from_url(REDIS_URL).flushdb()
     env = {
-        **os.environ,
+        **inherited_environment(),
         "PIFARM_DATA_DIR": str(tmp_path),
         "DATABASE_URL": team_database,
         "REDIS_URL": REDIS_URL,
     }
-    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     manage(env, "migrate", "-v0")
     key = tmp_path / "key"
     key.write_text(node.private_key_pem)

@@ -1,7 +1,6 @@
 """The web server as `make demo` and the team set-up start it: gunicorn, with gunicorn.conf.py."""
 
 import http.client
-import os
 import socket
 import subprocess
 import sys
@@ -13,6 +12,7 @@ import pytest
 
 from benchmarks.forms_comparisons import CAMPAIGNS_MAX, RUN_CODES_MAX
 from pifarm import embedded_redis
+from tests.processes import inherited_environment
 
 ROOT = Path(__file__).resolve().parent.parent
 CODE = "0b9e8a4c-3f55-4d2e-9c61-2a7d5e8f1b30"
@@ -24,7 +24,7 @@ def web_server(tmp_path):
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     gunicorn = Path(sys.executable).with_name("gunicorn")
-    env = {**os.environ, "PIFARM_DATA_DIR": str(tmp_path)}
+    env = {**inherited_environment(), "PIFARM_DATA_DIR": str(tmp_path)}
     server = subprocess.Popen(
         [str(gunicorn), "pifarm.wsgi", "--bind", f"127.0.0.1:{port}"],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -50,6 +50,7 @@ def status_of(port: int, path: str) -> int:
     return connection.getresponse().status
 
 
+@pytest.mark.slow  # a gunicorn of its own
 def test_the_largest_selection_the_builder_takes_reaches_it(web_server):
     # As a browser sends the form: the run codes one a line, a baseline of 200 characters of
     # 3 bytes each (9 percent-encoded), every other field set.

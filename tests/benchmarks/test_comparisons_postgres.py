@@ -5,12 +5,12 @@ JSON text, which made a cipher's group '"AES-256-CBC"' and no line rate a number
 In a manage.py process of its own on a new database (the suite's own database is SQLite)."""
 
 import json
-import os
 
 import pytest
 
 from pifarm import embedded_redis
 from tests.postgres import POSTGRES_URL, answers, manage
+from tests.processes import inherited_environment
 
 pytestmark = pytest.mark.skipif(
     not answers(POSTGRES_URL), reason="no PostgreSQL on localhost to compare on"
@@ -39,10 +39,15 @@ print(json.dumps(found))
 """
 
 
+@pytest.mark.slow
 def test_a_comparison_on_postgresql_reads_parameters_and_links_as_on_sqlite(
     team_database, tmp_path
 ):
-    env = {**os.environ, "PIFARM_DATA_DIR": str(tmp_path), "DATABASE_URL": team_database}
+    env = {
+        **inherited_environment(),
+        "PIFARM_DATA_DIR": str(tmp_path),
+        "DATABASE_URL": team_database,
+    }
     try:
         manage(env, "migrate", "-v0")
         found = json.loads(manage(env, "shell", "-c", COMPARED).strip().splitlines()[-1])

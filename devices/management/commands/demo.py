@@ -71,6 +71,8 @@ class Command(BaseCommand):
         # Before anything is adopted or started: a second demo's clean-up would stop them.
         self._hold_the_checkout()
         self._refuse_a_farm_in_use()
+        # The demo is the first thing anyone runs: it brings its own database up to date.
+        call_command("migrate", interactive=False, verbosity=0)
         password = self._demo_user()
         log_path = settings.DATA_DIR / "demo.log"
         with open(log_path, "ab") as log:

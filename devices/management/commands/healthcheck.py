@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from devices import tasks, work
 from devices.models import Board, BoardTask
+from pifarm import dbready
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +67,8 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, every=None, **options):
+        # A loop would log the same failure every round: an unmigrated database stops it here.
+        dbready.require_ready()
         if not every:
             self.round()
             return
