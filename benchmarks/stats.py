@@ -39,7 +39,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
-from scipy import special
 
 from benchmarks import designs
 from benchmarks.designs import BLOCKS, BOARDS, CONFOUNDED, TRIALS, Design
@@ -78,11 +77,20 @@ class Description:
         return asdict(self)
 
 
+def _special():
+    """scipy.special, imported where a figure is first computed: scipy takes over a second to
+    import, which every management command and the web server's start would pay through the
+    URL conf (the share pages import this module)."""
+    from scipy import special
+
+    return special
+
+
 def _t_quantile(df: float) -> float:
     """Student's t at CONFIDENCE for df degrees of freedom (scipy.stats.t.ppf's own function,
     without its argument checks: a page describes every group and board, a fiftieth of the
     cost)."""
-    return float(special.stdtrit(df, (1 + CONFIDENCE) / 2))
+    return float(_special().stdtrit(df, (1 + CONFIDENCE) / 2))
 
 
 def describe(values) -> Description:
@@ -440,7 +448,7 @@ def _tested(
     # Welch-Satterthwaite; a side with no spread adds nothing (the other's df alone).
     df = variance**2 / sum(side.variance**2 / side.df for side in (before, after) if side.variance)
     t, difference = _t_quantile(df), after.mean - before.mean
-    p_value = float(2 * special.stdtr(df, -abs(difference) / math.sqrt(variance)))
+    p_value = float(2 * _special().stdtr(df, -abs(difference) / math.sqrt(variance)))
     half = t * math.sqrt(variance)
     found = replace(
         found,
@@ -501,7 +509,7 @@ def trials_needed(relative_sd: float, min_effect: float) -> int | None:
     heavier tails at small n. None when it cannot be told (no spread known, no effect)."""
     if relative_sd is None or not math.isfinite(relative_sd) or min_effect <= 0:
         return None
-    z = float(special.ndtri(1 - ALPHA / 2) + special.ndtri(POWER))  # 1.96 + 0.84
+    z = float(_special().ndtri(1 - ALPHA / 2) + _special().ndtri(POWER))  # 1.96 + 0.84
     n = 2 * (z * relative_sd / math.log1p(min_effect)) ** 2
     return max(2, math.ceil(n) + 1)
 
