@@ -14,10 +14,18 @@ APT_PACKAGES := python3-venv openssh-server openssh-client sudo iproute2 procps 
 # bench/ scripts that check a target: the benchmark engine's (issue 7), then the campaign pages',
 # the API's and the comparison page's.
 ENGINE_BENCH := engine_overhead fleet_scaling campaign_create iperf3_through_pifarm known_answers \
-	repeatability retry_large campaign_pages api_measurements comparison_page share_page
+	repeatability campaign_repeat retry_large campaign_pages api_measurements comparison_page \
+	share_page
 export PIFARM_PLAYWRIGHT_BROWSER ?= /usr/bin/chromium
+# The suite's processes (pytest-xdist). Most heavy tests wait on simulated boards, SSH and
+# browsers rather than compute, so more processes than cores still shortens the run.
+TEST_PROCESSES ?= 4
+# The suite runs on its own SQLite and embedded Redis, whatever the shell exports: it empties
+# its Redis between tests. Each pytest-xdist process gets a data directory of its own below
+# var/test (pifarm/settings.py). tests/test_team_server.py uses local servers itself.
+SUITE := env -u DATABASE_URL -u REDIS_URL PIFARM_DATA_DIR=$(CURDIR)/var/test $(PY) -m pytest
 
-.PHONY: setup system venv demo test lint bench clean
+.PHONY: setup system venv demo test test-fast lint docs bench clean
 
 setup: system venv
 
@@ -44,11 +52,13 @@ demo: setup
 test: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	# The suite runs on its own SQLite and embedded Redis, whatever the shell exports: it
-	# empties its Redis between tests. (tests/test_team_server.py uses local servers itself.)
 	# The 32-bit nodes' i386 root first: built once per machine and cached (~1.5 min, 600 MB).
 	$(PY) -m pisim build-root
-	env -u DATABASE_URL -u REDIS_URL PIFARM_DATA_DIR=$(CURDIR)/var/test $(PY) -m pytest $(PYTEST_ARGS)
+	$(SUITE) -n $(TEST_PROCESSES) $(PYTEST_ARGS)
+
+# The loop after every change: no simulated farm, worker, browser or real tool (tests/tiers.py).
+test-fast: venv
+	$(SUITE) -n 2 -m "not pisim and not browser and not worker and not slow" $(PYTEST_ARGS)
 
 bench: setup
 	$(PY) -m pip install -q -r requirements-bench.txt
@@ -56,12 +66,17 @@ bench: setup
 	$(PY) bench/busy_board_wait.py
 	$(PY) bench/input_costs.py
 	$(PY) bench/sim_clock_scaling.py
+	$(PY) bench/cpu_period.py
 	@# The engine's figures: each script exits 1 when it misses its target; all of them run,
 	@# then make fails naming those that missed.
 	@missed=; for script in $(ENGINE_BENCH); do \
 		$(PY) bench/$$script.py || missed="$$missed $$script"; \
 	done; \
 	if [ -n "$$missed" ]; then echo "targets missed:$$missed"; exit 1; fi
+
+# docs/benchmarks.md from the catalog (tests/test_docs.py fails when it has drifted).
+docs: venv
+	$(PY) manage.py benchmarks --markdown > docs/benchmarks.md
 
 lint: venv
 	$(VENV)/bin/ruff check .

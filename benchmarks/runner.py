@@ -45,6 +45,7 @@ SAMPLE_INTERVAL_S = 1
 LOG_TAIL_CHARS = 2000
 LOCK_TTL_S = 60  # the board lock's life between two renewals (every poll); longer to apply
 CONNECT_TRIES = 3  # a board whose sshd restarts (after a dropped connection) gets a moment
+CONNECT_BACKOFF_S = 1.0  # the wait after the first failed try; it doubles after each
 LANE_GIVES_UP_AFTER = 3  # runs in a row that could not reach the board: skip the rest
 
 
@@ -366,7 +367,7 @@ class _Running:
             except ssh.ConnectFailed as exc:
                 error = exc
                 if attempt + 1 < CONNECT_TRIES:
-                    time.sleep(2**attempt)
+                    time.sleep(CONNECT_BACKOFF_S * 2**attempt)
                     self.alive()
             except (ssh.SSHError, CredentialError) as exc:
                 error = exc

@@ -12,6 +12,7 @@ from tests.benchmarks.factories import add_run, make_campaign, measure
 from tests.devices.factories import make_board
 
 
+@pytest.mark.slow
 def test_the_engine_of_a_fixed_campaign_loads_no_scipy():
     """What a work horse imports to run and record a run, in a fresh process."""
     script = (

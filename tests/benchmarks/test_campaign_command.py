@@ -34,6 +34,7 @@ def manage(*argv, stdin: str | None = None) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_the_catalog_lists_metrics_parameters_tools_and_peers():
     listed = manage("benchmarks")
     assert listed.returncode == 0, listed.stderr
@@ -48,6 +49,7 @@ def test_the_catalog_lists_metrics_parameters_tools_and_peers():
     assert as_json["sha1sum"]["tools"] == ["sha1sum", "truncate"]
 
 
+@pytest.mark.slow
 def test_a_custom_benchmark_that_cannot_be_used_is_named_and_the_others_listed():
     CustomBenchmark.objects.create(
         name="nulldef", title="null default", command="true", params={"p": None},
@@ -61,6 +63,7 @@ def test_a_custom_benchmark_that_cannot_be_used_is_named_and_the_others_listed()
         assert "p: the default must be text" in listed.stderr
 
 
+@pytest.mark.worker
 @pytest.mark.pisim
 def test_a_spec_file_starts_a_campaign_that_is_followed_to_its_end(
     pisim_farm, start_worker, tmp_path
@@ -82,6 +85,7 @@ def test_a_spec_file_starts_a_campaign_that_is_followed_to_its_end(
     assert "from a terminal: 2 done" in done.stderr
 
 
+@pytest.mark.slow
 def test_a_refused_spec_exits_2_with_the_reason_and_starts_nothing(tmp_path):
     spec = tmp_path / "spec.json"
     spec.write_text(json.dumps({"name": "x", "boards": ["nowhere"], "benchmarks": ["sha1sum"]}))
@@ -204,6 +208,7 @@ def test_follow_waits_for_the_campaign_to_finish_not_for_its_runs(monkeypatch):
     assert "adaptive: 3 done" in err.getvalue()
 
 
+@pytest.mark.worker
 @pytest.mark.pisim
 def test_an_adaptive_campaign_is_followed_to_its_last_trial(pisim_farm, start_worker, tmp_path):
     """Values that never agree: trials are added up to the maximum, and all of them are

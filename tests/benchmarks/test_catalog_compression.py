@@ -55,5 +55,6 @@ def test_it_refuses_bad_parameters(raw):
         SEVENZIP.clean_params(raw)
 
 
+@pytest.mark.slow
 def test_the_plan_runs_on_the_controller():
     assert_sane(SEVENZIP, run_on_controller(SEVENZIP, {"dictionary_log2": 16}))

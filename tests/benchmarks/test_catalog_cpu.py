@@ -124,6 +124,7 @@ def test_cpu_benchmarks_refuse_bad_parameters(benchmark, raw):
         benchmark.clean_params(raw)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "benchmark, raw",
     [

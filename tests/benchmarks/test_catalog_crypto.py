@@ -83,6 +83,7 @@ def test_it_refuses_bad_parameters(raw):
         OPENSSL_SPEED.clean_params(raw)
 
 
+@pytest.mark.slow
 def test_the_plan_runs_on_the_controller():
     parsed = run_on_controller(OPENSSL_SPEED, {"seconds": 1, "algorithm": "sha256"})
     assert_sane(OPENSSL_SPEED, parsed)

@@ -32,12 +32,14 @@ def generate_wav(tmp_path, name: str, seconds: int):
     return tmp_path / name / "input.wav"
 
 
+@pytest.mark.slow
 def test_the_generated_wav_is_cd_quality_stereo_of_the_asked_length(tmp_path):
     with wave.open(str(generate_wav(tmp_path, "one", 2))) as audio:
         assert (audio.getnchannels(), audio.getsampwidth(), audio.getframerate()) == (2, 2, 44100)
         assert audio.getnframes() == 2 * 44100
 
 
+@pytest.mark.slow
 def test_the_generated_wav_is_the_same_bytes_every_time(tmp_path):
     first, second = generate_wav(tmp_path, "a", 1), generate_wav(tmp_path, "b", 1)
     assert first.read_bytes() == second.read_bytes()
@@ -85,6 +87,7 @@ def test_it_refuses_bad_parameters(benchmark, raw):
         benchmark.clean_params(raw)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("benchmark", [media.FLAC, media.LAME])
 def test_the_plans_run_on_the_controller(benchmark):
     parsed = run_on_controller(benchmark, {"seconds": 2})

@@ -88,10 +88,12 @@ def test_memory_benchmarks_refuse_bad_parameters(benchmark, raw):
         benchmark.clean_params(raw)
 
 
+@pytest.mark.slow
 def test_membw_runs_on_the_controller():
     assert_sane(MEMBW, run_on_controller(MEMBW, {"size": "16M", "passes": 2}))
 
 
+@pytest.mark.slow
 def test_sysbench_memory_runs_on_the_controller():
     raw = {"seconds": 1, "total_size": "256M", "operation": "read"}
     assert_sane(SYSBENCH_MEMORY, run_on_controller(SYSBENCH_MEMORY, raw))

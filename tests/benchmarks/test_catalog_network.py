@@ -268,6 +268,7 @@ def offload_states(node):
     return board, peer.stdout
 
 
+@pytest.mark.pisim
 def test_iperf3_tcp_from_the_pi3_to_the_controller_runs_at_its_100_mbit_line_rate(pisim_farm):
     node = pisim_farm["pi3"]
     ctx = contexts.to_controller(node)
@@ -279,6 +280,7 @@ def test_iperf3_tcp_from_the_pi3_to_the_controller_runs_at_its_100_mbit_line_rat
     assert contexts.left_on_node(node, ctx) == contexts.left_on_controller(ctx) == []
 
 
+@pytest.mark.pisim
 def test_offloads_are_off_during_the_run_and_restored_exactly_on_both_ends(pisim_farm):
     node = pisim_farm["pi3"]
     ctx = contexts.to_controller(node)
@@ -293,6 +295,7 @@ def test_offloads_are_off_during_the_run_and_restored_exactly_on_both_ends(pisim
     assert parsed.values["throughput"] > 0
 
 
+@pytest.mark.pisim
 def test_small_udp_packets_arrive_at_no_more_than_the_line_rate_allows(pisim_farm):
     node = pisim_farm["pi3"]
     ctx = contexts.to_controller(node)
@@ -303,6 +306,7 @@ def test_small_udp_packets_arrive_at_no_more_than_the_line_rate_allows(pisim_far
     assert 0 <= parsed.values["loss"] < 100
 
 
+@pytest.mark.pisim
 def test_the_boards_firewall_counts_and_drops_the_flood_and_its_table_goes_away(pisim_farm):
     node = pisim_farm["pi3"]
     ctx = contexts.to_controller(node)
@@ -313,6 +317,7 @@ def test_the_boards_firewall_counts_and_drops_the_flood_and_its_table_goes_away(
     assert contexts.left_on_node(node, ctx) == contexts.left_on_controller(ctx) == []
 
 
+@pytest.mark.pisim
 def test_scp_the_peer_fetches_the_file_from_a_throwaway_sshd_on_the_board(pisim_farm):
     board, peer = pisim_farm["pi3"], pisim_farm["pi4"]
     ctx = contexts.to_node(board, peer)
@@ -323,6 +328,7 @@ def test_scp_the_peer_fetches_the_file_from_a_throwaway_sshd_on_the_board(pisim_
     assert contexts.left_on_node(board, ctx) == contexts.left_on_node(peer, ctx) == []
 
 
+@pytest.mark.pisim
 def test_scp_refuses_a_peer_whose_host_key_is_not_the_pinned_one(pisim_farm):
     board, peer = pisim_farm["pi3"], pisim_farm["pi4"]
     ctx = contexts.to_node(board, peer)
@@ -339,6 +345,7 @@ def test_scp_refuses_a_peer_whose_host_key_is_not_the_pinned_one(pisim_farm):
             trial.run(replace(plan, setup=setup), {"board": board_, "peer": peer_}, ctx)
 
 
+@pytest.mark.pisim
 def test_a_workdir_with_shell_metacharacters_arrives_literally(pisim_farm):
     node = pisim_farm["pi3"]
     ctx = replace(contexts.to_controller(node), workdir="/dev/shm/pifarm-$(touch${IFS}pwned);`id`")

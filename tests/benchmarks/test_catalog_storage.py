@@ -105,6 +105,7 @@ def test_storage_benchmarks_refuse_bad_parameters(benchmark, raw):
         benchmark.clean_params(raw)
 
 
+@pytest.mark.slow
 def test_a_hostile_directory_past_the_pattern_is_still_one_literal_path(tmp_path):
     """Were the pattern missing, `; touch …` would reach dd as part of one file name."""
     marker = tmp_path / "pwned"
@@ -115,6 +116,7 @@ def test_a_hostile_directory_past_the_pattern_is_still_one_literal_path(tmp_path
     assert not marker.exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "benchmark, raw",
     [
@@ -127,6 +129,7 @@ def test_the_plans_run_on_the_controllers_ram_disk(benchmark, raw):
     assert_sane(benchmark, run_on_controller(benchmark, raw))
 
 
+@pytest.mark.slow
 def test_dd_writes_into_the_given_directory_and_cleans_up(tmp_path):
     assert_sane(DD, run_on_controller(DD, {"directory": str(tmp_path), "count": 4}))
     assert list(Path(tmp_path).iterdir()) == []

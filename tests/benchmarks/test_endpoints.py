@@ -13,6 +13,7 @@ from devices import ssh
 AWKWARD = ["$(touch pwned)", "a b", "*", "'", '"', ";", "${1}", ""]  # each must stay one word
 
 
+@pytest.mark.slow
 def test_commands_started_together_run_in_order_with_their_words_intact(tmp_path):
     end, directory = ControllerEndpoint(), str(tmp_path / "trial")
     printer = ["python3", "-c", "import sys, time; print(time.time(), sys.argv[1:])"]
@@ -30,6 +31,7 @@ def test_commands_started_together_run_in_order_with_their_words_intact(tmp_path
     assert not (tmp_path / "pwned").exists() and not list(tmp_path.glob("trial/pwned"))
 
 
+@pytest.mark.slow
 def test_a_command_that_cannot_start_says_which_and_why(tmp_path):
     directory = tmp_path / "trial"
     (directory / "blocked.pid").mkdir(parents=True)  # its pid file cannot be written
@@ -48,6 +50,7 @@ time.sleep(5)
 STAMP = ["python3", "-c", "import time; print(time.time())"]
 
 
+@pytest.mark.slow
 def test_what_starts_after_a_command_with_a_ready_line_waits_for_that_line(tmp_path):
     end, directory = ControllerEndpoint(), str(tmp_path / "trial")
     sampler_like = Detached("first", ["python3", "-c", STAMPS_READY], 10, ready="ready")
@@ -58,6 +61,7 @@ def test_what_starts_after_a_command_with_a_ready_line_waits_for_that_line(tmp_p
     end.stop(directory, ["first"])
 
 
+@pytest.mark.slow
 def test_a_ready_line_that_never_comes_holds_the_next_command_two_seconds_or_so(tmp_path):
     end, directory = ControllerEndpoint(), str(tmp_path / "trial")
     silent = Detached("first", ["sleep", "60"], 90, ready="ready")
@@ -82,6 +86,7 @@ def wrapper_pids(directory: str, name: str) -> list[int]:
     return found
 
 
+@pytest.mark.slow
 def test_a_command_whose_wrapper_was_killed_is_reported_vanished_once_it_ends(tmp_path):
     """The wrapper writes the exit status; killed (out of memory, say), it never does."""
     end, directory = ControllerEndpoint(), str(tmp_path / "trial")
@@ -93,9 +98,9 @@ def test_a_command_whose_wrapper_was_killed_is_reported_vanished_once_it_ends(tm
     while not waited.finished and time.monotonic() - began < 10:
         waited = end.wait(directory, "measure")
     assert waited.vanished and waited.exit_status is None
-    assert time.monotonic() - began < 5
 
 
+@pytest.mark.slow
 def test_a_running_command_whose_wrapper_was_killed_is_still_running(tmp_path):
     end, directory = ControllerEndpoint(), str(tmp_path / "trial")
     end.start(directory, "measure", ["sleep", "30"], 60)

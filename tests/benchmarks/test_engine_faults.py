@@ -70,6 +70,7 @@ def job_of(lane: Lane):
     return Job.fetch(lane.job_id, connection=django_rq.get_connection("default"))
 
 
+@pytest.mark.worker
 def test_a_worker_killed_mid_run_fails_that_run_frees_the_board_and_the_campaign_goes_on(
     pisim_farm, start_worker, sleeper
 ):
@@ -102,6 +103,7 @@ def test_a_worker_killed_mid_run_fails_that_run_frees_the_board_and_the_campaign
     assert not is_locked(board.pk)
 
 
+@pytest.mark.worker
 def test_sshd_killed_under_a_measurement_fails_that_run_and_the_next_one_runs(
     pisim_farm, start_worker, sleeper, settings
 ):
@@ -122,6 +124,7 @@ def test_sshd_killed_under_a_measurement_fails_that_run_and_the_next_one_runs(
     assert "sleep 60" not in processes(node)
 
 
+@pytest.mark.worker
 def test_redis_emptied_under_a_campaign_loses_no_run_and_runs_none_twice(
     pisim_farm, start_worker, sleeper, redis_queue
 ):
@@ -160,6 +163,7 @@ def test_a_lane_whose_queued_job_vanished_is_queued_again(pisim_farm, run_jobs, 
     assert lane.state == Lane.State.DONE
 
 
+@pytest.mark.worker
 def test_two_campaigns_on_one_board_never_overlap(pisim_farm, start_worker, sleeper):
     board = register_node(pisim_farm.nodes["pi4"])
     one = sleeping(board, "0.5", name="one", repetitions=3)

@@ -216,6 +216,7 @@ def test_a_comm_with_spaces_and_a_parenthesis_is_read_after_its_last_parenthesis
     assert sampled == pytest.approx(kernel, rel=0.15)
 
 
+@pytest.mark.slow
 def test_the_sampler_runs_on_the_controller_too(tmp_path):
     endpoint = ControllerEndpoint()
     comm = f"tlm-{secrets.token_hex(4)}"  # the host's own processes hold sha1sums of others
@@ -338,6 +339,7 @@ def test_a_board_warmer_than_asked_is_not_quiet(on_board):
     assert quiet.words == f"not quiet within 0 s: {quiet.temp_c:.1f} °C (needs below 0 °C)"
 
 
+@pytest.mark.slow
 def test_an_unknown_temperature_does_not_hold_the_wait():
     quiet = telemetry.wait_until_quiet(
         ControllerEndpoint(), load_below=1000, cpu_below_pct=101, cool_below_c=0, deadline_s=0

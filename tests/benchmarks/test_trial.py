@@ -3,7 +3,6 @@ killed, or when it outlives every limit. The controller stands in for the board 
 same detached scripts, run by the local shell)."""
 
 import subprocess
-import time
 
 import pytest
 
@@ -24,19 +23,18 @@ def measuring(tmp_path, script: str, timeout_s: float) -> trial.Outcome:
     return trial.run(plan, {"board": ControllerEndpoint()}, Context(workdir=workdir))
 
 
+@pytest.mark.slow
 def test_a_measurement_whose_wrapper_was_killed_fails_soon_and_keeps_its_output(tmp_path):
-    began = time.monotonic()
+    # Soon: the words are the vanished wrapper's, not those of the 60 s limit.
     with pytest.raises(trial.TrialFailed, match="its exit status is unknown") as failed:
         measuring(tmp_path, KILLS_ITS_WRAPPER, 60)
-    assert time.monotonic() - began < 10
     assert failed.value.outputs[trial.MEASURE] == "value=1\n"
 
 
+@pytest.mark.slow
 def test_a_measurement_that_outlives_its_limit_and_the_grace_is_stopped(tmp_path, monkeypatch):
     monkeypatch.setattr(trial, "MEASURE_MARGIN_S", 1)  # the margin's size is not the point
-    began = time.monotonic()
     with pytest.raises(trial.TrialFailed, match=r"did not end within 7 s \(its limit of 1 s"):
         measuring(tmp_path, STOPS_ITS_TIMEOUT, 1)
-    assert time.monotonic() - began < 15
     left = subprocess.run(["pgrep", "-f", "sleep 3007"], capture_output=True, check=False)
     assert left.stdout == b""

@@ -37,6 +37,7 @@ def build(page, live_server, boards) -> None:
     page.fill("#id_quiet_deadline_s", "5")
 
 
+@pytest.mark.worker
 def test_build_preview_start_follow_cancel_and_read_a_campaign(
     page, live_server, user, pisim_farm, worker_process, problems
 ):

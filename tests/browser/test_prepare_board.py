@@ -13,6 +13,7 @@ from tests.devices.simfarm import register_node
 pytestmark = [pytest.mark.pisim, pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
+@pytest.mark.worker
 def test_prepare_a_board_and_follow_apt_live(
     page, live_server, operator, pisim_node_factory, worker_process, problems
 ):

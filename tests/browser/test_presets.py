@@ -13,6 +13,7 @@ from tests.devices.simfarm import register_node
 pytestmark = [pytest.mark.pisim, pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
+@pytest.mark.worker
 def test_write_fix_edit_diff_and_apply_a_preset(
     page, live_server, user, pisim_node_factory, worker_process
 ):
@@ -67,6 +68,7 @@ def test_write_fix_edit_diff_and_apply_a_preset(
     screenshot(page, "board-runs-preset-phone")
 
 
+@pytest.mark.worker
 def test_an_operator_restores_stock_on_an_overclocked_board(
     page, live_server, operator, pisim_node_factory, worker_process
 ):

@@ -18,6 +18,7 @@ def log_in(page, live_server, user):
     expect(page.get_by_role("heading", name="Boards")).to_be_visible()
 
 
+@pytest.mark.worker
 def test_register_confirm_and_see_facts(page, live_server, user, pisim_farm, worker_process):
     node = pisim_farm.nodes["pi3"]
     log_in(page, live_server, user)

@@ -63,6 +63,7 @@ def hanging_probe(pisim_node_factory, start_worker):
     return task, worker
 
 
+@pytest.mark.worker
 @pytest.mark.pisim
 def test_a_task_whose_work_horse_was_killed_fails_at_the_next_sweep(hanging_probe):
     task, worker = hanging_probe
@@ -79,6 +80,7 @@ def test_a_task_whose_work_horse_was_killed_fails_at_the_next_sweep(hanging_prob
     assert task.finished is not None
 
 
+@pytest.mark.worker
 @pytest.mark.pisim
 def test_a_task_whose_whole_worker_was_killed_fails_once_the_worker_is_gone(hanging_probe):
     task, worker = hanging_probe
@@ -138,6 +140,7 @@ def assert_needs_attention(application, cause: str):
     assert board.status_reason == "applying fast v1 stopped unexpectedly; check config.txt"
 
 
+@pytest.mark.worker
 @pytest.mark.pisim
 def test_an_application_whose_work_horse_was_killed_after_the_write_needs_attention(
     application_waiting_for_its_reboot,
@@ -154,6 +157,7 @@ def test_an_application_whose_work_horse_was_killed_after_the_write_needs_attent
     )
 
 
+@pytest.mark.worker
 @pytest.mark.pisim
 def test_an_application_whose_worker_was_killed_after_the_write_needs_attention(
     application_waiting_for_its_reboot,
@@ -173,6 +177,7 @@ def test_an_application_whose_worker_was_killed_after_the_write_needs_attention(
     )
 
 
+@pytest.mark.worker
 @pytest.mark.pisim
 def test_the_next_workers_clean_up_of_a_killed_application_says_it_needs_attention(
     application_waiting_for_its_reboot,

@@ -36,6 +36,7 @@ def stop_signal_handlers():
         signal.signal(signum, handler)
 
 
+@pytest.mark.slow
 def test_a_dead_web_server_ends_the_demo_with_the_reason(tmp_path, stop_signal_handlers):
     log_path = tmp_path / "demo.log"
     with open(log_path, "ab") as log:

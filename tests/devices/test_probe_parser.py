@@ -176,6 +176,7 @@ def test_pi1_old_style_code_and_non_utf8_config():
     assert "under-voltage detected now" in facts.throttled_words
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", BOARDS)
 def test_fixture_outputs_match_the_script(name, tmp_path):
     """Re-run PROBE_SCRIPT on the fake tree; set PIFARM_REGEN_PROBE_FIXTURES=1 to rewrite."""
@@ -198,6 +199,7 @@ def test_a_real_board_is_not_taken_for_a_simulated_one(name):
     assert fixture(name).simulated is False
 
 
+@pytest.mark.slow
 def test_a_pisim_node_is_recorded_as_simulated(board_root, tmp_path):
     """pisim's boot writes run/booted.json with "simulated": true, seen in the node at
     /run/pisim (pisim.bootloader); no Raspberry Pi OS has that file."""
@@ -207,6 +209,7 @@ def test_a_pisim_node_is_recorded_as_simulated(board_root, tmp_path):
     assert parse_probe_output(run_probe(root, tmp_path / "bin")).simulated is True
 
 
+@pytest.mark.slow
 def test_a_board_whose_pisim_file_says_otherwise_is_not_simulated(board_root, tmp_path):
     root = board_root("pi4_bookworm64")
     (root / "run/pisim").mkdir(parents=True)
@@ -214,6 +217,7 @@ def test_a_board_whose_pisim_file_says_otherwise_is_not_simulated(board_root, tm
     assert parse_probe_output(run_probe(root, tmp_path / "bin")).simulated is False
 
 
+@pytest.mark.slow
 def test_stub_only_is_never_reported(board_root, tmp_path):
     root = board_root("pi4_bookworm64")
     (root / "boot/firmware/config.txt").unlink()
@@ -222,6 +226,7 @@ def test_stub_only_is_never_reported(board_root, tmp_path):
     assert any(error.startswith("config.txt: not found") for error in facts.errors)
 
 
+@pytest.mark.slow
 def test_get_fw_loc_pointing_at_the_stub_falls_back_to_firmware(board_root, tmp_path):
     root = board_root("pi4_bookworm64")
     (root / "usr/lib/raspberrypi-sys-mods/get_fw_loc").write_text("#!/bin/sh\necho /boot\n")
@@ -230,6 +235,7 @@ def test_get_fw_loc_pointing_at_the_stub_falls_back_to_firmware(board_root, tmp_
     assert "arm_boost=1" in facts.config_txt
 
 
+@pytest.mark.slow
 def test_without_get_fw_loc_firmware_dir_wins(board_root, tmp_path):
     root = board_root("pi4_bookworm32")
     shutil.rmtree(root / "usr")
@@ -258,6 +264,7 @@ def test_is_bookworm_stub(text, stub):
     assert is_bookworm_stub(text) is stub
 
 
+@pytest.mark.slow
 def test_config_txt_cannot_forge_facts(board_root, tmp_path):
     root = board_root("pi3_bullseye32")
     forged = "model=" + base64.b64encode(b"Forged Pi").decode()
@@ -282,6 +289,7 @@ def test_truncated_config_is_flagged():
 SHELLS = [("sh", "-s"), ("dash", "-s"), ("busybox", "sh", "-s")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shell", SHELLS, ids=lambda shell: shell[0])
 def test_script_runs_on_this_machine(shell, tmp_path):
     if shutil.which(shell[0]) is None:
@@ -300,6 +308,7 @@ def test_script_runs_on_this_machine(shell, tmp_path):
     json.dumps(facts.to_dict())
 
 
+@pytest.mark.slow
 def test_busybox_applets_only(tmp_path):
     """Every tool the script uses exists as a busybox applet (coreutils-free boards)."""
     if shutil.which("busybox") is None:
@@ -317,6 +326,7 @@ def test_busybox_applets_only(tmp_path):
     assert facts.boot_id is not None
 
 
+@pytest.mark.slow
 def test_hex_fallback_when_base64_is_missing(tmp_path):
     script = PROBE_SCRIPT.replace("command -v base64 ", "command -v pifarm-no-such-tool ")
     assert script != PROBE_SCRIPT

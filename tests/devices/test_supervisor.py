@@ -48,6 +48,7 @@ def registered(pid, connection):
     return any(worker.pid == pid for worker in Worker.all(connection=connection))
 
 
+@pytest.mark.slow
 def test_a_worker_killed_with_sigkill_is_restarted_and_it_says_so(parts, said, redis_queue):
     watcher, log = parts
     worker = watcher.add(process("worker 1", WORKER, log))
@@ -63,6 +64,7 @@ def test_a_worker_killed_with_sigkill_is_restarted_and_it_says_so(parts, said, r
     assert len(said) == 1
 
 
+@pytest.mark.slow
 def test_a_crash_loop_ends_with_the_reason(parts, said):
     watcher, log = parts
     watcher.max_restarts = 2
@@ -78,6 +80,7 @@ def test_a_crash_loop_ends_with_the_reason(parts, said):
     assert len(said) == 2
 
 
+@pytest.mark.slow
 def test_restarts_older_than_the_window_are_forgiven(parts, said):
     watcher, log = parts
     now = [0.0]
@@ -90,6 +93,7 @@ def test_restarts_older_than_the_window_are_forgiven(parts, said):
     assert len(said) == 3
 
 
+@pytest.mark.slow
 def test_the_web_server_dying_stops_the_demo_with_a_clear_message(parts, said):
     watcher, log = parts
     web = watcher.add(process("the web server", CRASH, log, restart=False))
@@ -99,6 +103,7 @@ def test_the_web_server_dying_stops_the_demo_with_a_clear_message(parts, said):
     assert said == []
 
 
+@pytest.mark.slow
 def test_stopping_leaves_no_process_even_one_that_ignores_term(parts, monkeypatch):
     watcher, log = parts
     monkeypatch.setattr(supervisor, "STOP_GRACE_S", 0.5)
@@ -122,6 +127,7 @@ def redis_pid(data_dir):
     return int((data_dir / embedded_redis.PID_NAME).read_text())
 
 
+@pytest.mark.slow
 def test_the_embedded_redis_killed_is_started_again_and_the_loss_is_said(parts, said, own_redis):
     watcher, _ = parts
     watcher.add(own_redis)
@@ -137,6 +143,7 @@ def test_the_embedded_redis_killed_is_started_again_and_the_loss_is_said(parts, 
     assert client.ping() and client.get("queued-job") is None
 
 
+@pytest.mark.slow
 def test_a_busy_redis_is_not_restarted_beside_itself(parts, said, own_redis):
     watcher, _ = parts
     watcher.add(own_redis)
@@ -149,6 +156,7 @@ def test_a_busy_redis_is_not_restarted_beside_itself(parts, said, own_redis):
     assert said == [] and redis_pid(own_redis.data_dir) == pid
 
 
+@pytest.mark.slow
 def test_workers_start_again_after_a_redis_restart_and_deliver_scheduled_jobs(
     parts, said, own_redis, monkeypatch
 ):

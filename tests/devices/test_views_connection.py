@@ -87,6 +87,7 @@ def test_key_mistakes_get_a_message_that_says_what_is_wrong(logged_in, text, mes
     assert "paste it again" in response.content.decode()
 
 
+@pytest.mark.slow
 def test_a_key_with_a_passphrase_is_explained(logged_in, tmp_path):
     key = tmp_path / "k"
     subprocess.run(

@@ -16,6 +16,7 @@ from pisim.util import PisimError
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="debootstrap needs root")
 
 
+@pytest.mark.slow
 def test_an_unreachable_mirror_fails_naming_the_step_and_leaves_no_half_built_root(
     tmp_path, monkeypatch
 ):
@@ -39,6 +40,7 @@ def test_the_cached_root_is_reused_and_a_changed_package_list_is_not_it():
     assert not rootfs.is_built(packages=(*rootfs.PACKAGES, "cowsay"))
 
 
+@pytest.mark.slow
 def test_a_replaced_root_is_removed_only_once_no_node_has_it_mounted(tmp_path):
     old = tmp_path / f".{rootfs.ARCH}-{rootfs.SUITE}.old-1"
     (old / "root" / "etc").mkdir(parents=True)
@@ -62,6 +64,7 @@ def test_a_replaced_root_is_removed_only_once_no_node_has_it_mounted(tmp_path):
     assert not old.exists()
 
 
+@pytest.mark.slow
 def test_a_dead_build_is_removed_without_reaching_into_what_it_had_mounted(tmp_path):
     dead = tmp_path / f".{rootfs.ARCH}-{rootfs.SUITE}.build-1"
     (dead / "root" / "dev").mkdir(parents=True)
@@ -86,6 +89,7 @@ REMOVE_LEFTOVERS = (
 )
 
 
+@pytest.mark.slow
 def test_a_second_session_waits_for_the_build_under_way(tmp_path, monkeypatch):
     monkeypatch.setattr(rootfs, "RETRY_PAUSE_S", 0)
     errors = []

@@ -1,0 +1,79 @@
+"""The test tiers: `make test-fast` runs what is left when the heavy tests are left out.
+
+A test is heavy when it starts a simulated farm (`pisim`), drives a browser (`browser`), runs
+a real RQ worker process (`worker`), or starts any other process: a real benchmark tool, a
+server, `manage.py` in a subprocess (`slow`). The markers are checked, not trusted:
+- at collection, a test that uses a fixture of a heavy kind without its marker is an error;
+- while a test runs, starting a process from a test marked with none of them fails it, naming
+  the program, in its fixtures' set-up too. The suite's own embedded Redis, which the first
+  test that needs a queue starts, is not that test's doing and is left alone.
+"""
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+HEAVY = ("pisim", "browser", "worker", "slow")  # declared in pyproject.toml
+# The embedded Redis the suite runs on, started by the first test that needs a queue.
+SUITE_REDIS = "redis-server"
+# The fixtures that make a test heavy, and the marker each one needs.
+FIXTURE_MARKERS = {
+    "pisim_farm": "pisim",
+    "pisim_node_factory": "pisim",
+    "browser": "browser",
+    "page": "browser",
+    "start_worker": "worker",
+    "worker_process": "worker",
+    "team_database": "slow",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    unmarked = []
+    for item in items:
+        marked = {mark.name for mark in item.iter_markers()}
+        # A parametrized argument is no fixture, whatever its name ("page" is often a URL's).
+        arguments = getattr(getattr(item, "callspec", None), "params", {})
+        for fixture in set(getattr(item, "fixturenames", ())) - set(arguments):
+            needed = FIXTURE_MARKERS.get(fixture)
+            if needed and needed not in marked:
+                unmarked.append(f"{item.nodeid} uses {fixture}: mark it {needed}")
+    if unmarked:
+        listed = "\n  ".join(unmarked)
+        raise pytest.UsageError(f"heavy tests without their tier's marker:\n  {listed}")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item):
+    return (yield from _guarded(item))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    return (yield from _guarded(item))
+
+
+def _guarded(item):
+    """The test's set-up (its fixtures) and body, refusing to start a process unless marked."""
+    if any(item.get_closest_marker(name) for name in HEAVY):
+        return (yield)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(subprocess.Popen, "_execute_child", _refuse(item))
+        return (yield)
+
+
+def _refuse(item):
+    start = subprocess.Popen._execute_child
+
+    def execute_child(self, args, *rest, **kwargs):
+        program = args if isinstance(args, str | bytes) else args[0]
+        if Path(str(program)).name == SUITE_REDIS:
+            return start(self, args, *rest, **kwargs)
+        pytest.fail(
+            f"{item.nodeid} started a process ({program}): mark it slow (or pisim, worker, "
+            "browser) so that make test-fast leaves it out",
+            pytrace=False,
+        )
+
+    return execute_child
