@@ -54,6 +54,12 @@ def test_a_finished_question_s_answer_on_a_phone(page, live_server, viewer, prob
     page.screenshot(path=ARTIFACTS / "question-answer-phone-top.png")  # the sentence, readable
     page.locator("#section-0 .chart").first.screenshot(path=ARTIFACTS / "question-answer-chart.png")
     fits_a_phone(page)
+    # The README's picture of an answer (docs/img/answer.png is this file, copied by hand).
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.reload()
+    drawn(page, 7)
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=ARTIFACTS / "answer-desktop-top.png")
     assert not problems, "\n".join(problems)
 
 

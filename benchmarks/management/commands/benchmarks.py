@@ -11,8 +11,18 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--json", action="store_true", help="print the catalog as JSON")
+        parser.add_argument(
+            "--markdown",
+            action="store_true",
+            help="print the built-in catalog as docs/benchmarks.md (`make docs` writes it)",
+        )
 
-    def handle(self, *args, json: bool = False, **options):
+    def handle(self, *args, json: bool = False, markdown: bool = False, **options):
+        if markdown:
+            # The built-ins only: custom benchmarks are one database's, and the page must
+            # come out the same on every machine so that a test can tell it has drifted.
+            self.stdout.write(catalog_markdown(BUILT_IN.values()), ending="")
+            return
         usable, unusable = custom.defined()
         for _row, refusal in unusable:
             self.stderr.write(str(refusal))
@@ -59,6 +69,92 @@ def text(benchmark: Benchmark) -> str:
         f"  metrics: {metrics}\n  params: {params}\n  tools: {tools}; {peer}\n"
         f"  trials: {_length(benchmark)}\n"
     )
+
+
+MARKDOWN_HEAD = """\
+# The benchmark catalog
+
+Generated from `benchmarks/catalog/` by `make docs` (`manage.py benchmarks --markdown`); a test
+fails when this page and the catalog differ, so edit the catalog, not this page. Custom
+benchmarks, which admins define in the Django admin, are listed by `manage.py benchmarks` and on
+the *Benchmarks* page. How a campaign runs these (order, trial length, suspect trials) is in
+[campaigns.md](campaigns.md).
+
+| Benchmark | Category | Metrics | Peer | Trials |
+|---|---|---|---|---|
+"""
+
+
+def catalog_markdown(benchmarks) -> str:
+    benchmarks = list(benchmarks)
+    rows = [
+        f"| [{b.name}](#{b.name}) | {b.category} | "
+        + ", ".join(f"{m.name} ({m.unit})" for m in b.metrics)
+        + f" | {'yes' if b.needs_peer else 'no'} | {_length(b)} |"
+        for b in benchmarks
+    ]
+    sections = [_markdown_section(benchmark) for benchmark in benchmarks]
+    return MARKDOWN_HEAD + "\n".join(rows) + "\n\n" + "\n".join(sections)
+
+
+def _markdown_section(benchmark: Benchmark) -> str:
+    lines = [
+        f"## {benchmark.name}",
+        "",
+        f"**{benchmark.title}** (definition version {benchmark.version}). {benchmark.description}",
+        "",
+        "Metrics: "
+        + "; ".join(f"{m.name} in {m.unit}, {m.direction}" for m in benchmark.metrics)
+        + ".",
+        "",
+    ]
+    if benchmark.params:
+        lines += ["| Parameter | Kind | Default | Allowed | Meaning |", "|---|---|---|---|---|"]
+        lines += [
+            f"| `{p.name}` | {p.kind} | `{_default(p.default)}` | {_allowed(p)} | {_cell(p.help)} |"
+            for p in benchmark.params
+        ]
+        lines.append("")
+    tools = ", ".join(f"`{tool}`" for tool in benchmark.tools) or "none"
+    packages = ", ".join(f"`{package}`" for package in benchmark.packages) or "none"
+    lines.append(f"Tools on the board: {tools} (Debian packages: {packages}).")
+    if benchmark.needs_peer:
+        peer_tools = ", ".join(f"`{tool}`" for tool in benchmark.peer_tools) or "none"
+        lines.append(f"Needs a peer (another board or the controller) with: {peer_tools}.")
+    lines.append(
+        f"Repetitions by default: {benchmark.repetitions}; the measuring command's time limit:"
+        f" {benchmark.timeout_s:g} s; trials: {_length(benchmark)}."
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    """Text in a Markdown table's cell: a pipe would end the cell."""
+    return text.replace("|", "\\|")
+
+
+def _allowed(param) -> str:
+    if param.choices:
+        return ", ".join(f"`{choice}`" for choice in param.choices)
+    shown = _size if param.kind == "size" else _number
+    bounds = []
+    if param.min is not None:
+        bounds.append(f"at least {shown(param.min)}")
+    if param.max is not None:
+        bounds.append(f"at most {shown(param.max)}")
+    return ", ".join(bounds) or "any"
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _size(size: float) -> str:
+    """Bytes as the size parameters are written (binary K, M, G), e.g. 68719476736 -> 64G."""
+    for suffix, factor in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if size >= factor and size % factor == 0:
+            return f"{int(size // factor)}{suffix}"
+    return f"{_number(size)} bytes"
 
 
 def _length(benchmark: Benchmark) -> str:
