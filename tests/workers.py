@@ -26,10 +26,10 @@ def wait_until(condition, what: str, timeout: float = 60.0):
 
 class WorkerProcess:
     """`manage.py rqworker default` on the test database and Redis: the forking worker the
-    README runs, so each job runs in a work horse of its own."""
+    team server runs (docs/operations.md), so each job runs in a work horse of its own."""
 
     def __init__(self, *, scheduler: bool = False, **environment):
-        """scheduler: also deliver scheduled jobs (a busy board's next try), as the README's
+        """scheduler: also deliver scheduled jobs (a busy board's next try), as a team server's
         workers do; it runs in a child process of its own, beside the work horse."""
         database = connection.settings_dict["NAME"]
         env = {

@@ -50,7 +50,7 @@ def page(browser):
 @pytest.fixture
 def worker_process(transactional_db, redis_queue):
     """A real `manage.py rqworker` process on the test database and the test Redis, run as
-    the README says (with the scheduler that delivers a busy board's next try)."""
+    docs/operations.md says (with the scheduler that delivers a busy board's next try)."""
     database = connection.settings_dict["NAME"]
     env = {**os.environ, "DATABASE_URL": f"sqlite:///{database}", "REDIS_URL": settings.REDIS_URL}
     command = ["rqworker", "default", "--with-scheduler", "--worker-class", "rq.SimpleWorker"]
