@@ -54,7 +54,10 @@ test: setup
 	$(VENV)/bin/ruff format --check .
 	# The 32-bit nodes' i386 root first: built once per machine and cached (~1.5 min, 600 MB).
 	$(PY) -m pisim build-root
-	$(SUITE) -n $(TEST_PROCESSES) $(PYTEST_ARGS)
+	$(SUITE) -n $(TEST_PROCESSES) -m "not measures" $(PYTEST_ARGS)
+	@# What a simulated board's speed shows depends on the host's free CPU: those tests run
+	@# alone, once the parallel part is over (tests/tiers.py).
+	$(SUITE) -m measures $(PYTEST_ARGS)
 
 # The loop after every change: no simulated farm, worker, browser or real tool (tests/tiers.py).
 test-fast: venv

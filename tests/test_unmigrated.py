@@ -6,6 +6,7 @@ import pytest
 from tests.processes import manage
 
 MIGRATE_FIRST = "run `manage.py migrate` first"
+PASSWORD_FILE = "{password file}"  # a file of the test's, written before the command runs
 
 pytestmark = pytest.mark.slow  # each runs manage.py in a process of its own
 
@@ -20,7 +21,16 @@ pytestmark = pytest.mark.slow  # each runs manage.py in a process of its own
         ["createuser", "ada", "--role", "viewer", "--no-input"],
         ["healthcheck"],
         ["healthcheck", "--every", "60"],
-        ["register_board", "bench-1", "127.0.0.1", "--no-probe", "--fingerprint", "SHA256:x"],
+        [
+            "register_board",
+            "bench-1",
+            "127.0.0.1",
+            "--no-probe",
+            "--fingerprint",
+            "SHA256:x",
+            "--password-file",
+            PASSWORD_FILE,
+        ],
         ["createsuperuser", "--no-input", "--username", "root-admin", "--email", "a@b.example"],
         ["changepassword", "nobody"],
     ],
@@ -28,6 +38,9 @@ pytestmark = pytest.mark.slow  # each runs manage.py in a process of its own
 )
 def test_a_command_on_an_unmigrated_data_directory_says_to_migrate(tmp_path, argv):
     spec = '{"name": "n", "boards": ["b"], "benchmarks": [{"name": "sha1sum"}]}'
+    password = tmp_path / "password"
+    password.write_text("raspberry\n")
+    argv = [str(password) if arg == PASSWORD_FILE else arg for arg in argv]
     done = manage(tmp_path, *argv, stdin=spec)
     assert done.returncode != 0
     assert "Traceback" not in done.stderr + done.stdout

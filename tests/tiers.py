@@ -7,6 +7,9 @@ server, `manage.py` in a subprocess (`slow`). The markers are checked, not trust
 - while a test runs, starting a process from a test marked with none of them fails it, naming
   the program, in its fixtures' set-up too. The suite's own embedded Redis, which the first
   test that needs a queue starts, is not that test's doing and is left alone.
+A test that asserts a speed a simulated board reaches (a line rate, a clock's effect) is also
+marked `measures`: the board's CPU is the host's, so `make test` runs those alone, after the
+parallel rest, where nothing else takes the host's CPU from them.
 """
 
 import subprocess

@@ -268,6 +268,7 @@ def offload_states(node):
     return board, peer.stdout
 
 
+@pytest.mark.measures
 @pytest.mark.pisim
 def test_iperf3_tcp_from_the_pi3_to_the_controller_runs_at_its_100_mbit_line_rate(pisim_farm):
     node = pisim_farm["pi3"]

@@ -20,6 +20,7 @@ from .contexts import left_on_controller, left_on_node
 pytestmark = [pytest.mark.pisim, pytest.mark.django_db(transaction=True)]
 
 
+@pytest.mark.measures
 def test_iperf3_through_the_engine_on_the_100_mbit_board_reports_the_line_rate(
     pisim_farm, run_jobs
 ):
@@ -85,6 +86,7 @@ def test_a_cancelled_openvpn_run_leaves_nothing_on_the_board_or_the_peer(pisim_f
     assert left_on_controller(ctx) == []
 
 
+@pytest.mark.measures
 def test_an_overclock_lifts_the_cpu_bound_100_mbit_link_of_a_simulated_pi_3(
     pisim_node_factory, run_jobs, fast
 ):

@@ -162,6 +162,7 @@ def sha1sum_mb_per_s(node, size_mb: int = 128) -> float:
     return ncpu * size_mb / (nanoseconds / 1e9)
 
 
+@pytest.mark.measures
 def test_sha1sum_at_arm_freq_1500_is_clearly_faster_than_at_1000(pisim_node_factory):
     """The quota makes the clock show in the numbers. The figure itself (1.5x within 10 % on a
     quiet host) is bench/sim_clock_scaling.py's: a shared CI host moves it both ways."""

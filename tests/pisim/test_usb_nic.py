@@ -87,6 +87,7 @@ def _comm(pid: int) -> str:
         return ""
 
 
+@pytest.mark.measures
 def test_with_a_usb_nic_the_link_at_arm_freq_600_is_clearly_slower_than_at_1200(
     pisim_node_factory,
 ):
@@ -104,6 +105,7 @@ def test_with_a_usb_nic_the_link_at_arm_freq_600_is_clearly_slower_than_at_1200(
     assert set(relay_pids(node)) <= {int(p) for p in (group / "cgroup.procs").read_text().split()}
 
 
+@pytest.mark.measures
 def test_without_a_usb_nic_the_link_is_at_the_line_rate_and_no_relay_runs(pisim_node_factory):
     node = pisim_node_factory(profile="pi3b-legacy")
     farm = pisim_node_factory.farm
@@ -146,6 +148,7 @@ def test_nothing_of_a_usb_nic_is_left_after_stop(pisim_node_factory):
     assert netns.farm_links(farm.name) == []
 
 
+@pytest.mark.measures
 def test_a_pi_1_b_has_its_usb_nic_by_design_and_the_classic_overclock_speeds_its_link(
     pisim_node_factory,
 ):
