@@ -34,6 +34,7 @@ KILL_GRACE_S = 5  # after the remote `timeout` sends TERM, KILL follows this muc
 TIMEOUT_EXIT_STATUS = 124  # what coreutils `timeout` exits with when it stopped the command
 KILLED_BY_SIGNAL = -1  # Result.exit_status of a command that died of a signal
 EOF_GRACE_S = 2  # after the exit status, how long to wait for the end of the output
+PARAMIKO_BACKSTOP_S = 5  # how much later than our own handshake deadline paramiko's come
 # What write_file_atomic appends to a file's name for its backup, as a shell glob:
 # .pifarm-<UTC YYYYmmdd>-<HHMMSS>-<6 hex>.bak. In the C locale its matches sort oldest first.
 BACKUP_GLOB = ".pifarm-" + "[0-9]" * 8 + "-" + "[0-9]" * 6 + "-" + "[0-9a-f]" * 6 + ".bak"
@@ -155,8 +156,11 @@ def _open_transport(host: str, port: int, timeouts: Timeouts, key_types=None):
     """
     sock = _connect_tcp(host, port, timeouts.connect)
     transport = paramiko.Transport(sock)
-    transport.banner_timeout = timeouts.banner
-    transport.handshake_timeout = timeouts.banner
+    # Our own wait below decides, and words it: paramiko's timeouts end its thread with errors
+    # that read like the server hanging up, and under load they could fire first. So theirs
+    # come later, as a backstop for a transport we fail to close.
+    transport.banner_timeout = timeouts.banner + PARAMIKO_BACKSTOP_S
+    transport.handshake_timeout = timeouts.banner + PARAMIKO_BACKSTOP_S
     transport.auth_timeout = timeouts.auth
     try:
         if key_types:

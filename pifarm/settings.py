@@ -5,6 +5,7 @@ PIFARM_DATA_DIR. DATABASE_URL and REDIS_URL switch to shared servers for a team.
 """
 
 import os
+import re
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlparse
@@ -20,7 +21,7 @@ from pifarm.env import env_bool, env_int, env_list, env_str, persistent_secret
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("PIFARM_DATA_DIR", str(BASE_DIR / "var"))).resolve()
-if xdist_worker := os.environ.get("PYTEST_XDIST_WORKER"):
+if re.fullmatch(r"gw\d+", xdist_worker := os.environ.get("PYTEST_XDIST_WORKER", "")):
     # `make test` runs the suite in parallel (pytest-xdist): each worker process gets a data
     # directory of its own, so its embedded Redis, which tests empty, and its SQLite are its own.
     DATA_DIR = DATA_DIR / xdist_worker

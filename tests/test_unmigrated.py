@@ -3,12 +3,20 @@ traceback (manage.py and pifarm/dbready.py)."""
 
 import pytest
 
+from pifarm import embedded_redis
 from tests.processes import manage
 
 MIGRATE_FIRST = "run `manage.py migrate` first"
 PASSWORD_FILE = "{password file}"  # a file of the test's, written before the command runs
 
 pytestmark = pytest.mark.slow  # each runs manage.py in a process of its own
+
+
+@pytest.fixture(autouse=True)
+def no_redis_left(tmp_path):
+    """A command's settings start the embedded Redis in its data directory: stopped after."""
+    yield
+    embedded_redis.stop(tmp_path)
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ marked `measures`: the board's CPU is the host's, so `make test` runs those alon
 parallel rest, where nothing else takes the host's CPU from them.
 """
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -42,6 +43,8 @@ def pytest_collection_modifyitems(config, items):
             needed = FIXTURE_MARKERS.get(fixture)
             if needed and needed not in marked:
                 unmarked.append(f"{item.nodeid} uses {fixture}: mark it {needed}")
+        if "measures" in marked and "pisim" not in marked:
+            unmarked.append(f"{item.nodeid} is marked measures: it needs pisim too")
     if unmarked:
         listed = "\n  ".join(unmarked)
         raise pytest.UsageError(f"heavy tests without their tier's marker:\n  {listed}")
@@ -62,21 +65,36 @@ def _guarded(item):
     if any(item.get_closest_marker(name) for name in HEAVY):
         return (yield)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(subprocess.Popen, "_execute_child", _refuse(item))
+        patch.setattr(subprocess.Popen, "_execute_child", _refuse_popen(item))
+        # The other ways Python starts a process (os.spawn*, pty.fork and multiprocessing's
+        # fork go through os.fork or os.forkpty).
+        for name in ("system", "fork", "forkpty", "posix_spawn", "posix_spawnp"):
+            patch.setattr(os, name, _refuse(item, f"os.{name}"))
         return (yield)
 
 
-def _refuse(item):
+def _refuse_popen(item):
     start = subprocess.Popen._execute_child
 
     def execute_child(self, args, *rest, **kwargs):
-        program = args if isinstance(args, str | bytes) else args[0]
-        if Path(str(program)).name == SUITE_REDIS:
+        program = os.fspath(args) if isinstance(args, str | bytes | os.PathLike) else args[0]
+        if Path(os.fsdecode(program)).name == SUITE_REDIS:
             return start(self, args, *rest, **kwargs)
-        pytest.fail(
-            f"{item.nodeid} started a process ({program}): mark it slow (or pisim, worker, "
-            "browser) so that make test-fast leaves it out",
-            pytrace=False,
-        )
+        _fail(item, os.fsdecode(program))
 
     return execute_child
+
+
+def _refuse(item, how: str):
+    def refused(*args, **kwargs):
+        _fail(item, how)
+
+    return refused
+
+
+def _fail(item, program: str):
+    pytest.fail(
+        f"{item.nodeid} started a process ({program}): mark it slow (or pisim, worker, "
+        "browser) so that make test-fast leaves it out",
+        pytrace=False,
+    )

@@ -62,7 +62,7 @@ def test_a_file_is_checked_as_a_preset_unless_told_it_is_a_boards(tmp_path):
         "and the governor: only a staff user can acknowledge it",
         "2: error: a preset applies to the whole board: [filters] are not allowed",
     ]
-    assert str(caught.value).endswith(RULES_APPLIED["preset"])
+    assert str(caught.value).endswith(RULES_APPLIED["preset"].format(boot="refused"))
     _, said = run("validate", str(path), "--board", "pi4", "--as", "board")
     assert said.startswith("0 error(s)") and said.endswith(RULES_APPLIED["board"] + "\n")
 
@@ -73,6 +73,9 @@ def test_a_preset_may_acknowledge_a_boot_option(tmp_path):
     out, said = run("validate", str(path), "--board", "pi4", "--acknowledge-boot")
     assert out == "1: warning: kernel decides what the board boots (acknowledged)\n"
     assert said.startswith("0 error(s), 1 warning(s)")
+    assert "boot options acknowledged" in said
+    with pytest.raises(CommandError, match="--acknowledge-boot is for --as preset"):
+        run("validate", str(path), "--board", "pi4", "--as", "board", "--acknowledge-boot")
 
 
 def test_warnings_alone_exit_0():

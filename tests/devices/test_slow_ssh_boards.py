@@ -88,13 +88,11 @@ def test_board_tasks_fail_cleanly_while_ssh_does_not_answer_then_succeed(
     booted_at = reboot_with(node, Faults(**{fault: window_s}))
 
     for kind in (BoardTask.Kind.FETCH_HOST_KEY, BoardTask.Kind.PROBE, BoardTask.Kind.HEALTH):
-        started = time.monotonic()
         task = run_task(board, kind, run_jobs)
         assert task.state == BoardTask.State.FAILED
         assert f"{node.host}:{node.port} {words}" in task.error, task.error
         assert board.status == Board.Status.OFFLINE
         assert words in board.status_reason
-        assert time.monotonic() - started < 3 * fast.SSH_CONNECT_TIMEOUT + 2
     assert time.time() < booted_at + window_s  # all of that happened during the fault
 
     wait_for(lambda: time.time() > booted_at + window_s + 0.2, timeout=15, what="the fault's end")

@@ -15,7 +15,7 @@ SHOWN_FINDINGS = 100
 # The summary says which rules a file was held to: the same file passes as a board's own and
 # fails as a preset (kernel=, [pi4], include), and a person must know which was asked.
 RULES_APPLIED = {
-    "preset": "checked as a preset (option=value lines only, boot options refused, "
+    "preset": "checked as a preset (option=value lines only, boot options {boot}, "
     "underclocks warned): what the preset form checks",
     "board": "checked as a board's whole config.txt (filters, include and boot options "
     "allowed): what the firmware reads",
@@ -79,6 +79,8 @@ class Command(BaseCommand):
             context = configtxt.board_context(board)
         except ValueError as exc:
             raise CommandError(str(exc)) from None
+        if boot_acknowledged and role != "preset":
+            raise CommandError("--acknowledge-boot is for --as preset: a board's file may boot")
         data = _read(path)
         if role == "preset":
             findings = configtxt.validate_preset_text(
@@ -93,7 +95,7 @@ class Command(BaseCommand):
         errors = sum(finding.severity == "error" for finding in findings)
         summary = (
             f"{errors} error(s), {len(findings) - errors} warning(s) for {context.description}, "
-            f"{RULES_APPLIED[role]}"
+            + RULES_APPLIED[role].format(boot="acknowledged" if boot_acknowledged else "refused")
         )
         if errors:
             raise CommandError(summary, returncode=1)

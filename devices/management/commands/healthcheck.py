@@ -67,8 +67,9 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, every=None, **options):
-        # A loop would log the same failure every round: an unmigrated database stops it here.
-        dbready.require_ready()
+        # A loop would log the same failure every round: an unmigrated database stops it here
+        # (one not up yet is waited for, round after round, as before).
+        dbready.require_migrated()
         if not every:
             self.round()
             return
