@@ -7,7 +7,7 @@ from devices import roles
 from pifarm import embedded_redis
 from tests.workers import WorkerProcess
 
-pytest_plugins = ["pisim.pytest_plugin", "tests.postgres", "tests.tiers"]
+pytest_plugins = ["pisim.pytest_plugin", "tests.postgres", "tests.tiers", "pytester"]
 
 PASSWORD = "correct horse battery staple"  # the test user's, not a board's
 
