@@ -13,6 +13,7 @@ Tests are skipped, with the reason, when not run as root or without /usr/sbin/ss
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -20,8 +21,22 @@ import pytest
 from .farm import Farm, cleanup_stale
 from .util import SSHD, PisimError
 
-SESSION_SUBNETS = range(200, 228)
-FACTORY_SUBNETS = range(228, 255)
+
+def _share(subnets: range) -> range:
+    """This pytest process's share of subnets. Under pytest-xdist each worker (gwN of
+    PYTEST_XDIST_WORKER_COUNT) takes a slice of its own, so two workers never reach for the same
+    free subnet at once (one of them would find it taken between its look and its start)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if not re.fullmatch(r"gw\d+", worker) or count <= 1:
+        return subnets
+    size = len(subnets) // count
+    first = subnets.start + int(worker[2:]) * size
+    return range(first, first + size)
+
+
+SESSION_SUBNETS = _share(range(200, 228))
+FACTORY_SUBNETS = _share(range(228, 255))
 
 
 def _skip_unless_possible() -> None:
