@@ -130,6 +130,7 @@ def test_bad_openvpn_parameters_are_refused(params):
 
 
 @pytest.mark.pisim
+@pytest.mark.measures
 def test_tunnels_carry_less_than_the_bare_link_and_leave_nothing_behind(pisim_farm):
     node = pisim_farm["pi3"]
     figures = {}
