@@ -14,7 +14,7 @@ AWKWARD = ["$(touch pwned)", "a b", "*", "'", '"', ";", "${1}", ""]  # each must
 
 
 @pytest.mark.slow
-def test_commands_started_together_run_in_order_with_their_words_intact(tmp_path):
+def test_commands_started_together_keep_their_words_intact(tmp_path):
     end, directory = ControllerEndpoint(), str(tmp_path / "trial")
     printer = ["python3", "-c", "import sys, time; print(time.time(), sys.argv[1:])"]
     first = Detached("first", [*printer, *AWKWARD], 10)
@@ -27,7 +27,6 @@ def test_commands_started_together_run_in_order_with_their_words_intact(tmp_path
     assert first_line.split(" ", 1)[1].strip() == repr(AWKWARD)
     assert (tmp_path / "trial" / "second.out").read_text() == "|".join(AWKWARD[::-1]) + "|"
     assert last_line.split(" ", 1)[1].strip() == repr(["last", "${2}"])
-    assert float(first_line.split()[0]) <= float(last_line.split()[0])
     assert not (tmp_path / "pwned").exists() and not list(tmp_path.glob("trial/pwned"))
 
 
