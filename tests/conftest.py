@@ -12,6 +12,13 @@ pytest_plugins = ["pisim.pytest_plugin", "tests.postgres", "tests.tiers", "pytes
 PASSWORD = "correct horse battery staple"  # the test user's, not a board's
 
 
+def pytest_unconfigure(config):
+    """Under pytest-xdist the controller process loads the settings too, which start an
+    embedded Redis in its data directory that no test uses: stopped when the run ends."""
+    if settings.configured and settings.EMBEDDED_REDIS:
+        embedded_redis.stop(settings.DATA_DIR)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def suite_data_dir():
     """Whitenoise expects STATIC_ROOT; at the end, no Redis of ours is left running."""
