@@ -43,7 +43,7 @@ def pifarm_probe(boards: list[Board]) -> None:
     while pending and time.monotonic() < deadline:
         finished = BoardTask.objects.filter(
             pk__in=pending, state__in=[BoardTask.State.DONE, BoardTask.State.FAILED]
-        ).values_list("pk", "state", "error")
+        ).values_list("pk", "state", "reason")
         for pk, state, error in finished:
             if state == BoardTask.State.FAILED:
                 raise SystemExit(f"a probe failed: {error}")

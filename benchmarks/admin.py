@@ -63,7 +63,7 @@ class ReadOnlyInline(admin.TabularInline):
 
 class LaneInline(ReadOnlyInline):
     model = Lane
-    fields = ["board", "peer_board", "peer_is_controller", "state", "step", "error", "finished"]
+    fields = ["board", "peer_board", "peer_is_controller", "state", "step", "reason", "finished"]
     readonly_fields = fields
     parent_permission = "benchmarks.view_campaign"
 

@@ -7,4 +7,5 @@ class BenchmarksConfig(AppConfig):
     name = "benchmarks"
 
     def ready(self):
-        from benchmarks import kinds  # noqa: F401 - campaign lanes as a kind of board work
+        # Campaign lanes and board preparation as kinds of board work (devices.work).
+        from benchmarks import jobs, prepare  # noqa: F401

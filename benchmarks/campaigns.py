@@ -34,7 +34,7 @@ from django.utils import timezone
 from benchmarks import catalog, once
 from benchmarks.catalog.spec import Benchmark, Param, ParamError, shown, shown_names
 from benchmarks.models import CONTROLLER, Campaign, Lane, Run, hidden_character
-from devices import configtxt, presets
+from devices import configtxt, presets, work
 from devices.configtxt.findings import ERROR
 from devices.configtxt.rules import FAMILY_NAMES
 from devices.models import Application, Board, Preset
@@ -599,8 +599,6 @@ def _apply_estimate(board: Board) -> float:
 
 def start(spec, user=None) -> Campaign:
     """Check, write the campaign with its lanes and runs, and queue every lane after commit."""
-    from benchmarks import jobs  # the SSH stack loads only where work runs
-
     checked = check(spec)
     with transaction.atomic():
         campaign = Campaign.objects.create(
@@ -617,7 +615,7 @@ def start(spec, user=None) -> Campaign:
             )  # fmt: skip
         Run.objects.bulk_create(expand(checked, campaign, lanes), batch_size=1000)
         for lane in lanes.values():
-            jobs.queue_lane(lane)
+            work.queue(lane)
     return campaign
 
 
@@ -720,8 +718,6 @@ def retry_failed(campaign: Campaign) -> int:
 def _retry_batch(campaign: Campaign, run_pks: list[int]) -> int:
     """Retry those of run_pks that no retry has copied yet (another post of the button may
     have); queue their lanes again if they had ended."""
-    from benchmarks import jobs
-
     with transaction.atomic():
         # One batch at a time per campaign, so two retries at once cannot both copy a run.
         list(Campaign.objects.select_for_update().filter(pk=campaign.pk).values("pk"))
@@ -754,10 +750,10 @@ def _retry_batch(campaign: Campaign, run_pks: list[int]) -> int:
             .select_related("board")
         )
         Lane.objects.filter(pk__in=[lane.pk for lane in ended]).update(
-            state=Lane.State.QUEUED, finished=None, error="", job_id=""
+            state=Lane.State.QUEUED, finished=None, reason="", job_id=""
         )
         for lane in ended:
-            jobs.queue_lane(lane)
+            work.queue(lane)
     return len(failed)
 
 

@@ -8,6 +8,7 @@ Redis only carries the lane's next job (see benchmarks.engine).
 import secrets
 import unicodedata
 import uuid
+from datetime import timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -16,7 +17,7 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
-from devices.models import CONTROLLER, Application, Board, FactSnapshot, PresetVersion
+from devices.models import CONTROLLER, Application, Board, BoardWork, FactSnapshot, PresetVersion
 
 
 class Campaign(models.Model):
@@ -56,17 +57,14 @@ class Campaign(models.Model):
         return reverse("benchmarks:campaign", args=[self.code])
 
 
-class Lane(models.Model):
+class Lane(BoardWork):
     """One board's part of a campaign, and the RQ job that drives it now."""
 
-    class State(models.TextChoices):
-        QUEUED = "queued", "queued"
-        WAITING = "waiting", "waiting for the board"
-        RUNNING = "running", "running"
-        DONE = "done", "done"
-        FAILED = "failed", "failed"
-
-    UNFINISHED = (State.QUEUED, State.WAITING, State.RUNNING)
+    # A lane whose job has not written its heartbeat for this long, and whose RQ job is gone,
+    # lost its worker. While fresh, the lane is left alone whatever Redis says (Redis may have
+    # restarted under a live job).
+    HEARTBEAT_STALE_S = 60
+    TIME_LIMITED = False  # it may rightly run for days: its heartbeat says it lives
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="lanes")
     board = models.ForeignKey(Board, on_delete=models.PROTECT, related_name="lanes")
@@ -76,18 +74,10 @@ class Lane(models.Model):
         Board, null=True, blank=True, on_delete=models.PROTECT, related_name="peer_lanes"
     )
     peer_is_controller = models.BooleanField(default=False)
-    state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
-    step = models.CharField(max_length=200, blank=True)  # what it does now, for the page
     log_tail = models.TextField(blank=True)  # the current measurement's latest output
-    error = models.TextField(blank=True)  # why the lane itself ended failed
     # Written by the job every few seconds while it works: the sweep leaves a lane alone
     # while it is fresh, whatever Redis says (Redis may have restarted under a live job).
     heartbeat = models.DateTimeField(null=True, blank=True)
-    started = models.DateTimeField(null=True, blank=True)
-    waiting_since = models.DateTimeField(null=True, blank=True)
-    next_try = models.DateTimeField(null=True, blank=True)
-    finished = models.DateTimeField(null=True, blank=True)
-    job_id = models.CharField(max_length=64, blank=True, editable=False)
     # The board's state before the lane first applied a preset: {"version_id": the preset
     # version it last verified, or None for none, "words": the same for a page}. "As is" runs
     # and the lane's end put it back (benchmarks.runner.state_before).
@@ -106,6 +96,14 @@ class Lane(models.Model):
 
     def __str__(self):
         return f"{self.campaign} on {self.board}"
+
+    @classmethod
+    def sweepable(cls, older_than, now):
+        fresh = models.Q(
+            state=cls.State.RUNNING, heartbeat__gt=now - timedelta(seconds=cls.HEARTBEAT_STALE_S)
+        )
+        unfinished = cls.objects.filter(state__in=cls.UNFINISHED, campaign__created__lt=older_than)
+        return unfinished.exclude(fresh)
 
     @property
     def peer_name(self) -> str:

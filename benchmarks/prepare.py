@@ -12,36 +12,22 @@ instead of hanging.
 import logging
 import re
 import time
-from functools import partial
-
-from redis.exceptions import LockError
 
 from benchmarks import catalog
 from benchmarks.catalog.spec import Benchmark
 from benchmarks.endpoints import BoardEndpoint
 from benchmarks.runner import RAM_DISK
 from benchmarks.tools import missing_tools
-from devices import enqueue, remote, ssh, tasks
-from devices.credentials import CredentialError
-from devices.jobs import (
-    claim_task,
-    clean_for_db,
-    fail_task,
-    finish_task,
-    lock_ttl,
-    mark_board,
-    read_facts,
-    save_snapshot,
-)
-from devices.locks import BoardBusy, board_lock
-from devices.models import Board, BoardTask, FactSnapshot
+from devices import remote, work
+from devices.jobs import PROBE_TIMEOUT_S, clean_for_db, read_facts, save_snapshot
+from devices.models import Board, BoardTask
 from devices.probe import ProbeError
 
 log = logging.getLogger(__name__)
 
 APT_DEADLINE_S = 900  # update and install together: a slow mirror, a Pi Zero unpacking
 LOG_TAIL_BYTES = 4000  # of apt's output, kept on the task for the page
-ERROR_LINES = 12  # of apt's output, in the error of a task that failed
+ERROR_LINES = 12  # of apt's output, in the reason of a task that failed
 POLL_GRACE_S = 60  # past the deadline (timeout's own kill grace, a slow board): then give up
 # $@: the packages. stderr joins stdout: apt's errors ("E: Unable to locate package") and
 # sudo's ("a password is required") are what the page must show. The "==>" lines mark the step.
@@ -58,43 +44,19 @@ INSTALL_MARK = "==> apt-get install"
 DEBIAN_PACKAGE = re.compile(r"[a-z0-9][a-z0-9+.-]+")
 
 
-def job_timeout_s() -> float:
-    """The RQ job's limit: connecting, the checks, apt's deadline and a slow last poll."""
-    return lock_ttl() + APT_DEADLINE_S + POLL_GRACE_S + 60
+def prepare_board(task: BoardTask, hold: work.Hold) -> None:
+    """Every way out raises work.Stop: done, saying what it did, or failed, saying why."""
+    with remote.session(task.board) as session:
+        _Preparing(task, BoardEndpoint(task.board.name, session), hold).go()
 
 
-def prepare_board(task_id: int) -> None:
-    task = claim_task(task_id)
-    if task is None:
-        return
-    try:
-        with board_lock(task.board_id, ttl=lock_ttl()) as lock:
-            with remote.session(task.board) as session:
-                _Preparing(task, BoardEndpoint(task.board.name, session), lock).go()
-    except BoardBusy:
-        _wait_for_board(task)
-    except (ssh.SSHError, CredentialError) as exc:
-        fail_task(task, exc)
-    except PrepareFailed as exc:
-        finish_task(task, str(exc))
-
-
-class PrepareFailed(Exception):
-    """Ends the task failed; the message says why, in words."""
-
-
-def _wait_for_board(task: BoardTask) -> None:
-    if not enqueue.wait_for_board(task, partial(tasks.queue_task, task)):
-        finish_task(
-            task,
-            f"{task.board.name} was busy with other work for more than "
-            f"{enqueue.busy_wait_s():.0f} s, so it was not prepared. Try again later.",
-        )
+def _failed(reason: str) -> work.Stop:
+    return work.Stop(work.State.FAILED, reason)
 
 
 class _Preparing:
-    def __init__(self, task: BoardTask, end: BoardEndpoint, lock):
-        self.task, self.end, self.lock = task, end, lock
+    def __init__(self, task: BoardTask, end: BoardEndpoint, hold: work.Hold):
+        self.task, self.end, self.hold = task, end, hold
         self.workdir = f"{RAM_DISK}/pifarm-prepare-{task.pk}"
         self.missing: dict[str, list[str]] = {}  # benchmark name: its tools the board lacks
 
@@ -103,32 +65,29 @@ class _Preparing:
         lacking = self.lacking(benchmarks)
         names = ", ".join(b.name for b in benchmarks)
         if not lacking:
-            finish_task(self.task, outcome=f"nothing to install: every tool of {names} is there")
-            return
+            raise work.Stop(work.State.DONE, f"nothing to install: every tool of {names} is there")
         packages = list(dict.fromkeys(p for b in lacking for p in b.packages))
         self.install(packages)
         still = self.lacking(benchmarks)
         if still:
-            raise PrepareFailed(
+            raise _failed(
                 f"apt-get installed {', '.join(packages)}, yet tools are still missing: "
                 + _missing_words(still, self.missing)
             )
-        finish_task(
-            self.task,
-            snapshot=self.probe(),
-            outcome=f"installed {', '.join(packages)}; every tool of {names} is there now",
-        )
+        self.probe()
+        installed = f"installed {', '.join(packages)}; every tool of {names} is there now"
+        raise work.Stop(work.State.DONE, installed)
 
-    def probe(self) -> FactSnapshot | None:
+    def probe(self) -> None:
         """A fresh snapshot, so that the board's page (its tools) shows what is there now."""
         self.set_step("probing the board")
         try:
             snapshot = save_snapshot(self.task.board, read_facts(self.end.session))
         except ProbeError as exc:  # the install stands; the page keeps the older facts
             log.warning("prepare task %s: the probe after apt failed: %s", self.task.pk, exc)
-            return None
-        mark_board(self.task.board_id, Board.Status.ONLINE)
-        return snapshot
+            return
+        BoardTask.objects.filter(pk=self.task.pk).update(snapshot=snapshot)
+        work.mark_board(self.task.board_id, Board.Status.ONLINE)
 
     def lacking(self, benchmarks: list[Benchmark]) -> list[Benchmark]:
         """The benchmarks that lack a tool on the board; self.missing says which tools."""
@@ -137,7 +96,7 @@ class _Preparing:
         lacking = [b for b in benchmarks if self.missing[b.name]]
         unknown = [b for b in lacking if not b.packages]
         if unknown:
-            raise PrepareFailed(
+            raise _failed(
                 "no Debian package is known for the tools these lack: "
                 + _missing_words(unknown, self.missing)
             )
@@ -146,7 +105,7 @@ class _Preparing:
     def install(self, packages: list[str]) -> None:
         refused = [p for p in packages if not DEBIAN_PACKAGE.fullmatch(p)]
         if refused:
-            raise PrepareFailed(f"not a Debian package name: {', '.join(map(repr, refused))}")
+            raise _failed(f"not a Debian package name: {', '.join(map(repr, refused))}")
         self.set_step(f"updating the package lists, to install {', '.join(packages)}")
         argv = ["sh", "-c", APT_SCRIPT, "pifarm-prepare", *packages]
         self.end.start(self.workdir, "apt", argv, APT_DEADLINE_S)
@@ -165,7 +124,7 @@ class _Preparing:
             )
         else:
             problem = f"apt-get failed (exit status {status})"
-        raise PrepareFailed(f"{problem}; its last lines:\n{clean_for_db(_last_lines(tail))}")
+        raise _failed(f"{problem}; its last lines:\n{clean_for_db(_last_lines(tail))}")
 
     def follow(self, packages: list[str]) -> tuple[int | None, str]:
         """Poll apt into the task until it ends; its exit status (None: unknown, its watcher
@@ -177,30 +136,24 @@ class _Preparing:
             if not installing and INSTALL_MARK in waited.tail:
                 installing = True
                 self.set_step(f"installing {', '.join(packages)}")
-            self.keep_lock()
+            self.hold.renew()
             BoardTask.objects.filter(pk=self.task.pk).update(log_tail=clean_for_db(waited.tail))
             if waited.finished:
                 return waited.exit_status, waited.tail
-        raise PrepareFailed(f"apt-get did not end within {APT_DEADLINE_S + POLL_GRACE_S} s")
+        raise _failed(f"apt-get did not end within {APT_DEADLINE_S + POLL_GRACE_S} s")
 
     def set_step(self, words: str) -> None:
         log.info("prepare task %s: %s", self.task.pk, words)
-        self.keep_lock()
+        self.hold.renew()
         BoardTask.objects.filter(pk=self.task.pk, state=BoardTask.State.RUNNING).update(
             step=words[: BoardTask._meta.get_field("step").max_length]
         )
-
-    def keep_lock(self) -> None:
-        try:
-            self.lock.reacquire()
-        except LockError:
-            log.warning("prepare task %s: the board lock expired", self.task.pk)
 
 
 def _benchmark(name: str) -> Benchmark:
     benchmark = catalog.BUILT_IN.get(name)
     if benchmark is None:  # custom benchmarks name no packages: nothing to install for them
-        raise PrepareFailed(f"there is no built-in benchmark {name!r}")
+        raise _failed(f"there is no built-in benchmark {name!r}")
     return benchmark
 
 
@@ -211,3 +164,28 @@ def _missing_words(benchmarks: list[Benchmark], missing: dict[str, list[str]]) -
 def _last_lines(tail: str) -> str:
     lines = [line for line in tail.splitlines() if line.strip()]
     return "\n".join(lines[-ERROR_LINES:]) or "it printed nothing"
+
+
+def _longest_s() -> float:
+    """Connecting, the checks, apt's deadline and a slow last poll."""
+    return work.lock_ttl(PROBE_TIMEOUT_S) + APT_DEADLINE_S + POLL_GRACE_S
+
+
+def _lock_step_s() -> float:
+    return PROBE_TIMEOUT_S  # the probe after apt; apt itself is polled every few seconds
+
+
+def _not_prepared(task: BoardTask) -> str:
+    return work.busy_reason(task, "so it was not prepared. Try again later.")
+
+
+work.register(
+    work.Kind(
+        name=BoardTask.Kind.PREPARE.value,
+        model=BoardTask,
+        body="benchmarks.prepare.prepare_board",
+        longest_s=_longest_s,
+        lock_step_s=_lock_step_s,
+        busy_reason=_not_prepared,
+    )
+)

@@ -25,17 +25,11 @@ from benchmarks.models import Lane, Measurement, Run
 from benchmarks.tools import missing_tools
 from devices import apply, presets, remote, ssh, work
 from devices.credentials import CredentialError
-from devices.jobs import (
-    PROBE_TIMEOUT_S,
-    clean_for_db,
-    mark_board,
-    read_facts,
-    save_snapshot,
-    status_for,
-)
+from devices.jobs import PROBE_TIMEOUT_S, clean_for_db, read_facts, save_snapshot
 from devices.locks import BoardBusy
 from devices.models import Application, Board, PresetVersion
 from devices.probe import ProbeError
+from devices.work import mark_board, status_for
 
 log = logging.getLogger(__name__)
 
@@ -43,10 +37,16 @@ RAM_DISK = "/dev/shm"  # noqa: S108 - the board's tmpfs (Raspberry Pi OS, every 
 SAMPLER = "sampler"
 SAMPLE_INTERVAL_S = 1
 LOG_TAIL_CHARS = 2000
-LOCK_TTL_S = 60  # the board lock's life between two renewals (every poll); longer to apply
 CONNECT_TRIES = 3  # a board whose sshd restarts (after a dropped connection) gets a moment
 CONNECT_BACKOFF_S = 1.0  # the wait after the first failed try; it doubles after each
 LANE_GIVES_UP_AFTER = 3  # runs in a row that could not reach the board: skip the rest
+
+
+def longest_step_s() -> float:
+    """A lane's longest step between two renewals of its board's lock (devices.work): a poll
+    of the measurement, or the pause before the last try to connect. Applying a preset holds
+    it longer (apply_version)."""
+    return max(SAMPLE_INTERVAL_S, CONNECT_BACKOFF_S * 2 ** (CONNECT_TRIES - 2))
 
 
 def longest_run_s() -> float:
@@ -141,8 +141,8 @@ def apply_version(lane: Lane, version: PresetVersion, hold: work.Hold) -> Applic
             mode=lane.campaign.spec.get("apply_mode", Application.Mode.TRIAL),
             requested_by=lane.campaign.created_by,
         )
-    with hold.longer(apply.lock_ttl()):  # a reboot goes long between two renewals
-        return apply.apply_holding(application.pk, hold)
+    with hold.longer(work.lock_ttl(apply.longest_step_s())):  # a reboot goes long
+        return apply.apply_holding(application, hold)
 
 
 def leave_as_found(lane: Lane, hold: work.Hold) -> None:
@@ -225,7 +225,7 @@ class _Running:
 
     def alive(self) -> None:
         """Within a long step: the board's lock, and the lane's heartbeat that keeps the sweep
-        from taking the lane for dead (benchmarks.kinds)."""
+        from taking the lane for dead (devices.work)."""
         self.hold.renew()
         Lane.objects.filter(pk=self.lane.pk).update(heartbeat=timezone.now())
 

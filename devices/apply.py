@@ -8,17 +8,14 @@ on the board live in devices.apply_steps.
 
 import base64
 import logging
-from functools import partial
 
 from django.conf import settings
-from django.utils import timezone
 
 from devices import apply_steps as steps
-from devices import enqueue, presets, remote, retire, ssh, tasks, work
+from devices import presets, remote, ssh, tasks, work
 from devices.configtxt.validation import MAX_BYTES as MAX_CONFIG_BYTES
 from devices.credentials import CredentialError
-from devices.jobs import PROBE_OUTPUT_CAP, PROBE_TIMEOUT_S, mark_board, status_for
-from devices.locks import BoardBusy
+from devices.jobs import PROBE_OUTPUT_CAP, PROBE_TIMEOUT_S
 from devices.models import Application, Board, BoardTask, PresetVersion
 from devices.probe import PROBE_SCRIPT, ProbeError, parse_probe_output
 from devices.vcgencmd import throttle_summary
@@ -48,106 +45,41 @@ def reboot_deadline() -> float:
     return _seconds("PIFARM_REBOOT_DEADLINE", REBOOT_DEADLINE_S)
 
 
-def lock_ttl() -> float:
-    """Longest stretch between two lock renewals: one connect and one command, or one wait."""
-    one_step = 3 * settings.SSH_CONNECT_TIMEOUT + steps.COMMAND_TIMEOUT_S + ssh.KILL_GRACE_S
-    return max(reboot_deadline(), PROBE_TIMEOUT_S, one_step) + 60
-
-
-def job_timeout() -> float:
-    """RQ's limit for one application: the longest run (a trial, a roll-back with its reboot,
-    and every command at its deadline), with room to spare. Waiting for the board is not in
-    it: a job that finds the board busy ends at once and tries again later."""
+def job_longest_s() -> float:
+    """The longest an application runs: a trial, a roll-back with its reboot, and every
+    command at its deadline. Waiting for the board is not in it: a job that finds the board
+    busy ends at once and tries again later."""
     one_run = 2 * reboot_deadline() + 12 * steps.COMMAND_TIMEOUT_S
-    return 2 * one_run + 120
+    return 2 * one_run
 
 
-class _Stop(Exception):
-    """Ends the application. The outcome says what happened in plain words."""
-
-    def __init__(self, state: str, outcome: str, board_status=Board.Status.ONLINE, reason=""):
-        super().__init__(outcome)
-        self.state, self.outcome = state, outcome
-        self.board_status, self.reason = board_status, reason
+def longest_step_s() -> float:
+    """Its longest step between two renewals of the board's lock: a reboot, or a command."""
+    return max(reboot_deadline(), PROBE_TIMEOUT_S, steps.COMMAND_TIMEOUT_S)
 
 
-def apply_preset(application_id: int) -> None:
-    application = _claim(application_id)
-    if application is None:
-        return
-    try:
-        label = f"application {application.pk}"
-        with work.hold(application.board_id, ttl=lock_ttl(), label=label) as hold:
-            ended = _run(application, hold)
-    except BoardBusy:
-        _wait_for_board(application)
-        return
-    if ended in (State.VERIFIED, State.ROLLED_BACK):
-        # The board page's facts (config.txt, clocks) describe the board as it is now. Queued
-        # once the lock is released, so the probe finds the board free.
-        tasks.start(application.board, BoardTask.Kind.PROBE)
+def _stop(state: str, reason: str, board_status=Board.Status.ONLINE, board_reason="") -> work.Stop:
+    """Ends the application; the board answered unless board_status says otherwise."""
+    return work.Stop(state, reason, board_status=board_status, board_reason=board_reason)
 
 
-def apply_holding(application_id: int, hold: work.Hold) -> Application | None:
+def apply_preset(application: Application, hold: work.Hold) -> None:
+    """Apply with the board's lock held. Every way out raises work.Stop."""
+    application = Application.objects.select_related("board", "version__preset").get(
+        pk=application.pk
+    )
+    _Applying(application, hold).run()
+    raise AssertionError("every way out of _Applying.run raises work.Stop")
+
+
+def apply_holding(application: Application, hold: work.Hold) -> Application | None:
     """Apply from a job that holds the board's lock already (a campaign's run): the same
-    steps, record and outcomes as apply_preset. None if it was no longer queued."""
-    application = _claim(application_id)
-    if application is None:
-        return None
-    _run(application, hold)
-    application.refresh_from_db()
-    return application
-
-
-def _run(application: Application, hold: work.Hold) -> str:
-    """Apply with the board's lock held; the state it ended in."""
-    try:
-        _Applying(application, hold).run()
-    except _Stop as stop:
-        return _end(application, stop)
-    raise AssertionError("every way out of _Applying.run raises _Stop")
-
-
-def _wait_for_board(application: Application) -> None:
-    """Another job drives the board: give the worker back and try again later."""
-    if enqueue.wait_for_board(application, partial(presets.queue_application, application)):
-        return
-    _end(
-        application,
-        _Stop(
-            State.FAILED,
-            f"{application.board.name} was busy with other work for more than "
-            f"{enqueue.busy_wait_s():.0f} s, so nothing was changed. Start the application "
-            "again later.",
-            board_status=None,
-        ),
-    )
-
-
-def _claim(application_id: int) -> Application | None:
-    """Queued (or waiting) to running, once: a second delivery of the same job finds nothing
-    to do, and neither does a job whose board was retired (its record says so)."""
-    running = {"state": State.RUNNING, "started": timezone.now(), "step": WAITING, "next_try": None}
-    claimed = retire.claim(
-        Application.objects, application_id, running=running, reason_field="outcome"
-    )
-    if not claimed:
-        log.warning("application %s was not queued any more, or its board retired", application_id)
-        return None
-    return Application.objects.select_related("board", "version__preset").get(pk=application_id)
-
-
-def _end(application: Application, stop: _Stop) -> str:
-    log.info("application %s ended %s", application.pk, stop.state)
-    Application.objects.filter(pk=application.pk, state=State.RUNNING).update(
-        state=stop.state, outcome=stop.outcome, step="", finished=timezone.now()
-    )
-    mark_board(application.board_id, stop.board_status, stop.reason)
-    return stop.state
+    steps, record and outcomes as a job of its own. None if it was no longer queued."""
+    return work.perform_holding(APPLY, application.pk, hold)
 
 
 class _Applying:
-    """One run of one application. Every way out raises _Stop."""
+    """One run of one application. Every way out raises work.Stop."""
 
     def __init__(self, application: Application, hold: work.Hold):
         self.application = application
@@ -209,7 +141,7 @@ class _Applying:
     # ---- the run ------------------------------------------------------------------------
     def run(self) -> None:
         if self.board.status in (Board.Status.NEEDS_ATTENTION, Board.Status.MAINTENANCE):
-            raise _Stop(
+            raise _stop(
                 State.FAILED,
                 f"Nothing was changed: {self.board.name} is marked "
                 f"“{self.board.get_status_display()}”. Clear that first (re-probe it once it is "
@@ -220,10 +152,10 @@ class _Applying:
             self.prepare()
         except (ssh.SSHError, CredentialError, steps.StepError) as exc:
             # It answered but something misbehaved: nothing changed, the board is still up.
-            status = status_for(exc) or Board.Status.ONLINE
+            status = work.status_for(exc) or Board.Status.ONLINE
             reason = "" if status == Board.Status.ONLINE else str(exc)
-            raise _Stop(State.FAILED, f"Nothing was changed: {exc}", status, reason) from None
-        mark_board(self.board.pk, Board.Status.BUSY)
+            raise _stop(State.FAILED, f"Nothing was changed: {exc}", status, reason) from None
+        work.mark_board(self.board.pk, Board.Status.BUSY)
         try:
             self.run_trial() if self.trial else self.run_direct()
         finally:
@@ -314,7 +246,7 @@ class _Applying:
             self.roll_back(
                 f"{self.version} did not pass verification: {steps.failed_words(checks)}."
             )
-        raise _Stop(
+        raise _stop(
             State.VERIFIED,
             f"Applied {self.version}: config.txt written (the old one is kept on the board at "
             f"{self.backup_path} and in this record), rebooted, and every check passed: "
@@ -359,7 +291,7 @@ class _Applying:
         except ssh.HostKeyMismatch as exc:
             raise not_back(str(exc)) from None
 
-    def not_back_direct(self, last_error: str) -> _Stop:
+    def not_back_direct(self, last_error: str) -> work.Stop:
         reason = (
             f"The board did not come back within {reboot_deadline():.0f} s after rebooting "
             f"with {self.version} (last error: {last_error})."
@@ -371,7 +303,7 @@ class _Applying:
         )
         if self.governor_touched:
             todo += f", and {self.governor_undo_words()}"
-        return _Stop(
+        return _stop(
             State.NEEDS_ATTENTION,
             f"{reason} {todo}. Then probe the board in pifarm.",
             Board.Status.NEEDS_ATTENTION,
@@ -432,7 +364,7 @@ class _Applying:
             self.roll_back(
                 f"The trial boot of {self.version} passed, but committing it failed: {exc}."
             )
-        raise _Stop(
+        raise _stop(
             State.VERIFIED,
             f"Applied {self.version} after a trial boot that passed every check "
             f"({steps.passed_words(checks)}); then config.txt was written (the old one is kept on "
@@ -445,7 +377,7 @@ class _Applying:
             ),
         )
 
-    def not_back_trial(self, last_error: str) -> _Stop:
+    def not_back_trial(self, last_error: str) -> work.Stop:
         trial_file = steps.tryboot_path(self.config_path)
         reason = (
             f"The board did not come back within {reboot_deadline():.0f} s from a trial boot "
@@ -456,7 +388,7 @@ class _Applying:
             "power-cycle the board: it then starts with its old config.txt. Then delete "
             f"{trial_file} and probe the board in pifarm."
         )
-        return _Stop(
+        return _stop(
             State.NEEDS_ATTENTION,
             f"{reason} {todo}",
             Board.Status.NEEDS_ATTENTION,
@@ -511,7 +443,7 @@ class _Applying:
             self.restore_files()
             digest = steps.file_sha256(self.session, self.config_path)
         except (ssh.SSHError, steps.StepError, steps.NotBack) as exc:
-            raise _Stop(
+            raise _stop(
                 State.NEEDS_ATTENTION,
                 f"Applying {self.version} stopped before the reboot ({error}), and putting the "
                 f"old files back failed too ({exc}). {self.config_path} holds either the old "
@@ -523,7 +455,7 @@ class _Applying:
         if digest != steps.sha256(self.original):
             raise self.restore_failed(f"Applying {self.version} failed ({error}).",
                                       "config.txt does not match the old file")  # fmt: skip
-        raise _Stop(
+        raise _stop(
             State.FAILED,
             f"Nothing was changed: {error}. The board was not rebooted, and {self.config_path} "
             "was checked: it is the old file, byte for byte.",
@@ -559,7 +491,7 @@ class _Applying:
         self.record(verification={**self.checks, **restored})
         if not all(check["ok"] for check in restored.values()):
             raise self.restore_failed(why, f"after the restore, {steps.failed_words(restored)}")
-        raise _Stop(
+        raise _stop(
             State.ROLLED_BACK,
             f"{why} {self.restore_words(reboot)} The old settings are back: "
             f"{steps.passed_words(restored, prefix='after restore: ')}."
@@ -598,7 +530,7 @@ class _Applying:
             f"{throttle_summary(throttled)}): check its power supply and cooling."
         )
 
-    def restore_failed(self, why: str, problem: str) -> _Stop:
+    def restore_failed(self, why: str, problem: str) -> work.Stop:
         todo = (
             f"A person must check the board: {self.config_path} should be the old file "
             f"(in this record{self.backup_words()})"
@@ -607,7 +539,7 @@ class _Applying:
             todo += f", {self.governor_undo_words()}"
         if self.tryboot_written:
             todo += f", delete {steps.tryboot_path(self.config_path)}"
-        return _Stop(
+        return _stop(
             State.NEEDS_ATTENTION,
             f"{why} Rolling back did not finish: {problem}. {todo}; power-cycle it if it does "
             "not answer, then probe it in pifarm.",
@@ -616,24 +548,19 @@ class _Applying:
         )
 
 
-def application_crashed(job, connection, exc_type, exc_value, traceback) -> None:
-    """RQ failure callback: a job that raised (a bug, the job timeout, its worker killed and
-    found by the next worker's clean-up) still ends its row."""
-    application = (
-        Application.objects.filter(pk=job.args[0], state__in=Application.UNFINISHED)
-        .select_related("version__preset")
-        .first()
-    )
-    if application is not None:
-        end_interrupted(
-            application,
-            f"The job failed unexpectedly ({exc_type.__name__}{while_step(application)}); "
-            "see the worker log.",
-        )
-
-
 def while_step(application: Application) -> str:
     return f" while {application.step}" if application.step else ""
+
+
+def interrupted(application: Application, why: str, crash: str) -> int:
+    """Its job died: it raised (crash), or its worker or Redis went away (why)."""
+    application = Application.objects.select_related("version__preset").get(pk=application.pk)
+    if crash:
+        during = while_step(application)
+        cause = f"The job failed unexpectedly ({crash}{during}); see the worker log."
+    else:
+        cause = f"It stopped{while_step(application)}: {why}."
+    return end_interrupted(application, cause)
 
 
 def end_interrupted(application: Application, cause: str) -> bool:
@@ -647,25 +574,50 @@ def end_interrupted(application: Application, cause: str) -> bool:
     if touched:
         path = application.config_path or "config.txt"
         also = f" (also at {application.backup_path})" if application.backup_path else ""
-        outcome = (
+        reason = (
             f"{cause} It may have changed the board: check {path} against the old file in this "
             f"record{also}, then probe the board."
         )
     else:
-        outcome = f"{cause} Nothing was changed on the board."
-    ended = Application.objects.filter(pk=application.pk, state__in=Application.UNFINISHED).update(
-        state=State.NEEDS_ATTENTION if touched else State.FAILED,
-        outcome=outcome,
-        step="",
-        finished=timezone.now(),
-    )
-    if not ended:
+        reason = f"{cause} Nothing was changed on the board."
+    state = State.NEEDS_ATTENTION if touched else State.FAILED
+    if not work.end(application, state, reason, unfinished=True):
         return False
     if touched:
-        reason = f"applying {application.version} stopped unexpectedly; check config.txt"
-        mark_board(application.board_id, Board.Status.NEEDS_ATTENTION, reason)
+        why = f"applying {application.version} stopped unexpectedly; check config.txt"
+        work.mark_board(application.board_id, Board.Status.NEEDS_ATTENTION, why)
     else:
         Board.objects.filter(pk=application.board_id, status=Board.Status.BUSY).update(
             status=Board.Status.ONLINE, status_reason=""
         )
     return True
+
+
+def _after(application: Application) -> None:
+    """The board page's facts (config.txt, clocks) describe the board as it is now: probed
+    once the lock is released, so the probe finds the board free."""
+    if application.state in (State.VERIFIED, State.ROLLED_BACK):
+        tasks.start(application.board, BoardTask.Kind.PROBE)
+
+
+def _not_applied(application: Application) -> str:
+    return work.busy_reason(
+        application, "so nothing was changed. Start the application again later."
+    )
+
+
+APPLY = "apply"
+work.register(
+    work.Kind(
+        name=APPLY,
+        model=Application,
+        body="devices.apply.apply_preset",
+        longest_s=job_longest_s,
+        lock_step_s=longest_step_s,
+        busy_reason=_not_applied,
+        interrupted=interrupted,
+        untouched="Nothing was changed: ",
+        ended=_after,
+        claimed=lambda: {"step": WAITING},
+    )
+)

@@ -25,7 +25,8 @@ class DevicesConfig(AppConfig):
     verbose_name = "Boards"
 
     def ready(self):
-        from devices import checks, kinds  # noqa: F401 - registers deploy checks, work kinds
+        # Deploy checks, and the kinds of board work of devices (devices.work).
+        from devices import apply, checks, jobs  # noqa: F401
 
         if settings.EMBEDDED_REDIS and not _queue_free_command(sys.argv):
             from pifarm import embedded_redis

@@ -200,7 +200,66 @@ class FactSnapshot(models.Model):
         return f"{self.board} at {self.taken_at:%Y-%m-%d %H:%M}"
 
 
-class BoardTask(models.Model):
+class BoardWork(models.Model):
+    """Work that drives one board through an RQ job: a task, a preset application, a lane.
+
+    The row is the truth about the work, for the page that shows its progress; Redis only
+    carries its job. How every kind is queued, claimed, waits, ends and is swept:
+    devices.work. Each kind ends in its own END_STATES.
+    """
+
+    class State(models.TextChoices):
+        QUEUED = "queued", "queued"
+        WAITING = "waiting", "waiting for the board"
+        RUNNING = "running", "running"
+        DONE = "done", "done"
+        FAILED = "failed", "failed"
+        VERIFIED = "verified", "applied and verified"
+        ROLLED_BACK = "rolled_back", "verification failed, old config restored"
+        NEEDS_ATTENTION = "needs_attention", "needs attention"
+
+    UNFINISHED = (State.QUEUED, State.WAITING, State.RUNNING)
+    END_STATES: tuple[str, ...] = (State.DONE, State.FAILED)
+    # The sweep's time limits apply (devices.work): its rows say when they were created.
+    TIME_LIMITED = True
+
+    state = models.CharField(max_length=20, choices=State.choices, default=State.QUEUED)
+    step = models.CharField(max_length=200, blank=True)  # what it is doing now, for the page
+    reason = models.TextField(blank=True)  # why it ended as it did, in words
+    started = models.DateTimeField(null=True, blank=True)
+    # While another job drives the board: since when this one waits, and when it tries again.
+    waiting_since = models.DateTimeField(null=True, blank=True)
+    next_try = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+    # The RQ job carrying it now (its latest try): the stale sweep asks Redis whether it lives.
+    job_id = models.CharField(max_length=64, blank=True, editable=False)
+
+    class Meta:
+        abstract = True
+
+    @classmethod
+    def sweepable(cls, older_than, now):
+        """The unfinished rows whose job the sweep asks Redis about: those past the grace
+        that a new row's job gets to be queued, with a job to ask about (the time limits see
+        to the others)."""
+        unfinished = cls.objects.filter(state__in=cls.UNFINISHED, created__lt=older_than)
+        return unfinished.exclude(job_id="")
+
+    @property
+    def is_finished(self) -> bool:
+        return self.state not in self.UNFINISHED
+
+    @property
+    def waiting_words(self) -> str:
+        if self.state != self.State.WAITING:
+            return ""
+        when = ""
+        if self.next_try:
+            when = f"; next try at {timezone.localtime(self.next_try):%H:%M:%S}"
+        return f"waiting for {self.board.name}: another job is driving it{when}"
+
+
+class BoardTask(BoardWork):
     """One piece of background work on a board (fetch host key, probe, health check, prepare).
 
     The row is the source of truth for the page that shows its progress; Redis only
@@ -213,35 +272,15 @@ class BoardTask(models.Model):
         HEALTH = "health", "health check"
         PREPARE = "prepare", "prepare for benchmarks"
 
-    class State(models.TextChoices):
-        QUEUED = "queued", "queued"
-        RUNNING = "running", "running"
-        WAITING = "waiting", "waiting for the board"
-        DONE = "done", "done"
-        FAILED = "failed", "failed"
-
-    UNFINISHED = (State.QUEUED, State.WAITING, State.RUNNING)
-
     code = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     board = models.ForeignKey(Board, on_delete=models.PROTECT, related_name="tasks")
     kind = models.CharField(max_length=20, choices=Kind.choices)
-    state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
-    error = models.TextField(blank=True)
     snapshot = models.ForeignKey(FactSnapshot, null=True, blank=True, on_delete=models.PROTECT)
     created = models.DateTimeField(auto_now_add=True)
-    started = models.DateTimeField(null=True, blank=True)
-    # While another job drives the board: since when this one waits, and when it tries again.
-    waiting_since = models.DateTimeField(null=True, blank=True)
-    next_try = models.DateTimeField(null=True, blank=True)
-    finished = models.DateTimeField(null=True, blank=True)
-    # The RQ job carrying it now (its latest try): the stale sweep asks Redis whether it lives.
-    job_id = models.CharField(max_length=64, blank=True, editable=False)
-    # A prepare task: the benchmarks it was asked for (names), what it is doing now, the tail
-    # of apt's output (benchmarks.prepare caps it), and what it did, in words, once done.
+    # A prepare task: the benchmarks it was asked for (names) and the tail of apt's output
+    # (benchmarks.prepare caps it); its reason says what it did, in words, once done.
     benchmarks = models.JSONField(default=list, blank=True)
-    step = models.CharField(max_length=200, blank=True)
     log_tail = models.TextField(blank=True)
-    outcome = models.TextField(blank=True)
 
     class Meta:
         ordering = ["-created"]
@@ -256,14 +295,6 @@ class BoardTask(models.Model):
 
     def __str__(self):
         return f"{self.get_kind_display()} of {self.board} ({self.state})"
-
-    @property
-    def is_finished(self) -> bool:
-        return self.state in {self.State.DONE, self.State.FAILED}
-
-    @property
-    def waiting_words(self) -> str:
-        return _waiting_words(self.board, self.next_try) if self.state == self.State.WAITING else ""
 
     @property
     def duration_s(self) -> float | None:
@@ -366,23 +397,19 @@ class PresetVersion(models.Model):
         return reverse("devices:preset_version", args=[self.preset.code, self.number])
 
 
-class Application(models.Model):
+class Application(BoardWork):
     """Applying one preset version to one board: the record of what happened."""
 
     class Mode(models.TextChoices):
         TRIAL = "trial", "trial boot first (tryboot)"
         DIRECT = "direct", "write config.txt and reboot"
 
-    class State(models.TextChoices):
-        QUEUED = "queued", "queued"
-        WAITING = "waiting", "waiting for the board"
-        RUNNING = "running", "running"
-        VERIFIED = "verified", "applied and verified"
-        ROLLED_BACK = "rolled_back", "verification failed, old config restored"
-        FAILED = "failed", "failed, nothing changed"
-        NEEDS_ATTENTION = "needs_attention", "needs attention"
-
-    UNFINISHED = (State.QUEUED, State.WAITING, State.RUNNING)
+    END_STATES = (
+        BoardWork.State.VERIFIED,
+        BoardWork.State.ROLLED_BACK,
+        BoardWork.State.FAILED,
+        BoardWork.State.NEEDS_ATTENTION,
+    )
 
     code = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     board = models.ForeignKey(Board, on_delete=models.PROTECT, related_name="applications")
@@ -390,9 +417,6 @@ class Application(models.Model):
         PresetVersion, on_delete=models.PROTECT, related_name="applications"
     )
     mode = models.CharField(max_length=10, choices=Mode.choices, default=Mode.TRIAL)
-    state = models.CharField(max_length=20, choices=State.choices, default=State.QUEUED)
-    step = models.CharField(max_length=120, blank=True)  # what it is doing now, for the page
-    outcome = models.TextField(blank=True)
     # {"arm_freq": {"wanted": "900", "got": "900", "ok": true}, "governor": ..., ...}
     verification = models.JSONField(default=dict, blank=True)
     governor_method = models.CharField(max_length=120, blank=True)
@@ -403,11 +427,6 @@ class Application(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
     created = models.DateTimeField(auto_now_add=True)
-    started = models.DateTimeField(null=True, blank=True)
-    waiting_since = models.DateTimeField(null=True, blank=True)  # as on BoardTask
-    next_try = models.DateTimeField(null=True, blank=True)
-    finished = models.DateTimeField(null=True, blank=True)
-    job_id = models.CharField(max_length=64, blank=True, editable=False)  # as on BoardTask
 
     class Meta:
         ordering = ["-created"]
@@ -431,16 +450,3 @@ class Application(models.Model):
 
     def get_absolute_url(self):
         return reverse("devices:application", args=[self.code])
-
-    @property
-    def is_finished(self) -> bool:
-        return self.state not in self.UNFINISHED
-
-    @property
-    def waiting_words(self) -> str:
-        return _waiting_words(self.board, self.next_try) if self.state == self.State.WAITING else ""
-
-
-def _waiting_words(board: Board, next_try) -> str:
-    when = f"; next try at {timezone.localtime(next_try):%H:%M:%S}" if next_try else ""
-    return f"waiting for {board.name}: another job is driving it{when}"

@@ -5,13 +5,12 @@ clone, a board's config.txt), so no stored version holds what a page or a board 
 """
 
 from dataclasses import dataclass
-from datetime import datetime
 
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from devices import configtxt, enqueue
+from devices import configtxt, work
 from devices.configtxt.board_checks import underclock_warnings
 from devices.configtxt.parsing import leading_int
 from devices.configtxt.rules import FAMILIES, FAMILY_NAMES, rule_for
@@ -336,27 +335,5 @@ def start_application(board: Board, version: PresetVersion, mode: str, user=None
         if unfinished is None:
             raise
         raise AlreadyApplying(board, unfinished) from None
-    queue_application(application)
+    work.queue(application)
     return application
-
-
-def queue_application(application: Application, at: datetime | None = None) -> None:
-    from devices import apply  # the SSH stack loads only where work runs
-
-    enqueue.on_board_queue(
-        application,
-        apply.apply_preset,
-        job_timeout=apply.job_timeout(),
-        on_failure=apply.application_crashed,
-        unqueued=lambda reason: _unqueued(application, reason),
-        at=at,
-    )
-
-
-def _unqueued(application: Application, reason: str) -> None:
-    Application.objects.filter(pk=application.pk, state__in=Application.UNFINISHED).update(
-        state=Application.State.FAILED,
-        outcome=f"Nothing was changed: {reason}.",
-        step="",
-        finished=timezone.now(),
-    )

@@ -3,18 +3,16 @@
 Removal and the jobs meet on the board's row. Removal looks for work and retires the board
 while it holds a lock on that row (select_for_update), and a job claims its record under the
 same lock. So they cannot cross: either removal sees the claimed record and is refused, or the
-job finds the board retired and ends its record without connecting.
+job finds the board retired and ends its record without connecting (devices.work.claim).
 """
 
 from django.db import transaction
-from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from devices.models import Application, Board, BoardTask
 
-QUEUED, WAITING, FAILED = "queued", "waiting", "failed"  # the same in tasks and applications
 WORK_LISTED = 5  # in the refusal to remove a board
 
 
@@ -70,29 +68,6 @@ def restore(board: Board) -> None:
                 "before restoring this one."
             )
         Board.objects.filter(pk=board.pk).update(retired=None, retired_by=None)
-
-
-def claim(records: QuerySet, pk: int, *, running: dict, reason_field: str) -> bool:
-    """Move a board's task or application from queued (or waiting) to running, once, and only
-    while its board is in service. A record whose board was retired ends failed, saying so."""
-    with transaction.atomic():
-        board_id = records.filter(pk=pk).values_list("board", flat=True).first()
-        if board_id is None:
-            return False
-        queued = records.filter(pk=pk, state__in=[QUEUED, WAITING])
-        if Board.objects.in_service().select_for_update().filter(pk=board_id).exists():
-            return bool(queued.update(**running))
-        reason = retired_reason(Board.objects.get(pk=board_id))
-        queued.update(state=FAILED, finished=timezone.now(), **{reason_field: reason})
-        return False
-
-
-def retired_reason(board: Board) -> str:
-    when = timezone.localtime(board.retired)
-    return (
-        f"Nothing was done: {board.name} was retired on {when:%Y-%m-%d %H:%M} before this "
-        "started. An admin can restore it."
-    )
 
 
 def still_working_message(busy: StillWorking) -> SafeString:

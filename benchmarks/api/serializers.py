@@ -145,7 +145,7 @@ class LaneSerializer(serializers.ModelSerializer):
     peer = serializers.CharField(source="peer_name")
     step = RedactedText()
     log_tail = RedactedText()
-    error = RedactedText()
+    error = RedactedText(source="reason")  # why the lane ended failed
     runs_total = serializers.IntegerField()
     runs_ended = serializers.IntegerField()
     eta_s = serializers.FloatField(allow_null=True)

@@ -178,7 +178,7 @@ def _lane_status(item: progress.LaneProgress) -> dict:
         "label": lane.get_state_display(),
         "step": lane.step,
         "log_tail": lane.log_tail,
-        "error": lane.error,
+        "error": lane.reason,
         "runs": f"{item.ended}/{item.total}",
         "eta": progress.duration_words(item.eta_s),
     }

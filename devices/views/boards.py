@@ -37,10 +37,10 @@ def refuse_retired(request, board: Board):
 def say_if_not_queued(request, started: list[BoardTask]) -> None:
     """Work that could not be queued (unknown queue, Redis down) has failed already: say why."""
     for task in started:
-        task.refresh_from_db(fields=["state", "error"])
+        task.refresh_from_db(fields=["state", "reason"])
         if task.state == BoardTask.State.FAILED:
             kind = task.get_kind_display().capitalize()
-            messages.error(request, f"{kind} of {task.board.name} did not start: {task.error}")
+            messages.error(request, f"{kind} of {task.board.name} did not start: {task.reason}")
 
 
 @permission_required("devices.view_board")
@@ -234,9 +234,9 @@ def restore_stock(request, code):
     except presets.AlreadyApplying as exc:  # a button pressed twice: show the first one
         messages.error(request, str(exc))
         return redirect(exc.unfinished)
-    application.refresh_from_db(fields=["state", "outcome"])
+    application.refresh_from_db(fields=["state", "reason"])
     if application.state == Application.State.FAILED:  # it could not be queued
-        messages.error(request, f"{board.name}: {application.outcome}")
+        messages.error(request, f"{board.name}: {application.reason}")
     else:
         messages.success(request, f"Restoring stock on {board.name}: applying {version}.")
     return redirect(application)
@@ -263,13 +263,11 @@ def task_status(request, code):
         "state": task.state,
         "label": task.get_state_display(),
         "kind": task.get_kind_display(),
-        "error": task.error,
+        "reason": task.reason,
         "waiting": task.waiting_words,
         "finished": task.is_finished,
         "duration_s": task.duration_s,
     }
     if task.kind == BoardTask.Kind.PREPARE:  # and its progress
-        data.update(
-            benchmarks=task.benchmarks, step=task.step, log_tail=task.log_tail, outcome=task.outcome
-        )
+        data.update(benchmarks=task.benchmarks, step=task.step, log_tail=task.log_tail)
     return json_response(data)

@@ -273,9 +273,9 @@ def _start_applications(request, version, data) -> tuple[list, list]:
                 messages.error(request, str(exc))
                 refused.append(exc.unfinished)
     for application in started:
-        application.refresh_from_db(fields=["state", "outcome"])
+        application.refresh_from_db(fields=["state", "reason"])
         if application.state == Application.State.FAILED:  # it could not be queued
-            messages.error(request, f"{application.board.name}: {application.outcome}")
+            messages.error(request, f"{application.board.name}: {application.reason}")
     queued = [a for a in started if a.state != Application.State.FAILED]
     return queued, refused
 
@@ -305,7 +305,7 @@ def application_status(request, code):
             "label": application.get_state_display(),
             "step": application.waiting_words or application.step,
             "waiting": application.waiting_words,
-            "outcome": application.outcome,
+            "outcome": application.reason,
             "finished": application.is_finished,
             "verification": application.verification,
         }

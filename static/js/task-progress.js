@@ -1,5 +1,5 @@
 // Polls a background task until it finishes, updating its state in place (and a prepare
-// task's step, outcome and apt output); then swaps in the refreshed block (data-refresh-url)
+// task's step and apt output); then swaps in the refreshed block (data-refresh-url)
 // or reloads the page (data-reload).
 (function () {
   "use strict";
@@ -8,10 +8,9 @@
 
   function watch(box) {
     const stateEl = box.querySelector(".task-state");
-    const errorEl = box.querySelector(".task-error");
+    const reasonEl = box.querySelector(".task-reason");
     const waitingEl = box.querySelector(".task-waiting");
     const stepEl = box.querySelector(".task-step");
-    const outcomeEl = box.querySelector(".task-outcome");
     const logEl = box.querySelector(".task-log");
     async function poll() {
       let data;
@@ -26,13 +25,10 @@
       }
       stateEl.textContent = data.label + (data.duration_s ? " in " + data.duration_s.toFixed(1) + " s" : "");
       stateEl.className = "task-state state-" + data.state;
-      errorEl.textContent = data.error;
+      reasonEl.textContent = data.reason;
+      reasonEl.className = "task-reason reason-" + data.state;
       waitingEl.textContent = data.waiting;
       if (stepEl) stepEl.textContent = data.step;
-      if (outcomeEl) {
-        outcomeEl.textContent = data.outcome;
-        outcomeEl.hidden = !data.outcome;
-      }
       if (logEl) logTail.show(logEl, data.log_tail);
       if (!data.finished) {
         setTimeout(poll, POLL_MS);

@@ -52,7 +52,7 @@ def lab():
         peer_board=peer,
         step=f"connecting to {USERNAME}@{PEER_HOST}:22",
         log_tail=f"Connecting to host {BOARD_IP}, port 5201\n[  5] local {CONTROLLER_IP}",
-        error=f"{USERNAME}@{PEER_HOST}:22 closed the connection after the key exchange",
+        reason=f"{USERNAME}@{PEER_HOST}:22 closed the connection after the key exchange",
     )
     done, failed = campaign.runs.order_by("sequence")
     end = timezone.now() - timedelta(minutes=1)

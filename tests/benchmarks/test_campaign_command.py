@@ -232,7 +232,7 @@ def test_an_adaptive_campaign_is_followed_to_its_last_trial(pisim_farm, start_wo
 
 def test_a_start_warns_as_the_preview_does(tmp_path, monkeypatch):
     """An "as is" board not at stock (never probed: unknown) is said at the start."""
-    monkeypatch.setattr("benchmarks.jobs.queue_lane", lambda lane: None)
+    monkeypatch.setattr("devices.work.queue", lambda lane: None)
     make_board("bench-unprobed")
     spec = tmp_path / "spec.json"
     spec.write_text(json.dumps({"name": "x", "boards": ["bench-unprobed"],

@@ -55,7 +55,7 @@ def presets_in_turn(order) -> list[str]:
 def test_rounds_alternate_their_order_and_each_board_starts_with_another_preset(
     boards, fast, monkeypatch
 ):
-    monkeypatch.setattr("benchmarks.jobs.queue_lane", lambda lane: None)
+    monkeypatch.setattr("devices.work.queue", lambda lane: None)
     campaign = campaigns.start(spec(boards, fast))
     first, second = (lane_order(campaign, board) for board in boards)
     # A B | B A | A B on the first board; B A | A B | B A on the second.
@@ -82,7 +82,7 @@ def test_the_preset_rounds_reverse_every_other_round():
 
 
 def test_one_preset_keeps_the_order_the_spec_asks_for(boards, fast, monkeypatch):
-    monkeypatch.setattr("benchmarks.jobs.queue_lane", lambda lane: None)
+    monkeypatch.setattr("devices.work.queue", lambda lane: None)
     campaign = campaigns.start(spec(boards[:1], fast, presets=[fast], order="grouped"))
     assert [(benchmark, repetition) for _, benchmark, repetition in
             lane_order(campaign, boards[0])] == [
@@ -107,7 +107,7 @@ def test_keep_is_a_yes_or_no(boards, fast):
 
 
 def test_a_board_in_a_campaign_that_has_not_ended_is_warned_of(boards, fast, monkeypatch):
-    monkeypatch.setattr("benchmarks.jobs.queue_lane", lambda lane: None)
+    monkeypatch.setattr("devices.work.queue", lambda lane: None)
     campaigns.start(spec(boards[:1], fast, name="first"))
     found = campaigns.warnings(campaigns.check(spec(boards, fast, name="second")))
     assert found[0].startswith("bench-1 is in “first”, which has not ended: their runs take turns")

@@ -12,7 +12,6 @@ from django.utils import timezone
 from rq.job import Job
 
 from benchmarks import campaigns
-from benchmarks.kinds import HEARTBEAT_STALE_S
 from benchmarks.models import Campaign, CustomBenchmark, Lane, Run
 from devices.locks import is_locked
 from devices.management.commands.healthcheck import fail_stale_tasks
@@ -60,7 +59,7 @@ def as_if_long_dead(lane: Lane) -> None:
     """What time does for a dead lane job: its heartbeat goes stale, the campaign is past
     the grace the sweep gives new work."""
     Lane.objects.filter(pk=lane.pk).update(
-        heartbeat=timezone.now() - timedelta(seconds=2 * HEARTBEAT_STALE_S)
+        heartbeat=timezone.now() - timedelta(seconds=2 * Lane.HEARTBEAT_STALE_S)
     )
     Campaign.objects.filter(pk=lane.campaign_id).update(created=F("created") - 2 * JOB_GRACE)
 

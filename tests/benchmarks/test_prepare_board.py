@@ -39,8 +39,8 @@ def test_prepare_installs_what_a_benchmark_lacks_and_its_run_then_works(
     node = pisim_node_factory(faults=Faults(missing_tools=("sysbench",)))
     board = register_node(node)
     task = prepare(board, run_jobs, "sysbench-cpu", "sha1sum")
-    assert task.state == BoardTask.State.DONE, task.error
-    assert task.outcome == "installed sysbench; every tool of sysbench-cpu, sha1sum is there now"
+    assert task.state == BoardTask.State.DONE, task.reason
+    assert task.reason == "installed sysbench; every tool of sysbench-cpu, sha1sum is there now"
     assert "Setting up sysbench" in task.log_tail
     assert found(node, "sysbench")
     assert task.snapshot.facts["tools"]["sysbench"] is True  # the board's page shows it now
@@ -63,8 +63,8 @@ def test_nothing_missing_ends_done_at_once_without_apt(pisim_node_factory, run_j
     node = pisim_node_factory()
     sudo_wants_a_password(node)  # so apt, had it run, would have failed the task
     task = prepare(register_node(node), run_jobs, "sysbench-cpu")
-    assert task.state == BoardTask.State.DONE, task.error
-    assert task.outcome == "nothing to install: every tool of sysbench-cpu is there"
+    assert task.state == BoardTask.State.DONE, task.reason
+    assert task.reason == "nothing to install: every tool of sysbench-cpu is there"
     assert task.log_tail == ""
 
 
@@ -74,8 +74,8 @@ def test_a_package_apt_cannot_find_fails_with_apts_words(pisim_node_factory, run
     monkeypatch.setitem(catalog.BUILT_IN, "sysbench-cpu", unknown)
     task = prepare(register_node(node), run_jobs, "sysbench-cpu")
     assert task.state == BoardTask.State.FAILED
-    assert "apt-get failed (exit status 100)" in task.error
-    assert "E: Unable to locate package no-such-pkg" in task.error
+    assert "apt-get failed (exit status 100)" in task.reason
+    assert "E: Unable to locate package no-such-pkg" in task.reason
     assert not found(node, "sysbench")
 
 
@@ -87,7 +87,7 @@ def test_a_catalog_package_that_is_no_package_name_never_reaches_apt(
     monkeypatch.setitem(catalog.BUILT_IN, "sysbench-cpu", option)
     task = prepare(register_node(node), run_jobs, "sysbench-cpu")
     assert task.state == BoardTask.State.FAILED
-    assert task.error == "not a Debian package name: '--reinstall'"
+    assert task.reason == "not a Debian package name: '--reinstall'"
     assert task.log_tail == ""
 
 
@@ -96,7 +96,7 @@ def test_a_sudo_that_wants_a_password_fails_with_its_words(pisim_node_factory, r
     sudo_wants_a_password(node)
     task = prepare(register_node(node), run_jobs, "sysbench-cpu")
     assert task.state == BoardTask.State.FAILED
-    assert "sudo: a password is required" in task.error
+    assert "sudo: a password is required" in task.reason
     assert "sudo: a password is required" in task.log_tail
 
 

@@ -72,7 +72,7 @@ def test_every_page_runs_under_the_policy_without_a_complaint(
     page, live_server, staff, redis_queue, problems
 ):
     board, preset, application = lab_with_one_of_everything()
-    job = redis_queue.enqueue("devices.jobs.probe_board", 0)  # waits: no worker in this test
+    job = redis_queue.enqueue("devices.work.perform", "probe", 0)  # waits: no worker in this test
     log_in(page, live_server, staff)
     for path in pifarm_pages(board, preset, application) + admin_pages(board, job.id):
         response = page.goto(live_server.url + path)
@@ -86,7 +86,7 @@ def test_the_admin_and_the_rq_dashboard_still_work_under_the_policy(
     page, live_server, staff, redis_queue, problems
 ):
     make_board(name="csp-pi")
-    job = redis_queue.enqueue("devices.jobs.probe_board", 0)  # waits: no worker in this test
+    job = redis_queue.enqueue("devices.work.perform", "probe", 0)  # waits: no worker in this test
     log_in(page, live_server, staff)
 
     page.goto(live_server.url + reverse("admin:devices_board_changelist"))

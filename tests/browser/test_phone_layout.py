@@ -26,7 +26,7 @@ def rolled_back(board, version) -> Application:
         board=board,
         version=version,
         state=Application.State.ROLLED_BACK,
-        outcome="arm_freq read back as 1500, not 1800: the old config.txt was restored.",
+        reason="arm_freq read back as 1500, not 1800: the old config.txt was restored.",
         verification={
             "arm_freq": {"wanted": "1800", "got": "1500", "ok": False},
             "after restore: config.txt sha256": {"wanted": SHA256, "got": SHA256, "ok": True},

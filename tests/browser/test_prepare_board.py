@@ -35,7 +35,7 @@ def test_prepare_a_board_and_follow_apt_live(
     task = page.locator(".task")
     expect(task.locator(".task-log")).to_contain_text("Setting up sysbench", timeout=60_000)
     expect(task.locator(".task-state")).to_contain_text("done", timeout=60_000)
-    expect(task.locator(".task-outcome")).to_have_text(
+    expect(task.locator(".task-reason")).to_have_text(
         "installed sysbench; every tool of sysbench-cpu is there now"
     )
     screenshot(page, "board-prepared")

@@ -22,4 +22,4 @@ def test_an_acknowledged_boot_option_is_applied(pisim_node_factory, run_jobs):
 
     application = apply_now(board, version, Application.Mode.TRIAL, run_jobs)
 
-    assert application.state == Application.State.VERIFIED, application.outcome
+    assert application.state == Application.State.VERIFIED, application.reason

@@ -58,7 +58,7 @@ def test_a_trial_boot_is_verified_then_committed(pisim_node_factory, run_jobs, f
 
     application = apply_now(board, version, Application.Mode.TRIAL, run_jobs)
 
-    assert application.state == State.VERIFIED, application.outcome
+    assert application.state == State.VERIFIED, application.reason
     checks = application.verification
     assert_all_ok(checks)
     assert {"arm_freq", "arm_freq_min", "governor", "arm_clock_mhz", "throttled"} <= set(checks)
@@ -74,7 +74,7 @@ def test_a_trial_boot_is_verified_then_committed(pisim_node_factory, run_jobs, f
     assert node.read_file("/etc/default/cpu_governor") == b"CPU_DEFAULT_GOVERNOR=performance\n"
     assert "raspi-config" in application.governor_method
     assert application.started < application.finished
-    assert "after a trial boot that passed every check" in application.outcome
+    assert "after a trial boot that passed every check" in application.reason
     assert board.status == Board.Status.ONLINE
     assert board.applications.filter(state=State.VERIFIED).latest("finished") == application
 
@@ -96,7 +96,7 @@ def test_direct_mode_writes_config_txt_reboots_once_and_verifies(
 
     application = apply_now(board, version, Application.Mode.DIRECT, run_jobs)
 
-    assert application.state == State.VERIFIED, application.outcome
+    assert application.state == State.VERIFIED, application.reason
     assert_all_ok(application.verification)
     assert set(application.verification) == {"arm_freq", "arm_clock_mhz", "throttled"}
     assert application.verification["arm_freq"] == {"wanted": "1300", "got": "1300", "ok": True}
@@ -122,9 +122,9 @@ def test_a_preset_the_board_cannot_boot_needs_attention_within_the_deadline(
     application = apply_now(board, version, Application.Mode.DIRECT, run_jobs)
 
     assert time.monotonic() - started < 6 + 15  # the deadline, one last connect, probe, write
-    assert application.state == State.NEEDS_ATTENTION, application.outcome
+    assert application.state == State.NEEDS_ATTENTION, application.reason
     assert node.state == "hung"
-    outcome = application.outcome
+    outcome = application.reason
     assert "did not come back within 6 s" in outcome
     assert "power-cycle" in outcome
     assert application.backup_path and application.backup_path in outcome
@@ -147,10 +147,10 @@ def test_a_trial_boot_that_hangs_without_a_watchdog_says_a_power_cycle_is_enough
 
     application = apply_now(board, make_version({"arm_freq": "2000"}), "trial", run_jobs)
 
-    assert application.state == State.NEEDS_ATTENTION, application.outcome
-    assert "did not come back within 5 s from a trial boot" in application.outcome
-    assert "power-cycle the board: it then starts with its old config.txt" in application.outcome
-    assert "/boot/firmware/tryboot.txt" in application.outcome
+    assert application.state == State.NEEDS_ATTENTION, application.reason
+    assert "did not come back within 5 s from a trial boot" in application.reason
+    assert "power-cycle the board: it then starts with its old config.txt" in application.reason
+    assert "/boot/firmware/tryboot.txt" in application.reason
     assert board.status == Board.Status.NEEDS_ATTENTION
     assert node.read_file(PI4_CONFIG) == old  # untouched by a trial
     node.power_cycle()  # what the person does
@@ -168,8 +168,8 @@ def test_the_trial_boot_recovers_the_same_preset_by_itself(pisim_node_factory, r
 
     application = apply_now(board, version, Application.Mode.TRIAL, run_jobs)
 
-    assert application.state == State.ROLLED_BACK, application.outcome
-    assert "booted its old config.txt by itself" in application.outcome
+    assert application.state == State.ROLLED_BACK, application.reason
+    assert "booted its old config.txt by itself" in application.reason
     checks = application.verification
     assert checks["trial boot (tryboot flag)"]["ok"] is False
     assert_all_ok({name: c for name, c in checks.items() if name.startswith("after restore")})
@@ -192,7 +192,7 @@ def test_a_board_that_comes_back_throttled_is_rolled_back_to_the_identical_file(
 
     application = apply_now(board, version, Application.Mode.DIRECT, run_jobs)
 
-    assert application.state == State.ROLLED_BACK, application.outcome
+    assert application.state == State.ROLLED_BACK, application.reason
     checks = application.verification
     assert checks["throttled"] == {
         "wanted": "0x0",
@@ -208,7 +208,7 @@ def test_a_board_that_comes_back_throttled_is_rolled_back_to_the_identical_file(
     assert node.boot_count == boots + 2
     assert node.booted_config["arm_freq"] == 1800
     assert node.booted["governor"] == "ondemand"
-    outcome = application.outcome
+    outcome = application.reason
     assert "did not pass verification" in outcome and "throttled" in outcome
     assert "byte-identical" in outcome and "still reports throttling" in outcome
     assert board.status == Board.Status.ONLINE
@@ -225,7 +225,7 @@ def test_a_trial_with_a_setting_the_firmware_does_not_honour_falls_back(
 
     application = apply_now(board, version, Application.Mode.TRIAL, run_jobs)
 
-    assert application.state == State.ROLLED_BACK, application.outcome
+    assert application.state == State.ROLLED_BACK, application.reason
     checks = application.verification
     assert checks["temp_limit"] == {"wanted": "90", "got": "85", "ok": False}
     assert checks["after restore: config.txt sha256"]["ok"]
@@ -233,7 +233,7 @@ def test_a_trial_with_a_setting_the_firmware_does_not_honour_falls_back(
     assert not exists(node, "/boot/firmware/tryboot.txt")
     assert node.boot_count == boots + 2  # the trial, then a normal boot to leave it
     assert node.booted["tryboot"] is False
-    assert "config.txt was never changed" in application.outcome
+    assert "config.txt was never changed" in application.reason
     assert board.status == Board.Status.ONLINE
 
 
@@ -252,7 +252,7 @@ def test_stock_removes_pifarms_block_through_the_same_write_reboot_verify_and_ro
     # A failed verification puts the overclocked file back, byte for byte.
     node.set_faults(Faults(throttled_after_boot=0x50005))
     refused = apply_now(board, stock, Application.Mode.DIRECT, run_jobs)
-    assert refused.state == State.ROLLED_BACK, refused.outcome
+    assert refused.state == State.ROLLED_BACK, refused.reason
     assert node.read_file(PI4_CONFIG) == overclocked
     assert node.booted["governor"] == "performance"
     assert_all_ok({name: c for name, c in refused.verification.items() if "restore" in name})
@@ -263,7 +263,7 @@ def test_stock_removes_pifarms_block_through_the_same_write_reboot_verify_and_ro
     node.wait_ssh(timeout=15)
     application = apply_now(board, stock, Application.Mode.TRIAL, run_jobs)
 
-    assert application.state == State.VERIFIED, application.outcome
+    assert application.state == State.VERIFIED, application.reason
     assert_all_ok(application.verification)
     assert set(application.verification) == {
         "trial boot (tryboot flag)", "governor", "arm_clock_mhz", "throttled"
@@ -320,9 +320,9 @@ def test_sshd_killed_during_the_write_leaves_the_old_or_the_new_file(
     assert seen <= {old, new}
     assert node.read_file(PI3_CONFIG) == old
     assert not list(boot_dir.glob(".pifarm-tmp.*"))
-    assert application.state == State.FAILED, application.outcome
-    assert application.outcome.startswith("Nothing was changed")
-    assert "byte for byte" in application.outcome
+    assert application.state == State.FAILED, application.reason
+    assert application.reason.startswith("Nothing was changed")
+    assert "byte for byte" in application.reason
     assert board.status == Board.Status.ONLINE
 
 
@@ -338,8 +338,8 @@ def test_sshd_killed_after_config_txt_was_replaced_puts_everything_back(
     with sshd_killed_when(node, defaults):  # config.txt is written first, then this file
         application = apply_now(board, version, Application.Mode.DIRECT, run_jobs)
 
-    assert application.state == State.FAILED, application.outcome
-    assert application.outcome.startswith("Nothing was changed")
+    assert application.state == State.FAILED, application.reason
+    assert application.reason.startswith("Nothing was changed")
     assert application.backup_path  # config.txt had been replaced before the kill
     assert node.read_file(PI4_CONFIG) == old
     assert not exists(node, "/etc/default/cpu_governor")
@@ -409,7 +409,7 @@ def test_work_for_a_busy_board_waits_without_holding_a_worker(
                 break
             time.sleep(0.05)
 
-    assert application.state == State.VERIFIED, application.outcome
+    assert application.state == State.VERIFIED, application.reason
     assert probe_idle.state == probe_busy.state == BoardTask.State.DONE
     assert probe_idle.finished < application.finished  # it did not wait behind the busy board
     assert (probe_idle.finished - probe_idle.created).total_seconds() < 5
@@ -433,8 +433,8 @@ def test_a_preset_that_does_not_suit_the_board_changes_nothing(pisim_farm, run_j
     application = apply_now(board, version, Application.Mode.TRIAL, run_jobs)
 
     assert application.state == State.FAILED
-    assert application.outcome.startswith("Nothing was changed")
-    assert "does not suit this board" in application.outcome
+    assert application.reason.startswith("Nothing was changed")
+    assert "does not suit this board" in application.reason
     assert application.backup_path == ""
     assert node.read_file(PI4_CONFIG) == old
     assert node.boot_count == boots
@@ -450,8 +450,8 @@ def test_an_unreachable_board_fails_and_is_marked_offline(pisim_node_factory, ru
     application = apply_now(board, make_version({"arm_freq": "1700"}), "trial", run_jobs)
 
     assert application.state == State.FAILED
-    assert "Nothing was changed" in application.outcome
-    assert "did not answer within 2 s" in application.outcome
+    assert "Nothing was changed" in application.reason
+    assert "did not answer within 2 s" in application.reason
     assert board.status == Board.Status.OFFLINE
 
 
@@ -468,8 +468,8 @@ def test_a_job_that_crashes_after_writing_ends_its_application_needing_attention
     application = apply_now(board, make_version({"arm_freq": "1700"}), "trial", run_jobs)
 
     assert application.state == State.NEEDS_ATTENTION  # it was past the steps that change nothing
-    assert "failed unexpectedly (RuntimeError while writing config.txt)" in application.outcome
-    assert "It may have changed the board" in application.outcome
+    assert "failed unexpectedly (RuntimeError while writing config.txt)" in application.reason
+    assert "It may have changed the board" in application.reason
     assert application.finished is not None
     assert board.status == Board.Status.NEEDS_ATTENTION
 
@@ -481,7 +481,7 @@ def test_an_application_runs_once(redis_queue, monkeypatch):
     )
     monkeypatch.setattr(apply.work, "hold", pytest.fail)
 
-    apply.apply_preset(application.pk)  # a second delivery of a finished job does nothing
+    apply.work.perform("apply", application.pk)  # a second delivery of a finished job does nothing
 
     application.refresh_from_db()
     assert application.state == State.VERIFIED

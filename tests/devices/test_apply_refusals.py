@@ -20,7 +20,7 @@ def test_a_board_a_person_must_look_at_is_left_alone(status, run_jobs):
     application.refresh_from_db()
     board.refresh_from_db()
     assert application.state == Application.State.FAILED
-    assert application.outcome.startswith("Nothing was changed")
+    assert application.reason.startswith("Nothing was changed")
     assert board.status == status
     assert board.status_reason == "backup at /boot/config.txt.bak"  # nothing lost
     assert Board.objects.get(pk=board.pk).status != Board.Status.BUSY

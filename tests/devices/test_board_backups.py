@@ -45,7 +45,7 @@ def test_an_application_keeps_the_last_backups_on_the_board_and_says_so(
     run_jobs()
     application.refresh_from_db()
 
-    assert application.state == Application.State.VERIFIED, application.outcome
+    assert application.state == Application.State.VERIFIED, application.reason
     assert node.read_file(application.backup_path) == old
     assert [exists(node, path) for path in older] == [False, False, True]  # the newest two stay
     for path in not_ours:

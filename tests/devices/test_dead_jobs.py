@@ -18,7 +18,7 @@ from django.utils import timezone
 from rq.job import Job, JobStatus
 from rq.registry import StartedJobRegistry
 
-from devices import locks, presets, tasks
+from devices import locks, presets, tasks, work
 from devices.management.commands.healthcheck import fail_stale_tasks
 from devices.models import Application, Board, BoardTask, Preset
 from devices.work import JOB_GRACE
@@ -75,7 +75,8 @@ def test_a_task_whose_work_horse_was_killed_fails_at_the_next_sweep(hanging_prob
     task.refresh_from_db()
     assert task.state == BoardTask.State.FAILED
     assert (
-        task.error == "its job ended as failed in the job queue before finishing it; start it again"
+        task.reason
+        == "its job ended as failed in the job queue before finishing it; start it again"
     )
     assert task.finished is not None
 
@@ -96,7 +97,7 @@ def test_a_task_whose_whole_worker_was_killed_fails_once_the_worker_is_gone(hang
 
     task.refresh_from_db()
     assert task.state == BoardTask.State.FAILED
-    assert task.error == (
+    assert task.reason == (
         f"its worker {job.worker_name} stopped (killed, or its machine went down); start it again"
     )
 
@@ -129,11 +130,11 @@ def assert_needs_attention(application, cause: str):
     application.refresh_from_db()
     assert application.state == State.NEEDS_ATTENTION
     assert application.get_state_display() == "needs attention"
-    assert application.outcome.startswith(cause), application.outcome
+    assert application.reason.startswith(cause), application.reason
     assert (
         f"It may have changed the board: check {PI4_CONFIG} against the old file in this record "
         f"(also at {application.backup_path}), then probe the board."
-    ) in application.outcome
+    ) in application.reason
     assert application.step == "" and application.finished is not None
     board = Board.objects.get(pk=application.board_id)
     assert board.status == Board.Status.NEEDS_ATTENTION
@@ -205,12 +206,12 @@ def test_work_whose_jobs_redis_lost_ends_at_the_next_sweep(redis_queue):
     waiting = []
     for _ in range(3):
         task = BoardTask.objects.create(board=board, kind="probe", state="waiting")
-        tasks.queue_task(task, at=timezone.now() + timedelta(seconds=60))  # its next try
+        work.queue(task, at=timezone.now() + timedelta(seconds=60))  # its next try
         waiting.append(task)
     version = presets.new_version(Preset.objects.create(name="fast"), options={"arm_freq": "900"})
     queued = presets.start_application(board, version, Application.Mode.TRIAL)
     fresh = BoardTask.objects.create(board=make_board("new"), kind="probe")
-    tasks.queue_task(fresh)
+    work.queue(fresh)
     for record in [*waiting, queued]:
         past_grace(record)
     assert fail_stale_tasks() == 0  # every job is in Redis
@@ -221,9 +222,9 @@ def test_work_whose_jobs_redis_lost_ends_at_the_next_sweep(redis_queue):
     lost = "its job vanished from the job queue (was Redis restarted or emptied?)"
     for task in waiting:
         task.refresh_from_db()
-        assert (task.state, task.error) == ("failed", f"{lost}; start it again")
+        assert (task.state, task.reason) == ("failed", f"{lost}; start it again")
     queued.refresh_from_db()
     assert queued.state == State.FAILED
-    assert queued.outcome == f"It stopped: {lost}. Nothing was changed on the board."
+    assert queued.reason == f"It stopped: {lost}. Nothing was changed on the board."
     fresh.refresh_from_db()
     assert fresh.state == "queued"  # its job may not be queued yet: it gets its grace

@@ -31,8 +31,8 @@ def test_a_task_on_a_queue_no_worker_serves_fails_at_once_with_the_reason(redis_
 
     task.refresh_from_db()
     assert task.state == BoardTask.State.FAILED
-    assert task.error.startswith("no worker serves the queue 'bench-gone'")
-    assert "the queues are: default" in task.error
+    assert task.reason.startswith("no worker serves the queue 'bench-gone'")
+    assert "the queues are: default" in task.reason
     assert task.finished is not None
     assert len(redis_queue.jobs) == 0
 
@@ -42,7 +42,7 @@ def test_an_application_on_a_queue_no_worker_serves_fails_at_once(redis_queue):
 
     application.refresh_from_db()
     assert application.state == Application.State.FAILED
-    assert application.outcome.startswith("Nothing was changed: no worker serves the queue")
+    assert application.reason.startswith("Nothing was changed: no worker serves the queue")
     assert application.finished is not None
 
 
@@ -54,8 +54,8 @@ def test_an_application_queued_while_redis_is_down_fails_with_the_reason(redis_q
 
     application.refresh_from_db()
     assert application.state == Application.State.FAILED
-    assert "could not reach the job queue (Redis)" in application.outcome
-    assert application.outcome.startswith("Nothing was changed")
+    assert "could not reach the job queue (Redis)" in application.reason
+    assert application.reason.startswith("Nothing was changed")
 
 
 def test_a_task_queued_while_redis_is_down_fails_with_the_reason(redis_queue, settings):
@@ -66,7 +66,7 @@ def test_a_task_queued_while_redis_is_down_fails_with_the_reason(redis_queue, se
 
     task.refresh_from_db()
     assert task.state == BoardTask.State.FAILED
-    assert "could not reach the job queue (Redis)" in task.error
+    assert "could not reach the job queue (Redis)" in task.reason
 
 
 @pytest.mark.django_db(transaction=False)
@@ -79,6 +79,6 @@ def test_each_record_keeps_the_id_of_the_job_that_carries_it(
         application = presets.start_application(make_board("b"), make_version(), "trial")
     task.refresh_from_db()
     application.refresh_from_db()
-    jobs = {(job.func_name, job.args[0]): job.id for job in redis_queue.jobs}
-    assert task.job_id == jobs["devices.jobs.probe_board", task.pk]
-    assert application.job_id == jobs["devices.apply.apply_preset", application.pk]
+    jobs = {job.args: job.id for job in redis_queue.jobs}
+    assert task.job_id == jobs["probe", task.pk]
+    assert application.job_id == jobs["apply", application.pk]

@@ -40,8 +40,8 @@ def test_tasks_whose_worker_vanished_end_as_failed():
     lost.refresh_from_db()
     waiting.refresh_from_db()
     fresh.refresh_from_db()
-    assert lost.state == "failed" and "stopped before it finished" in lost.error
-    assert waiting.state == "failed" and "is a worker running" in waiting.error
+    assert lost.state == "failed" and "stopped before it finished" in lost.reason
+    assert waiting.state == "failed" and "is a worker running" in waiting.reason
     assert fresh.state == "running"
 
 
@@ -62,11 +62,11 @@ def test_a_prepare_task_running_apt_for_minutes_is_not_failed_as_stale():
 
 
 def test_a_late_result_does_not_overwrite_a_failed_task():
-    from devices import jobs
+    from devices import work
 
     board = make_board()
-    task = BoardTask.objects.create(board=board, kind="probe", state="failed", error="stale")
-    jobs.finish_task(task)
+    task = BoardTask.objects.create(board=board, kind="probe", state="failed", reason="stale")
+    work.end(task, "done", "")
     task.refresh_from_db()
     assert task.state == "failed"
 
@@ -102,7 +102,7 @@ def test_a_board_on_a_queue_no_worker_serves_does_not_stop_the_health_checks(
     assert {task.board.name for task in checks.filter(state="queued")} == {"b"}
     failed = checks.filter(board=gone)
     assert failed.count() == 2  # one per round: the board's task says why
-    assert all("no worker serves the queue 'bench-gone'" in task.error for task in failed)
+    assert all("no worker serves the queue 'bench-gone'" in task.reason for task in failed)
     assert len(redis_queue.jobs) == 1
 
 
@@ -163,9 +163,9 @@ def test_waiting_work_whose_next_try_never_came_ends_as_failed():
     assert fail_stale_tasks() == 2
     task.refresh_from_db()
     application.refresh_from_db()
-    assert task.state == "failed" and "--with-scheduler" in task.error
-    assert application.state == "failed" and "--with-scheduler" in application.outcome
-    assert application.outcome.startswith("Nothing was changed")
+    assert task.state == "failed" and "--with-scheduler" in task.reason
+    assert application.state == "failed" and "--with-scheduler" in application.reason
+    assert application.reason.startswith("Nothing was changed")
 
 
 def test_next_tries_that_no_scheduler_delivered_are_queued_by_the_round(
@@ -190,9 +190,9 @@ def test_next_tries_that_no_scheduler_delivered_are_queued_by_the_round(
     jobs = {job.id: job for job in redis_queue.jobs}
     task.refresh_from_db()
     application.refresh_from_db()
-    assert jobs[task.job_id].func_name == "devices.jobs.probe_board"
-    assert jobs[task.job_id].args == (task.pk,)
-    assert jobs[application.job_id].func_name == "devices.apply.apply_preset"
+    assert jobs[task.job_id].func_name == "devices.work.perform"
+    assert jobs[task.job_id].args == ("probe", task.pk)
+    assert jobs[application.job_id].args == ("apply", application.pk)
     assert len(jobs) == 2
     on_time.refresh_from_db()
     assert on_time.job_id == ""

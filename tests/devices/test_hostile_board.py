@@ -93,7 +93,7 @@ def test_a_board_full_of_markup_and_bad_bytes_breaks_no_page(
     node = pisim_node_factory(faults=Faults(hostile=("markup", "binary")))
     board = register_node(node)
     task = probe(board, run_jobs)
-    assert task.state == BoardTask.State.DONE, task.error
+    assert task.state == BoardTask.State.DONE, task.reason
     facts = task.snapshot.facts
     assert MARKUP in facts["model"] and MARKUP in facts["hostname"]
     assert MARKUP in facts["config_txt"] and facts["config_txt_utf8"] is False
@@ -132,7 +132,7 @@ def test_a_huge_or_flooding_board_is_probed_in_bounded_time_and_size(
         tracemalloc.stop()
     assert time.monotonic() - started < 15
     assert peak < 64 * 1024 * 1024  # the output is capped at 4 MiB; parsing costs a few times it
-    assert task.state == BoardTask.State.DONE, task.error
+    assert task.state == BoardTask.State.DONE, task.reason
     facts = task.snapshot.facts
     assert "probe output is truncated: no end marker" in facts["errors"]
     assert all(len(facts[name] or "") <= 200 for name in ("model", "kernel_release", "os_id"))
@@ -161,7 +161,7 @@ def test_a_board_lying_about_config_txt_gets_nothing_run_on_that_path(
     application = apply_overclock(board, run_jobs)
 
     assert application.state == Application.State.FAILED
-    assert application.outcome == f"Nothing was changed: {refused}"
+    assert application.reason == f"Nothing was changed: {refused}"
     assert node.read_file(CANARY) and node.read_file("/boot/firmware/config.txt") == before
     for command in node.commands_run():
         assert not paths_starting_with_dash(command), command
@@ -183,8 +183,8 @@ def test_an_application_to_a_hostile_board_ends_safely(
     if application.state == Application.State.VERIFIED:
         assert after.startswith(before) and b"arm_freq=1900" in after[len(before) :]
     else:
-        assert application.state == Application.State.FAILED, application.outcome
-        assert application.outcome == (
+        assert application.state == Application.State.FAILED, application.reason
+        assert application.reason == (
             "Nothing was changed: config.txt: the probe's output was cut off before config.txt came"
         )
         assert after == before

@@ -50,7 +50,7 @@ def test_a_job_that_crashes_still_ends_its_task(redis_queue, run_jobs, monkeypat
     run_jobs()
     task.refresh_from_db()
     assert task.state == "failed"
-    assert "failed unexpectedly (RuntimeError)" in task.error
+    assert "failed unexpectedly (RuntimeError)" in task.reason
 
 
 @pytest.fixture
@@ -96,7 +96,7 @@ def test_a_probe_of_a_busy_board_gives_its_worker_back_and_says_it_waits(
     next_try = f"{timezone.localtime(task.next_try):%H:%M:%S}"
     words = f"waiting for bench-1: another job is driving it; next try at {next_try}"
     assert task.waiting_words == words
-    assert scheduled_args(redis_queue) == [(task.pk,)]
+    assert scheduled_args(redis_queue) == [("probe", task.pk)]
     status = logged_in.get(reverse("devices:task_status", args=[task.code])).json()
     assert status["label"] == "waiting for the board"
     assert status["waiting"] == words and status["finished"] is False
@@ -111,7 +111,7 @@ def test_a_probe_that_waited_past_the_deadline_ends_with_the_reason(redis_queue,
         run_until_finished(task, run_jobs)
 
     assert task.state == BoardTask.State.FAILED
-    assert task.error == (
+    assert task.reason == (
         "bench-1 was busy with other work for more than 1 s, so it was not probed. Try again later."
     )
     assert (task.finished - task.waiting_since).total_seconds() >= 1
@@ -134,7 +134,7 @@ def test_an_application_on_a_busy_board_waits_without_a_worker_then_gives_up(
     assert status["state"] == "waiting" and status["finished"] is False
     assert status["step"].startswith("waiting for bench-1: another job is driving it; next try")
     assert application.state == Application.State.FAILED
-    assert application.outcome == (
+    assert application.reason == (
         "bench-1 was busy with other work for more than 1 s, so nothing was changed. "
         "Start the application again later."
     )

@@ -22,7 +22,7 @@ def test_a_pi4_on_bookworm_is_probed_right(pisim_farm, run_jobs):
     node = pisim_farm.nodes["pi4"]
     board = register_node(node)
     task = probe(board, run_jobs)
-    assert task.state == BoardTask.State.DONE, task.error
+    assert task.state == BoardTask.State.DONE, task.reason
     facts = task.snapshot.facts
     assert facts["model"] == "Raspberry Pi 4 Model B Rev 1.4"
     assert facts["revision"]["code"] == "c03114"
@@ -45,7 +45,7 @@ def test_a_pi4_on_bookworm_is_probed_right(pisim_farm, run_jobs):
 def test_a_pi3_on_an_older_os_keeps_config_txt_in_boot(pisim_farm, run_jobs):
     node = pisim_farm.nodes["pi3"]
     task = probe(register_node(node), run_jobs)
-    assert task.state == BoardTask.State.DONE, task.error
+    assert task.state == BoardTask.State.DONE, task.reason
     facts = task.snapshot.facts
     assert facts["model"] == "Raspberry Pi 3 Model B Rev 1.2"
     assert facts["revision"]["code"] == "a02082"
@@ -83,7 +83,7 @@ def test_an_unreachable_board_is_marked_offline_with_the_reason(
     task = probe(board, run_jobs)
     board.refresh_from_db()
     assert task.state == BoardTask.State.FAILED
-    assert "did not answer within 2 s" in task.error
+    assert "did not answer within 2 s" in task.reason
     assert board.status == Board.Status.OFFLINE
     assert "did not answer" in board.status_reason
 
@@ -95,7 +95,7 @@ def test_a_changed_host_key_needs_attention_and_runs_nothing(pisim_node_factory,
     task = probe(board, run_jobs)
     board.refresh_from_db()
     assert task.state == BoardTask.State.FAILED
-    assert "host key" in task.error and "changed" in task.error
+    assert "host key" in task.reason and "changed" in task.reason
     assert board.status == Board.Status.NEEDS_ATTENTION
     assert not board.snapshots.exists()
 
@@ -159,7 +159,7 @@ def test_a_probe_that_succeeds_clears_needs_attention(pisim_node_factory, run_jo
 def test_a_pi5_is_probed_right(pisim_node_factory, run_jobs):
     node = pisim_node_factory(profile="pi5-bookworm")
     task = probe(register_node(node), run_jobs)
-    assert task.state == BoardTask.State.DONE, task.error
+    assert task.state == BoardTask.State.DONE, task.reason
     facts = task.snapshot.facts
     assert facts["model"].startswith("Raspberry Pi 5")
     assert facts["revision"]["soc"] == "BCM2712"

@@ -10,7 +10,7 @@ from django.db.models import ProtectedError
 from django.urls import reverse
 from django.utils import timezone
 
-from devices import presets, retire, ssh, tasks
+from devices import presets, retire, ssh, tasks, work
 from devices.forms import BoardForm
 from devices.models import Application, Board, BoardTask, FactSnapshot, Preset
 
@@ -189,7 +189,7 @@ def test_rejecting_the_key_of_a_moved_board_retires_it_and_keeps_its_history(log
 
 def test_forgetting_a_board_that_never_got_past_registration_deletes_it(logged_in):
     board = make_board(host_key="")
-    BoardTask.objects.create(board=board, kind="fetch_host_key", state="failed", error="refused")
+    BoardTask.objects.create(board=board, kind="fetch_host_key", state="failed", reason="refused")
     response = logged_in.post(reverse("devices:remove", args=[board.code]), follow=True)
     assert "bench-1 was not registered; pifarm forgot it." in response.content.decode()
     assert not Board.objects.exists()
@@ -308,7 +308,7 @@ def test_a_job_whose_board_was_retired_ends_its_record_without_connecting(run_jo
     run_jobs()
     record.refresh_from_db()
     assert record.state == "failed"
-    reason = record.outcome if kind == "application" else record.error
+    reason = record.reason
     assert reason.startswith("Nothing was done: bench-1 was retired on ")
     assert record.started is None and record.finished is not None
     assert not _connected(listener)
@@ -319,8 +319,7 @@ def test_a_job_that_claimed_its_record_first_keeps_the_board_from_being_removed(
     """The other order: the claim is recorded, so removal sees the work and refuses."""
     board = make_board()
     task = BoardTask.objects.create(board=board, kind="probe")
-    running = {"state": "running", "started": timezone.now()}
-    assert retire.claim(BoardTask.objects, task.pk, running=running, reason_field="error")
+    assert work.claim(work.KINDS["probe"], task.pk)
     with pytest.raises(retire.StillWorking) as refused:
         retire.remove(board)
     assert refused.value.work == [BoardTask.objects.get(pk=task.pk)]
@@ -335,10 +334,10 @@ def test_work_queued_while_a_removal_runs_waits_for_it_then_finds_the_board_reti
     look_for_work = retire.work_on
 
     def look_then_pause(locked):
-        work = look_for_work(locked)
+        found = look_for_work(locked)
         checked.set()
         go.wait(10)
-        return work
+        return found
 
     monkeypatch.setattr(retire, "work_on", look_then_pause)
     remover = threading.Thread(target=_in_thread, args=(retire.remove, board))
@@ -353,7 +352,7 @@ def test_work_queued_while_a_removal_runs_waits_for_it_then_finds_the_board_reti
     claimer.join(10)
     task = BoardTask.objects.get()
     assert task.state == "failed"
-    assert "bench-1 was retired" in task.error
+    assert "bench-1 was retired" in task.reason
 
 
 def _in_thread(function, *args):
@@ -365,8 +364,7 @@ def _in_thread(function, *args):
 
 def _queue_and_claim(board):
     task = BoardTask.objects.create(board=board, kind="probe")
-    running = {"state": "running", "started": timezone.now()}
-    retire.claim(BoardTask.objects, task.pk, running=running, reason_field="error")
+    work.claim(work.KINDS["probe"], task.pk)
 
 
 def test_forgetting_a_board_twice_is_no_error(logged_in):

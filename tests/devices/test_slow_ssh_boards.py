@@ -71,7 +71,7 @@ def test_an_application_waits_out_a_slow_ssh_server_after_its_reboot(
     application.refresh_from_db()
     board.refresh_from_db()
 
-    assert application.state == State.VERIFIED, application.outcome
+    assert application.state == State.VERIFIED, application.reason
     assert node.booted[fault] == 4.0  # the boot that was verified had the fault
     assert node.booted_config["arm_freq"] == 1900
     assert node.read_file(PI4_CONFIG) == presets.render_config(old, version)
@@ -90,12 +90,12 @@ def test_board_tasks_fail_cleanly_while_ssh_does_not_answer_then_succeed(
     for kind in (BoardTask.Kind.FETCH_HOST_KEY, BoardTask.Kind.PROBE, BoardTask.Kind.HEALTH):
         task = run_task(board, kind, run_jobs)
         assert task.state == BoardTask.State.FAILED
-        assert f"{node.host}:{node.port} {words}" in task.error, task.error
+        assert f"{node.host}:{node.port} {words}" in task.reason, task.reason
         assert board.status == Board.Status.OFFLINE
         assert words in board.status_reason
     assert time.time() < booted_at + window_s  # all of that happened during the fault
 
     wait_for(lambda: time.time() > booted_at + window_s + 0.2, timeout=15, what="the fault's end")
     task = run_task(board, BoardTask.Kind.PROBE, run_jobs)
-    assert task.state == BoardTask.State.DONE, task.error
+    assert task.state == BoardTask.State.DONE, task.reason
     assert board.status == Board.Status.ONLINE

@@ -96,10 +96,10 @@ MARKUP = 'sudo: unable to resolve host <script>alert(1)</script>"><img src=x>'
 
 def test_board_text_in_status_json_never_reaches_the_browser_as_markup(logged_in):
     board = make_board(status=Board.Status.OFFLINE, status_reason=MARKUP)
-    task = BoardTask.objects.create(board=board, kind=BoardTask.Kind.PROBE, error=MARKUP)
+    task = BoardTask.objects.create(board=board, kind=BoardTask.Kind.PROBE, reason=MARKUP)
     for url, field in (
         (reverse("devices:board_statuses"), lambda data: data["boards"][0]["reason"]),
-        (reverse("devices:task_status", args=[task.code]), lambda data: data["error"]),
+        (reverse("devices:task_status", args=[task.code]), lambda data: data["reason"]),
     ):
         response = logged_in.get(url)
         assert (
@@ -116,7 +116,7 @@ def test_task_status_answers_json(logged_in):
         "state": "queued",
         "label": "queued",
         "kind": "probe",
-        "error": "",
+        "reason": "",
         "waiting": "",
         "finished": False,
         "duration_s": None,
@@ -213,7 +213,7 @@ def test_restore_stock_applies_the_stock_version_like_any_application(
     assert application.version == presets.stock_version()
     assert application.mode == Application.Mode.DIRECT
     assert application.requested_by == operator
-    assert [job.args for job in redis_queue.jobs] == [(application.pk,)]
+    assert [job.args for job in redis_queue.jobs] == [("apply", application.pk)]
 
 
 def test_restore_stock_without_a_mode_takes_a_trial_boot(logged_in, redis_queue):

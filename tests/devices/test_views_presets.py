@@ -152,7 +152,9 @@ def test_applying_queues_one_job_per_board_with_only_an_id(
     assert response.status_code == 302
     applications = Application.objects.order_by("pk")
     assert [a.board.name for a in applications] == ["a", "b"]
-    assert sorted(job.args for job in redis_queue.jobs) == sorted((a.pk,) for a in applications)
+    assert sorted(job.args for job in redis_queue.jobs) == sorted(
+        ("apply", a.pk) for a in applications
+    )
 
 
 @pytest.mark.django_db(transaction=True)
@@ -348,7 +350,7 @@ def test_board_text_in_an_application_outcome_is_escaped_in_its_status_json(logg
     outcome = "Nothing was changed: sudo: unable to resolve host <script>alert(1)</script>"
     version = make_preset().latest
     application = presets.start_application(make_board(), version, Application.Mode.DIRECT)
-    Application.objects.filter(pk=application.pk).update(outcome=outcome)
+    Application.objects.filter(pk=application.pk).update(reason=outcome)
     response = logged_in.get(reverse("devices:application_status", args=[application.code]))
     assert "<script>" not in response.content.decode()
     assert response.json()["outcome"] == outcome

@@ -138,7 +138,7 @@ def test_the_probe_reports_the_boards_as_they_are(farm, run_jobs, name, kernel_b
     task = tasks.start(register_node(node), BoardTask.Kind.PROBE)
     run_jobs()
     task.refresh_from_db()
-    assert task.state == BoardTask.State.DONE, task.error
+    assert task.state == BoardTask.State.DONE, task.reason
     facts = task.snapshot.facts
     assert facts["kernel_arch"] == NODES[name][1]
     assert (facts["kernel_bits"], facts["userland_bits"]) == (kernel_bits, userland_bits)

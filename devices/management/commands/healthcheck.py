@@ -48,7 +48,7 @@ def queue_health_checks() -> int:
             continue
         task.refresh_from_db()
         if task.state == BoardTask.State.FAILED:
-            log.warning("health check of %s not queued: %s", board, task.error)
+            log.warning("health check of %s not queued: %s", board, task.reason)
         else:
             queued += 1
     return queued
