@@ -52,6 +52,8 @@ demo: setup
 test: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	@# The layers in one direction (pyproject.toml); cycles within them: tests/test_layers.py.
+	$(VENV)/bin/lint-imports
 	# The 32-bit nodes' i386 root first: built once per machine and cached (~1.5 min, 600 MB).
 	$(PY) -m pisim build-root
 	@# Two parts. What a simulated board's speed shows depends on the host's free CPU, and
@@ -86,6 +88,7 @@ docs: venv
 lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 
 clean:
 	-$(PY) -m pisim down --all

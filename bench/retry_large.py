@@ -25,7 +25,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from benchmarks import campaigns
+from benchmarks import campaigns, specs
 from benchmarks.models import Lane, Run
 from devices.models import Board
 
@@ -77,7 +77,7 @@ def main() -> None:
 
     call_command("migrate", verbosity=0)
     try:
-        lanes = -(-args.runs // campaigns.MAX_REPETITIONS)
+        lanes = -(-args.runs // specs.MAX_REPETITIONS)
         boards = benchenv.uncontacted_boards(
             "retry", lanes + 1, first=31, host_key=benchenv.BENCH_HOST_KEY
         )

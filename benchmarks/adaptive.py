@@ -12,9 +12,9 @@ import logging
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 
-from benchmarks.campaigns import GROUP_GAP, REPETITION_GAP
 from benchmarks.catalog.spec import Benchmark
 from benchmarks.models import Campaign, Measurement, Run
+from benchmarks.plans import GROUP_GAP, REPETITION_GAP
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ shown read-only and never deleted (results point at them)."""
 from django import forms
 from django.contrib import admin
 
-from benchmarks.catalog import custom
+from benchmarks.catalog import custom_rules
 from benchmarks.models import Campaign, CustomBenchmark, Lane, Measurement, Run
 
 
@@ -15,7 +15,7 @@ class CustomBenchmarkForm(forms.ModelForm):
         # Said here, not on the model field: a help text there needs a migration.
         help_texts = {
             "params": 'Parameter names and their defaults, each one text in quotes, e.g. {"size": '
-            f'"64M", "count": "8"}}; at most {custom.MAX_PARAM_LENGTH} characters a value.'
+            f'"64M", "count": "8"}}; at most {custom_rules.MAX_PARAM_LENGTH} characters a value.'
         }
 
 

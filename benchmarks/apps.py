@@ -7,5 +7,6 @@ class BenchmarksConfig(AppConfig):
     name = "benchmarks"
 
     def ready(self):
-        # Campaign lanes and board preparation as kinds of board work (devices.work).
-        from benchmarks import jobs, prepare  # noqa: F401
+        # Campaign lanes and board preparation as kinds of board work (devices.work), and
+        # the classic questions a spec may name (benchmarks.specs).
+        from benchmarks import jobs, prepare, questions  # noqa: F401

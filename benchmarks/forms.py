@@ -2,7 +2,7 @@
 
 Each benchmark's parameters are form fields made from its Param declarations, so a benchmark
 added to the catalog (or defined by an admin) appears here with no change to this file. The
-values are checked by the Param itself, and then the whole spec by campaigns.check(), whose
+values are checked by the Param itself, and then the whole spec by specs.check(), whose
 refusal becomes the form's error: the page and `manage.py campaign start` refuse the same.
 """
 
@@ -10,8 +10,8 @@ import random
 
 from django import forms
 
-from benchmarks import campaigns, catalog, questions
-from benchmarks.catalog import custom
+from benchmarks import catalog, questions, specs
+from benchmarks.catalog import custom, custom_rules
 from benchmarks.catalog.spec import Benchmark, Param, ParamError
 from benchmarks.models import CONTROLLER, ApiToken, Campaign, validate_shown_name
 from devices import presets
@@ -74,9 +74,9 @@ def varies(param: Param) -> bool:
 
 def vary_field(param: Param) -> forms.Field:
     """Other values of a parameter to run too, separated by commas: each makes its own entry
-    of the spec (campaigns.swept), e.g. both iperf3 directions, or four ciphers."""
+    of the spec (specs.swept), e.g. both iperf3 directions, or four ciphers."""
     return forms.CharField(
-        required=False, max_length=custom.MAX_PARAM_LENGTH, label=f"{param.name}: also with",
+        required=False, max_length=custom_rules.MAX_PARAM_LENGTH, label=f"{param.name}: also with",
         help_text="Other values, separated by commas: each runs as well.",
     )  # fmt: skip
 
@@ -104,7 +104,7 @@ def param_field(param: Param) -> forms.Field:
         return forms.CharField(widget=forms.NumberInput(attrs=attrs), **common)
     # Text goes to the command as it is written, spaces at its ends too (sizes are read).
     strip = param.kind != "text"
-    return forms.CharField(max_length=custom.MAX_PARAM_LENGTH, strip=strip, **common)
+    return forms.CharField(max_length=custom_rules.MAX_PARAM_LENGTH, strip=strip, **common)
 
 
 def _preset_choices() -> list[tuple[str, str]]:
@@ -112,7 +112,7 @@ def _preset_choices() -> list[tuple[str, str]]:
     the others by name."""
     versions = PresetVersion.objects.select_related("preset").order_by("preset__name", "-number")
     versions = sorted(versions, key=lambda version: version.preset.name != presets.STOCK.name)
-    return [(campaigns.AS_IS, "as the board is (its state before the campaign)")] + [
+    return [(specs.AS_IS, "as the board is (its state before the campaign)")] + [
         (f"{version.preset.name}@{version.number}", str(version)) for version in versions
     ]
 
@@ -130,7 +130,7 @@ class CampaignForm(forms.Form):
     )
     presets = forms.MultipleChoiceField(
         widget=forms.CheckboxSelectMultiple,
-        initial=[campaigns.AS_IS],
+        initial=[specs.AS_IS],
         help_text="Each board runs every benchmark with each of these, in counterbalanced "
         "rounds (A B | B A | A B), applying a preset where the board's changes; afterwards it "
         "gets back its state before the campaign. Stock means the firmware's defaults.",
@@ -142,10 +142,10 @@ class CampaignForm(forms.Form):
         widget=forms.RadioSelect,
     )
     repetitions = forms.IntegerField(
-        label="Count", required=False, min_value=1, max_value=campaigns.MAX_REPETITIONS,
+        label="Count", required=False, min_value=1, max_value=specs.MAX_REPETITIONS,
         help_text="Empty: the benchmarks' own default (the largest of them).",
     )  # fmt: skip
-    # Adaptive: empty fields take campaigns.check()'s defaults.
+    # Adaptive: empty fields take specs.check()'s defaults.
     repetitions_min = forms.IntegerField(label="at least", required=False, initial=3, min_value=2)
     repetitions_max = forms.IntegerField(label="at most", required=False, initial=10, min_value=2)
     target_pct = forms.FloatField(
@@ -168,21 +168,21 @@ class CampaignForm(forms.Form):
     quiet = forms.BooleanField(
         label="Wait for a quiet board before each trial", required=False, initial=True
     )
-    # Empty quiet fields take the defaults of campaigns.DEFAULT_QUIET.
+    # Empty quiet fields take the defaults of specs.DEFAULT_QUIET.
     quiet_load_below = forms.FloatField(
         label="load average below", required=False, min_value=0,
-        initial=campaigns.DEFAULT_QUIET["load_below"],
+        initial=specs.DEFAULT_QUIET["load_below"],
     )  # fmt: skip
     quiet_cpu_below_pct = forms.FloatField(
         label="CPU use below (%)", required=False, min_value=0,
-        initial=campaigns.DEFAULT_QUIET["cpu_below_pct"],
+        initial=specs.DEFAULT_QUIET["cpu_below_pct"],
     )  # fmt: skip
     quiet_cool_below_c = forms.FloatField(
         label="SoC cooler than (°C)", required=False, min_value=0, help_text="Empty: any."
     )
     quiet_deadline_s = forms.FloatField(
         label="wait at most (s)", required=False, min_value=0,
-        initial=campaigns.DEFAULT_QUIET["deadline_s"],
+        initial=specs.DEFAULT_QUIET["deadline_s"],
         help_text="After this the trial starts anyway; the run records that it was not quiet.",
     )  # fmt: skip
     rerun_suspect = forms.BooleanField(label="Re-run a suspect trial once", required=False)
@@ -226,7 +226,7 @@ class CampaignForm(forms.Form):
                 if varies(param):
                     self.fields[vary_field_name(benchmark, param)] = vary_field(param)
         self.spec: dict | None = None  # what the builder hands to campaigns.start()
-        self.checked: campaigns.Checked | None = None
+        self.checked: specs.Checked | None = None
 
     def benchmark_groups(self):
         """(benchmark, its "include" box, its parameter fields each with its "also with" field
@@ -265,8 +265,8 @@ class CampaignForm(forms.Form):
             spec["question"] = cleaned["question"]
         self.spec = spec
         try:
-            self.checked = campaigns.check(spec)
-        except campaigns.SpecError as exc:
+            self.checked = specs.check(spec)
+        except specs.SpecError as exc:
             raise forms.ValidationError(str(exc)) from None
         return cleaned
 
@@ -296,8 +296,8 @@ class CampaignForm(forms.Form):
                 if varies(param):
                     vary[param.name] = self._other_values(benchmark, param, cleaned)
             try:
-                items += campaigns.swept(benchmark, params, vary, listed=len(items))
-            except campaigns.SpecError as exc:
+                items += specs.swept(benchmark, params, vary, listed=len(items))
+            except specs.SpecError as exc:
                 self.add_error(None, str(exc))
                 return items
         if not items:
@@ -328,7 +328,7 @@ class CampaignForm(forms.Form):
     def _quiet(cleaned):
         if not cleaned["quiet"]:
             return False
-        given = {key: cleaned.get(f"quiet_{key}") for key in campaigns.DEFAULT_QUIET}
+        given = {key: cleaned.get(f"quiet_{key}") for key in specs.DEFAULT_QUIET}
         # An empty "cooler than" means no limit, which None says; others fall to the defaults.
         return {k: v for k, v in given.items() if v is not None or k == "cool_below_c"}
 

@@ -17,6 +17,8 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
+from benchmarks.catalog.built_in import BUILT_IN
+from benchmarks.catalog.custom_rules import params_problem, pattern_problem
 from devices.models import CONTROLLER, Application, Board, BoardWork, FactSnapshot, PresetVersion
 
 
@@ -334,8 +336,6 @@ class CustomBenchmark(models.Model):
         return self.title or self.name
 
     def clean(self):
-        from benchmarks.catalog import BUILT_IN, custom
-
         if self.name in BUILT_IN:
             raise ValidationError({"name": "A built-in benchmark has this name."})
         # Here, not as field validators: those would need a migration of their own.
@@ -344,9 +344,9 @@ class CustomBenchmark(models.Model):
                 validate_shown_name(getattr(self, field))
             except ValidationError as refused:
                 raise ValidationError({field: refused}) from None
-        if self.parser == self.Parser.REGEX and (problem := custom.pattern_problem(self.pattern)):
+        if self.parser == self.Parser.REGEX and (problem := pattern_problem(self.pattern)):
             raise ValidationError({"pattern": f"This pattern cannot be used: {problem}."})
-        if problem := custom.params_problem(self.params):
+        if problem := params_problem(self.params):
             raise ValidationError({"params": f"{problem}."})
 
     def save(self, *args, **kwargs):

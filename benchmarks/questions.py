@@ -9,7 +9,7 @@ Defaults are short (few repetitions, short durations): the builder changes any o
 
 from dataclasses import dataclass, field
 
-from benchmarks import campaigns, catalog
+from benchmarks import catalog, specs
 from benchmarks.comparisons import AS_IS
 from devices import presets
 
@@ -17,14 +17,14 @@ from devices import presets
 @dataclass(frozen=True)
 class Sweep:
     """One benchmark of a template: its parameters, and the other values some of them take
-    (each combination is its own entry of the spec, campaigns.swept)."""
+    (each combination is its own entry of the spec, specs.swept)."""
 
     benchmark: str
     params: dict = field(default_factory=dict)
     vary: dict[str, list] = field(default_factory=dict)
 
     def entries(self) -> list[dict]:
-        return campaigns.swept(catalog.lookup(self.benchmark), self.params, self.vary)
+        return specs.swept(catalog.lookup(self.benchmark), self.params, self.vary)
 
 
 @dataclass(frozen=True)
@@ -81,12 +81,12 @@ class Question:
     def presets(self) -> list[str]:
         """The spec's presets: the classic overclock's version made first if it is missing."""
         if not self.overclocked:
-            return [campaigns.AS_IS]
+            return [specs.AS_IS]
         version = presets.example_version(presets.CLASSIC_OVERCLOCK)
-        return [campaigns.AS_IS, f"{version.preset.name}@{version.number}"]
+        return [specs.AS_IS, f"{version.preset.name}@{version.number}"]
 
     def spec(self, boards: list[str]) -> dict:
-        """The campaign spec of this question on these boards (campaigns.check decides)."""
+        """The campaign spec of this question on these boards (specs.check decides)."""
         return {
             "name": self.sentence,
             "question": self.key,
@@ -184,3 +184,4 @@ OPENVPN = Question(
 )
 
 QUESTIONS = {question.key: question for question in (NETWORK, BITNESS, OPENVPN)}
+specs.QUESTION_REFUSALS.update({key: question.refusal for key, question in QUESTIONS.items()})

@@ -3,13 +3,24 @@
 from django.urls import path
 
 from benchmarks.sharing import PATH
-from benchmarks.views import answers, campaigns, catalog, comparisons, results, shares, tokens
+from benchmarks.views import (
+    answers,
+    campaigns,
+    catalog,
+    comparisons,
+    prepare,
+    results,
+    shares,
+    tokens,
+)
 
 app_name = "benchmarks"
 
 SHARED = PATH.removeprefix("/")  # included at the root (pifarm/urls.py)
 
 urlpatterns = [
+    # On a board's page (devices): prepare it for benchmarks.
+    path("boards/<uuid:code>/prepare/", prepare.prepare, name="prepare_board"),
     path("benchmarks/", catalog.catalog, name="catalog"),
     path("campaigns/", campaigns.campaign_list, name="campaigns"),
     path("campaigns/new/", campaigns.campaign_new, name="campaign_new"),

@@ -1,8 +1,6 @@
 from django import forms
 from django.conf import settings
 
-from benchmarks import catalog
-from benchmarks.catalog.spec import Benchmark
 from devices import ssh
 from devices.models import Board
 
@@ -109,26 +107,3 @@ _MISSING = {
     "private_key": "Paste the private key pifarm should log in with.",
     "password": "Enter the password of this user on the board.",
 }
-
-
-def preparable_benchmarks() -> list[Benchmark]:
-    """Built-in benchmarks that need tools on the board and name the packages providing them
-    (custom benchmarks name none: prepare board cannot install for them)."""
-    return [b for b in catalog.BUILT_IN.values() if b.tools and b.packages]
-
-
-class PrepareForm(forms.Form):
-    """Prepare a board: the benchmarks whose missing tools it installs."""
-
-    benchmarks = forms.MultipleChoiceField(
-        widget=forms.CheckboxSelectMultiple,
-        error_messages={"required": "Choose at least one benchmark to prepare the board for."},
-    )
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["benchmarks"].choices = [(b.name, b.title) for b in preparable_benchmarks()]
-
-    def clean_benchmarks(self) -> list[str]:
-        # A hand-made post may name one twice; the task and its words name each once.
-        return list(dict.fromkeys(self.cleaned_data["benchmarks"]))

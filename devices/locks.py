@@ -2,7 +2,7 @@
 
 The lock lives in the shared Redis and expires by itself, so a worker that dies while
 holding it blocks its board for at most the lock's lifetime. Taking it never waits: a job
-that finds the board busy gives its worker back and tries again later (devices.enqueue).
+that finds the board busy gives its worker back and tries again later (devices.work).
 """
 
 from contextlib import contextmanager

@@ -20,7 +20,6 @@ urlpatterns = [
     ),
     path("boards/<uuid:code>/host-key/", connection.fetch_host_key, name="fetch_host_key"),
     path("boards/<uuid:code>/tasks/<str:kind>/", boards.start_task, name="start_task"),
-    path("boards/<uuid:code>/prepare/", boards.prepare, name="prepare"),
     path("boards/<uuid:code>/restore-stock/", boards.restore_stock, name="restore_stock"),
     path("boards/<uuid:code>/snapshots/<int:pk>/", boards.snapshot_detail, name="snapshot"),
     path("tasks/<uuid:code>/", boards.task_status, name="task_status"),

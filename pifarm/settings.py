@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",  # Swagger UI's files, served from here: labs are often offline
     "devices",
     "benchmarks",
+    "pifarm",  # the project level: the demo command and its supervisor
 ]
 
 MIDDLEWARE = [

@@ -50,7 +50,7 @@ ACCESS = {
     "devices:fetch_host_key": Access("admin", **POST),
     "devices:start_task": Access("operator", **POST),
     # posted without a benchmark chosen: the board page again, saying to choose one
-    "devices:prepare": Access("operator", method="post", allowed=400),
+    "benchmarks:prepare_board": Access("operator", method="post", allowed=400),
     "devices:restore_stock": Access("operator", **POST),
     "devices:snapshot": Access("viewer"),
     "devices:task_status": Access("viewer", json=True),
@@ -268,7 +268,7 @@ CONTROLS = {
     "devices:dashboard": ["devices:register", "devices:check_all"],
     "devices:board": [
         "devices:start_task",
-        "devices:prepare",
+        "benchmarks:prepare_board",
         "devices:restore_stock",
         "devices:edit",
         "devices:preset_from_board",

@@ -19,7 +19,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
-from benchmarks import campaigns, comparisons, exports, progress
+from benchmarks import campaigns, comparisons, exports, progress, specs
 from benchmarks.api import serializers
 from benchmarks.api.authentication import sees_addresses
 from benchmarks.api.permissions import HasRolePermission
@@ -190,7 +190,7 @@ class CampaignViewSet(mixins.ListModelMixin, ApiViewSet):
     def create(self, request, *args, **kwargs):
         try:
             campaign, new = campaigns.start_once(request.data, request.user)
-        except campaigns.SpecError as exc:
+        except specs.SpecError as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         campaign = self.get_queryset().get(pk=campaign.pk)
         location = request.build_absolute_uri(f"{campaign.code}/")

@@ -1,27 +1,8 @@
 """The benchmarks: built-in ones, each declared once (see spec.py), and custom ones that admins
 define (benchmarks.models.CustomBenchmark), looked up by name."""
 
-from benchmarks.catalog import (
-    compression,
-    cpu,
-    crypto,
-    media,
-    memory,
-    network,
-    storage,
-    tunnels,
-)
-from benchmarks.catalog.spec import Benchmark, shown
-
-BUILT_IN: dict[str, Benchmark] = {
-    benchmark.name: benchmark
-    for module in (cpu, crypto, compression, memory, media, storage, network, tunnels)
-    for benchmark in module.BENCHMARKS
-}
-
-
-class UnknownBenchmark(LookupError):
-    pass
+from benchmarks.catalog.built_in import BUILT_IN
+from benchmarks.catalog.spec import Benchmark, UnknownBenchmark, shown
 
 
 def lookup(name: str) -> Benchmark:

@@ -5,25 +5,25 @@ variables PIFARM_<NAME>, each passed as one argv element of `env`, so no value i
 """
 
 import json
-import re
 import subprocess
 import sys
 
-from benchmarks.catalog import UnknownBenchmark
+from benchmarks.catalog.custom_rules import (
+    custom_param,
+    params_problem,
+    pattern_problem,
+)
 from benchmarks.catalog.parsing import bounded
 from benchmarks.catalog.spec import (
     Benchmark,
     Command,
     Metric,
-    Param,
-    ParamError,
     Parsed,
     ParseError,
     Plan,
+    UnknownBenchmark,
 )
 
-MAX_PARAM_LENGTH = 200
-PARAM_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
 MAX_TIMEOUT_S = 3600  # of a custom command; the lane job's time limit counts on it
 OUTPUT_CAP = 1024 * 1024  # bytes a custom command may print; the rest stops it
 REGEX_TIME_LIMIT_S = 5  # a pattern that backtracks without end must not hold the worker
@@ -70,40 +70,6 @@ class UnusableBenchmark(UnknownBenchmark):
         self.problem = problem
 
 
-def _param(name: str, default: str) -> Param:
-    return Param(
-        name, "text", default, "a custom parameter", pattern=rf"(?s).{{0,{MAX_PARAM_LENGTH}}}"
-    )
-
-
-def params_problem(params) -> str:
-    """Why these cannot be a custom benchmark's parameters; "" if they can. They are text
-    (the command reads them from its environment), so each default is a JSON string that its
-    parameter accepts: the builder's field then holds it and a campaign may run with it."""
-    if not isinstance(params, dict) or not all(PARAM_NAME.fullmatch(str(key)) for key in params):
-        return (
-            "the parameters must be an object of parameter names (lower-case letters, digits, "
-            "_) and their defaults"
-        )
-    for name, default in sorted(params.items()):
-        if not isinstance(default, str):
-            written = json.dumps(default)
-            number = isinstance(default, int | float) and not isinstance(default, bool)
-            example = json.dumps(written) if number else '"64M"'
-            shown = written if len(written) <= 40 else written[:39] + "…"
-            return f"{name}: the default must be text, in quotes, such as {example}; not {shown}"
-        if len(default) > MAX_PARAM_LENGTH:
-            return (
-                f"{name}: the default is {len(default)} characters long; a parameter holds at "
-                f"most {MAX_PARAM_LENGTH}"
-            )
-        try:
-            _param(name, default).clean(None)
-        except ParamError as exc:
-            return str(exc)
-    return ""
-
-
 def defined() -> tuple[list[Benchmark], list[tuple[object, UnusableBenchmark]]]:
     """The custom benchmarks that can be used, and the rows of those that cannot with their
     refusal: one bad definition must not take the builder or the catalog down for the others.
@@ -124,7 +90,7 @@ def from_row(row) -> Benchmark:
     """The catalog entry of a row; UnusableBenchmark if its parameters cannot be used."""
     if problem := params_problem(row.params):
         raise UnusableBenchmark(row.name, problem)
-    params = tuple(_param(key, default) for key, default in sorted(row.params.items()))
+    params = tuple(custom_param(key, default) for key, default in sorted(row.params.items()))
 
     def plan(values: dict, ctx) -> Plan:
         env = [f"PIFARM_{key.upper()}={value}" for key, value in sorted(values.items())]
@@ -177,17 +143,6 @@ def extract(parser: str, pattern: str, text: str) -> float:
     if value != value or value in (float("inf"), float("-inf")):
         raise ParseError(f"{found!r} is not a finite number")
     return bounded(value, "the value")
-
-
-def pattern_problem(pattern: str) -> str:
-    """Why a pattern cannot be a custom benchmark's parser; "" if it can."""
-    try:
-        compiled = re.compile(pattern)
-    except re.error as exc:
-        return f"it is not a valid regular expression: {exc}"
-    if "value" not in compiled.groupindex:
-        return "it needs a named group for the number: (?P<value>...)"
-    return ""
 
 
 # Run by a fresh interpreter (never a fork of a job with SSH threads running): the pattern

@@ -305,3 +305,7 @@ class Benchmark:
 
     def metric(self, name: str) -> Metric:
         return next(metric for metric in self.metrics if metric.name == name)
+
+
+class UnknownBenchmark(LookupError):
+    """No benchmark of that name, or one that cannot be used (the message says which)."""

@@ -2,7 +2,7 @@
 
 from django import template
 
-from benchmarks import campaigns, progress, results
+from benchmarks import plans, progress, results
 
 register = template.Library()
 
@@ -96,7 +96,7 @@ def order_text(campaign) -> str:
         return f"{within} (seed {campaign.seed})"
     shown = " | ".join(
         ", ".join(names[index] for index in presets_in_round)
-        for presets_in_round in campaigns.preset_rounds(len(names), min(rounds, 4))
+        for presets_in_round in plans.preset_rounds(len(names), min(rounds, 4))
     )
     more = " | ..." if rounds > 4 else ""
     shuffled = "shuffled anew in each round" if spec.get("order") == "shuffled" else "in order"

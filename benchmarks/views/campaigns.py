@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from benchmarks import answers, campaigns, progress, questions, results
+from benchmarks import answers, campaigns, plans, progress, questions, results, specs
 from benchmarks.forms import CampaignForm
 from benchmarks.models import Campaign, Run
 from devices.views.access import permission_required
@@ -75,7 +75,7 @@ def campaign_new(request):
     if wants_start and previewed == token:
         try:
             campaign, new = campaigns.start_once(spec, request.user)
-        except campaigns.SpecError as exc:  # a board retired since the preview, say
+        except specs.SpecError as exc:  # a board retired since the preview, say
             form.add_error(None, str(exc))
             return render(request, "benchmarks/campaign_form.html", {"form": form}, status=400)
         if new:
@@ -90,11 +90,11 @@ def _preview(form: CampaignForm, spec: dict, token: str, changed: bool) -> dict:
     return {
         "trials": form.trials,
         "boards": len(form.checked.boards),
-        "estimate_s": campaigns.estimate_s(form.checked),
+        "estimate_s": plans.estimate_s(form.checked),
         "spec": json.dumps(spec, indent=2),
         "digest": token,
         "changed": changed,
-        "warnings": campaigns.warnings(form.checked),
+        "warnings": plans.warnings(form.checked),
         "lengthened": [item.lengthened for item in form.checked.items if item.lengthened],
     }
 
@@ -138,7 +138,7 @@ def campaign_detail(request, code):
         "page": page,
         "runs": page.object_list,
         "retryable": retryable,
-        "lengthened": campaigns.lengthened(campaign.spec),
+        "lengthened": specs.lengthened(campaign.spec),
         "question": answers.question_of(campaign),  # its answer page is linked
         "running": campaign.finished is None,
         "since": (timezone.now() - STATUS_OVERLAP).isoformat(),  # the first poll's

@@ -5,9 +5,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST, require_safe
 
-from benchmarks.tools import missing_by_probe
 from devices import presets, ssh, tasks
-from devices.forms import PrepareForm, preparable_benchmarks
 from devices.forms_presets import RestoreStockForm
 from devices.models import Application, Board, BoardTask, FactSnapshot
 from devices.vcgencmd import decode_throttled
@@ -76,9 +74,9 @@ def board_statuses(request):
     )
 
 
-def _board_context(board: Board, prepare_form: PrepareForm | None = None) -> dict:
-    """The live block: status, facts, history, and the prepare form (its missing tools
-    follow the latest probe)."""
+def _board_context(board: Board) -> dict:
+    """The live block: status, facts and history (and, through its template's tags, what
+    other apps show there: benchmarks' prepare form)."""
     context = {
         "board": board,
         "host_key_fingerprint": ssh.fingerprint(board.host_key) if board.host_key else "",
@@ -86,10 +84,6 @@ def _board_context(board: Board, prepare_form: PrepareForm | None = None) -> dic
         "stock_words": presets.is_at_stock(board)[1],
         **_facts_context(board.latest_snapshot),
     }
-    prepare_form = prepare_form or PrepareForm()
-    chosen = set(prepare_form["benchmarks"].value() or ()) if prepare_form.is_bound else set()
-    context["prepare_form"] = prepare_form
-    context["prepare_rows"] = _prepare_rows(context["facts"], chosen)
     return context
 
 
@@ -99,38 +93,20 @@ def board_detail(request, code):
     board = get_board(code)
     if not board.host_key and not board.retired:
         return redirect("devices:confirm", code=board.code)
-    return _board_page(request, board)
+    return board_page(request, board)
 
 
-def _board_page(request, board: Board, status: int = 200, **forms):
+def board_page(request, board: Board, status: int = 200, **forms):
     """The board page; a form given (prepare_form, stock_form) shows as posted, with errors."""
     context = {
-        **_board_context(board, forms.get("prepare_form")),
+        **forms,
+        **_board_context(board),
         "task": board.tasks.first(),
         "stock_form": forms.get("stock_form") or RestoreStockForm(),
         "stock_name": presets.STOCK.name,
         "stock_governor": presets.STOCK_GOVERNOR,
     }
     return render(request, "devices/board.html", context, status=status)
-
-
-def _prepare_rows(facts: dict | None, chosen: set[str]) -> list[dict]:
-    """Each benchmark prepare board offers, with the tools the board's latest probe says it
-    lacks, and those the probe does not look for."""
-    probed = (facts or {}).get("tools")
-    probed = probed if isinstance(probed, dict) else {}
-    rows = []
-    for benchmark in preparable_benchmarks():
-        missing, unknown = missing_by_probe(benchmark.tools, probed)
-        rows.append(
-            {
-                "benchmark": benchmark,
-                "missing": missing,
-                "unknown": unknown,
-                "checked": benchmark.name in chosen,
-            }
-        )
-    return rows
 
 
 @permission_required("devices.view_board")
@@ -178,33 +154,6 @@ def start_task(request, code, kind):
     return redirect(board)
 
 
-@permission_required("devices.probe_board")
-@require_POST
-def prepare(request, code):
-    """Start a prepare task: install what the chosen benchmarks lack on the board."""
-    board = get_board(code)
-    if not board.host_key:
-        raise Http404("no such action")
-    if board.retired:
-        return refuse_retired(request, board)
-    form = PrepareForm(request.POST)
-    if not form.is_valid():
-        return _board_page(request, board, status=400, prepare_form=form)
-    started_before = timezone.now()
-    with transaction.atomic():
-        task = tasks.start(
-            board, BoardTask.Kind.PREPARE, benchmarks=form.cleaned_data["benchmarks"]
-        )
-    if task.created < started_before:
-        messages.info(
-            request,
-            f"{board.name} is already being prepared for {', '.join(task.benchmarks)} "
-            f"({task.state}); start again once that ends.",
-        )
-    say_if_not_queued(request, [task])
-    return redirect(board)
-
-
 @permission_required("devices.apply_preset")
 @require_POST
 def restore_stock(request, code):
@@ -217,7 +166,7 @@ def restore_stock(request, code):
         return refuse_retired(request, board)
     form = RestoreStockForm(request.POST)
     if not form.is_valid():
-        return _board_page(request, board, status=400, stock_form=form)
+        return board_page(request, board, status=400, stock_form=form)
     if board.status in LOOK_FIRST:
         messages.error(
             request,

@@ -6,7 +6,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from benchmarks import campaigns
+from benchmarks import campaigns, specs
 from benchmarks.models import Campaign, Run
 from tests.api.support import Api
 from tests.benchmarks.factories import add_runs, make_campaign
@@ -118,8 +118,8 @@ def test_the_same_seeded_spec_posted_again_answers_the_first_campaign(
     ],
 )
 def test_a_refused_spec_is_a_400_with_the_builders_words(client, operator, board, spec):
-    with pytest.raises(campaigns.SpecError) as refused:
-        campaigns.check(spec)
+    with pytest.raises(specs.SpecError) as refused:
+        specs.check(spec)
     response = Api(client, operator).post(CAMPAIGNS, spec)
     assert response.status_code == 400
     assert response.json() == {"detail": str(refused.value)}

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from benchmarks import adaptive, campaigns, catalog
+from benchmarks import adaptive, campaigns, catalog, specs
 from benchmarks.models import Run
 from tests.benchmarks.factories import add_run, make_campaign, measure
 from tests.devices.factories import make_board
@@ -98,10 +98,10 @@ def test_a_spec_with_resolve_pct_keeps_it_and_needs_no_ci_target(db):
     board.save()
     spec = {"name": "x", "boards": [board.name], "benchmarks": ["intloop"],
             "repetitions": {"min": 3, "max": 20, "resolve_pct": 2}}  # fmt: skip
-    checked = campaigns.check(spec)
+    checked = specs.check(spec)
     assert checked.repetitions.adaptive and checked.repetitions.target_pct is None
     assert checked.spec["repetitions"] == {
         "min": 3, "max": 20, "target_pct": None, "budget_s": None, "resolve_pct": 2.0
     }  # fmt: skip
-    with pytest.raises(campaigns.SpecError, match="resolve_pct is the change"):
-        campaigns.check({**spec, "repetitions": {"resolve_pct": 0}})
+    with pytest.raises(specs.SpecError, match="resolve_pct is the change"):
+        specs.check({**spec, "repetitions": {"resolve_pct": 0}})

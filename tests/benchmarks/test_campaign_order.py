@@ -3,7 +3,7 @@ then all of the next: a drift of the board weighs on every preset alike."""
 
 import pytest
 
-from benchmarks import campaigns
+from benchmarks import campaigns, plans, specs
 from benchmarks.models import Run
 from devices import presets
 from devices.models import Preset
@@ -76,9 +76,9 @@ def test_rounds_alternate_their_order_and_each_board_starts_with_another_preset(
 
 
 def test_the_preset_rounds_reverse_every_other_round():
-    assert campaigns.preset_rounds(3, 4) == [[0, 1, 2], [2, 1, 0], [0, 1, 2], [2, 1, 0]]
-    assert campaigns.preset_rounds(2, 2, board_index=1) == [[1, 0], [0, 1]]
-    assert campaigns.preset_rounds(1, 3) == [[0], [0], [0]]
+    assert plans.preset_rounds(3, 4) == [[0, 1, 2], [2, 1, 0], [0, 1, 2], [2, 1, 0]]
+    assert plans.preset_rounds(2, 2, board_index=1) == [[1, 0], [0, 1]]
+    assert plans.preset_rounds(1, 3) == [[0], [0], [0]]
 
 
 def test_one_preset_keeps_the_order_the_spec_asks_for(boards, fast, monkeypatch):
@@ -92,23 +92,23 @@ def test_one_preset_keeps_the_order_the_spec_asks_for(boards, fast, monkeypatch)
 
 
 def test_the_estimate_counts_an_application_at_each_change_and_one_to_leave(boards, fast):
-    counted = campaigns._applications(campaigns.check(spec(boards[:1], fast)))
+    counted = plans._applications(specs.check(spec(boards[:1], fast)))
     # as is (nothing to do), fast, fast, as is (put back), as is, fast, then put back: 4
     assert counted == 4
-    kept = campaigns._applications(campaigns.check(spec(boards[:1], fast, keep=True)))
+    kept = plans._applications(specs.check(spec(boards[:1], fast, keep=True)))
     assert kept == 3
-    assert campaigns._applications(campaigns.check(spec(boards[:1], fast, presets=["as-is"]))) == 0
+    assert plans._applications(specs.check(spec(boards[:1], fast, presets=["as-is"]))) == 0
 
 
 def test_keep_is_a_yes_or_no(boards, fast):
-    with pytest.raises(campaigns.SpecError, match="keep must be true"):
-        campaigns.check(spec(boards, fast, keep="yes"))
-    assert campaigns.check(spec(boards, fast)).spec["keep"] is False
+    with pytest.raises(specs.SpecError, match="keep must be true"):
+        specs.check(spec(boards, fast, keep="yes"))
+    assert specs.check(spec(boards, fast)).spec["keep"] is False
 
 
 def test_a_board_in_a_campaign_that_has_not_ended_is_warned_of(boards, fast, monkeypatch):
     monkeypatch.setattr("devices.work.queue", lambda lane: None)
     campaigns.start(spec(boards[:1], fast, name="first"))
-    found = campaigns.warnings(campaigns.check(spec(boards, fast, name="second")))
+    found = plans.warnings(specs.check(spec(boards, fast, name="second")))
     assert found[0].startswith("bench-1 is in “first”, which has not ended: their runs take turns")
     assert not any(warning.startswith("bench-2 is in") for warning in found)

@@ -3,7 +3,7 @@ every value the engine could not run or store."""
 
 import pytest
 
-from benchmarks import campaigns
+from benchmarks import specs
 from benchmarks.catalog.cpu import SHA1SUM
 from benchmarks.catalog.spec import Param, ParamError
 from benchmarks.models import Campaign, CustomBenchmark
@@ -41,8 +41,8 @@ def spec(board, **changes) -> dict:
     ],
 )
 def test_a_spec_the_engine_cannot_run_is_refused_in_words(board, changes, words):
-    with pytest.raises(campaigns.SpecError, match=words.replace("(", r"\(")):
-        campaigns.check(spec(board, **changes))
+    with pytest.raises(specs.SpecError, match=words.replace("(", r"\(")):
+        specs.check(spec(board, **changes))
     assert not Campaign.objects.exists()
 
 
@@ -63,8 +63,8 @@ def test_a_spec_the_engine_cannot_run_is_refused_in_words(board, changes, words)
 def test_a_name_with_a_character_pages_cannot_show_as_written_is_refused(board, name, named):
     """Controls (C0 and C1), format characters (bidi overrides, zero-width) and line and
     paragraph separators: a page or a terminal would show the name as something else."""
-    with pytest.raises(campaigns.SpecError) as refused:
-        campaigns.check(spec(board, name=name))
+    with pytest.raises(specs.SpecError) as refused:
+        specs.check(spec(board, name=name))
     assert str(refused.value).startswith("name holds a control or invisible character")
     assert named in str(refused.value)
     assert not Campaign.objects.exists()
@@ -72,7 +72,7 @@ def test_a_name_with_a_character_pages_cannot_show_as_written_is_refused(board, 
 
 def test_a_name_in_any_script_with_symbols_is_accepted(board):
     name = "Prüfung – Pi 4 ✓ 日本語 عربي"
-    assert campaigns.check(spec(board, name=name)).spec["name"] == name
+    assert specs.check(spec(board, name=name)).spec["name"] == name
 
 
 def test_a_custom_benchmark_saved_with_a_default_it_cannot_take_is_refused_by_name(board):
@@ -80,8 +80,8 @@ def test_a_custom_benchmark_saved_with_a_default_it_cannot_take_is_refused_by_na
         name="longdef", title="long default", command="true", params={"p": "x" * 300},
         pattern="(?P<value>x)", unit="x",
     )  # fmt: skip
-    with pytest.raises(campaigns.SpecError) as refused:
-        campaigns.check(spec(board, benchmarks=["longdef"]))
+    with pytest.raises(specs.SpecError) as refused:
+        specs.check(spec(board, benchmarks=["longdef"]))
     assert str(refused.value) == (
         "longdef cannot be used until an admin fixes it in Admin › Custom benchmarks: p: the "
         "default is 300 characters long; a parameter holds at most 200"
@@ -90,8 +90,8 @@ def test_a_custom_benchmark_saved_with_a_default_it_cannot_take_is_refused_by_na
 
 def test_a_refused_value_is_shown_cut_short(board):
     huge = "9" * 1_000_000
-    with pytest.raises(campaigns.SpecError) as refused:
-        campaigns.check(spec(board, benchmarks=[{"name": "sha1sum", "params": {"size": huge}}]))
+    with pytest.raises(specs.SpecError) as refused:
+        specs.check(spec(board, benchmarks=[{"name": "sha1sum", "params": {"size": huge}}]))
     assert len(str(refused.value)) < 300
 
 
@@ -112,8 +112,8 @@ def test_a_pi_4_preset_is_refused_for_a_pi_3_it_does_not_suit(board):
     probed_as(board, "a02082")  # a Pi 3B
     mild = preset("Pi 4 mild", ["pi4_r14"], arm_freq="1700")
 
-    with pytest.raises(campaigns.SpecError) as refused:
-        campaigns.check(spec(board, presets=[mild]))
+    with pytest.raises(specs.SpecError) as refused:
+        specs.check(spec(board, presets=[mild]))
 
     words = str(refused.value)
     assert "Pi 4 mild@1" in words and "bench-1" in words and "Pi 3B" in words
@@ -125,15 +125,15 @@ def test_a_preset_for_any_board_is_refused_where_an_option_is_an_error(board):
     probed_as(board, "900032")  # a Pi 1B+: 1700 MHz is more than twice anything it runs
     anywhere = preset("fast anywhere", [], arm_freq="1700")
 
-    with pytest.raises(campaigns.SpecError, match="fast anywhere@1 cannot be applied to bench-1"):
-        campaigns.check(spec(board, presets=[anywhere]))
+    with pytest.raises(specs.SpecError, match="fast anywhere@1 cannot be applied to bench-1"):
+        specs.check(spec(board, presets=[anywhere]))
 
 
 def test_a_preset_is_accepted_for_a_board_of_its_family(board):
     probed_as(board, "c03114")  # a Pi 4B rev 1.4
     mild = preset("Pi 4 mild", ["pi4_r14"], arm_freq="1700")
 
-    checked = campaigns.check(spec(board, presets=[mild, "as-is"]))
+    checked = specs.check(spec(board, presets=[mild, "as-is"]))
 
     assert checked.spec["presets"] == ["Pi 4 mild@1", "as-is"]
 
@@ -141,7 +141,7 @@ def test_a_preset_is_accepted_for_a_board_of_its_family(board):
 def test_a_preset_is_accepted_for_a_board_never_probed_its_application_checks_it(board):
     mild = preset("Pi 4 mild", ["pi4_r14"], arm_freq="1700")
 
-    checked = campaigns.check(spec(board, presets=[mild]))
+    checked = specs.check(spec(board, presets=[mild]))
 
     assert checked.spec["presets"] == ["Pi 4 mild@1"]
 
@@ -152,22 +152,22 @@ def test_a_list_longer_than_any_bench_is_refused_before_it_is_looked_up(
     board, key, queries, django_assert_num_queries
 ):
     names = [f"bench-{i}" for i in range(150_000)]
-    with django_assert_num_queries(queries), pytest.raises(campaigns.SpecError) as refused:
-        campaigns.check(spec(board, **{key: names}))
-    assert str(refused.value) == f"{key} lists 150,000; at most {campaigns.MAX_LISTED} are allowed"
+    with django_assert_num_queries(queries), pytest.raises(specs.SpecError) as refused:
+        specs.check(spec(board, **{key: names}))
+    assert str(refused.value) == f"{key} lists 150,000; at most {specs.MAX_LISTED} are allowed"
 
 
 def test_a_sweep_counts_the_entries_listed_before_it():
     vary = {"size": ["1M", "2M"]}  # and its own 16M: three entries
-    assert len(campaigns.swept(SHA1SUM, {"size": "16M"}, vary, listed=497)) == 3
-    with pytest.raises(campaigns.SpecError) as refused:
-        campaigns.swept(SHA1SUM, {"size": "16M"}, vary, listed=498)
-    assert str(refused.value) == f"benchmarks lists 501; at most {campaigns.MAX_LISTED} are allowed"
+    assert len(specs.swept(SHA1SUM, {"size": "16M"}, vary, listed=497)) == 3
+    with pytest.raises(specs.SpecError) as refused:
+        specs.swept(SHA1SUM, {"size": "16M"}, vary, listed=498)
+    assert str(refused.value) == f"benchmarks lists 501; at most {specs.MAX_LISTED} are allowed"
 
 
 def test_a_sweep_runs_a_value_given_again_in_other_words_once():
     vary = {"size": ["16384K", "32M", "32768K", "16M"]}  # and its own 16M
-    entries = campaigns.swept(SHA1SUM, {"size": "16M"}, vary)
+    entries = specs.swept(SHA1SUM, {"size": "16M"}, vary)
     assert [entry["params"]["size"] for entry in entries] == ["16M", "32M"]
 
 

@@ -4,7 +4,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from benchmarks import catalog
-from benchmarks.catalog import custom
+from benchmarks.catalog import custom, custom_rules
 from benchmarks.catalog.spec import ParseError
 from benchmarks.models import CustomBenchmark
 
@@ -95,7 +95,7 @@ def test_an_admin_cannot_save_a_definition_the_engine_cannot_run(fields, field, 
 
 @pytest.mark.django_db
 def test_a_default_as_long_as_a_parameter_may_be_is_saved_and_offered_as_it_is():
-    longest = "x" * custom.MAX_PARAM_LENGTH
+    longest = "x" * custom_rules.MAX_PARAM_LENGTH
     row = definition(params={"p": longest, "empty": ""})
     row.full_clean()
     row.save()

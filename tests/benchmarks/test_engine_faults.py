@@ -14,8 +14,8 @@ from rq.job import Job
 from benchmarks import campaigns
 from benchmarks.models import Campaign, CustomBenchmark, Lane, Run
 from devices.locks import is_locked
-from devices.management.commands.healthcheck import fail_stale_tasks
 from devices.work import JOB_GRACE
+from pifarm.management.commands.healthcheck import fail_stale_tasks
 from tests.devices.simfarm import register_node
 from tests.workers import board_lock_expired, wait_until, worker_key_expired
 

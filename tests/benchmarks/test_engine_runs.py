@@ -7,7 +7,7 @@ import time
 import pytest
 
 from benchmarks import campaigns
-from benchmarks.catalog import custom
+from benchmarks.catalog import custom_rules
 from benchmarks.models import Campaign, CustomBenchmark, Run
 from devices import presets, remote
 from devices.jobs import read_facts, save_snapshot
@@ -105,7 +105,7 @@ def test_a_parameter_with_shell_metacharacters_arrives_as_one_literal_word(pisim
 def test_a_default_the_admin_stored_reaches_the_command_as_written(pisim_farm, run_jobs):
     """The longest default a custom parameter may hold, with quotes and spaces: the command
     gets that text, not a repr of it."""
-    default = ('--fast "quoted" ' * 20)[: custom.MAX_PARAM_LENGTH]
+    default = ('--fast "quoted" ' * 20)[: custom_rules.MAX_PARAM_LENGTH]
     run = run_once(
         register_node(pisim_farm.nodes["pi4"]), run_jobs, "echo-default",
         command='echo "length=${#PIFARM_WORD} start=${PIFARM_WORD%% *}"',

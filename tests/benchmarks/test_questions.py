@@ -6,7 +6,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from benchmarks import campaigns, questions
+from benchmarks import plans, questions, specs
 from benchmarks.models import Campaign, Lane
 from devices import presets
 from devices.models import FactSnapshot, Preset
@@ -28,17 +28,17 @@ def probed(name: str, revision: str, userland_bits: int = 64):
 
 
 def runs_of(spec: dict) -> int:
-    checked = campaigns.check(spec)
+    checked = specs.check(spec)
     campaign = Campaign.objects.create(name="x", spec=checked.spec)
     lanes = {board.pk: Lane.objects.create(campaign=campaign, board=board)
              for board in checked.boards}  # fmt: skip
-    return len(campaigns.expand(checked, campaign, lanes))
+    return len(plans.expand(checked, campaign, lanes))
 
 
 def test_the_network_question_runs_iperf3_both_ways_and_scp_stock_and_overclocked():
     board = probed("pi3", PI3)
     spec = questions.NETWORK.spec([board.name])
-    accepted = campaigns.check(spec).spec
+    accepted = specs.check(spec).spec
     assert accepted["question"] == "network"
     directions = [
         b["params"]["direction"] for b in accepted["benchmarks"] if b["name"] == "iperf3-tcp"
@@ -55,14 +55,14 @@ def test_the_network_question_runs_iperf3_both_ways_and_scp_stock_and_overclocke
 
 def test_a_board_the_classic_overclock_does_not_suit_is_refused_with_the_reason():
     board = probed("pi4", PI4)
-    with pytest.raises(campaigns.SpecError, match=r"is meant for Pi 1, Pi 2, Pi 3.*not for pi4"):
-        campaigns.check(questions.NETWORK.spec([board.name]))
+    with pytest.raises(specs.SpecError, match=r"is meant for Pi 1, Pi 2, Pi 3.*not for pi4"):
+        specs.check(questions.NETWORK.spec([board.name]))
 
 
 def test_the_64_bit_question_runs_every_benchmark_once_per_board():
     boards = [probed("pi4-32", PI4, userland_bits=32).name, probed("pi4-64", PI4).name]
     spec = questions.BITNESS.spec(boards)
-    names = [entry["name"] for entry in campaigns.check(spec).spec["benchmarks"]]
+    names = [entry["name"] for entry in specs.check(spec).spec["benchmarks"]]
     assert names == ["intloop", "sha1sum", "membw", "flac", "lame", "iperf3-tcp",
                      "iperf3-udp-small", "openvpn", "wireguard"]  # fmt: skip
     assert runs_of(spec) == 2 * 9 * 3
@@ -70,8 +70,8 @@ def test_the_64_bit_question_runs_every_benchmark_once_per_board():
 
 def test_the_64_bit_question_is_refused_before_it_starts_without_both_userlands():
     boards = [probed("pi4-a", PI4).name, probed("pi4-b", PI4).name]
-    with pytest.raises(campaigns.SpecError) as refused:
-        campaigns.check(questions.BITNESS.spec(boards))
+    with pytest.raises(specs.SpecError) as refused:
+        specs.check(questions.BITNESS.spec(boards))
     assert str(refused.value) == (
         "“Is a 64-bit OS worth it on this Pi?” needs a board with a 32-bit and one with a "
         "64-bit userland, as their latest probes say (pi4-a: 64-bit, pi4-b: 64-bit). Add the "
@@ -83,24 +83,24 @@ def test_the_64_bit_question_is_refused_before_it_starts_without_both_userlands(
 def test_the_64_bit_question_is_refused_for_boards_of_two_models():
     boards = [probed("pi3-32", PI3, userland_bits=32).name, probed("pi4-64", PI4).name]
     with pytest.raises(
-        campaigns.SpecError,
+        specs.SpecError,
         match="compares boards of one model, and these are "
         "of 2: Raspberry Pi 3 Model B Rev 1.2, Raspberry Pi 4 Model B Rev 1.4",
     ):
-        campaigns.check(questions.BITNESS.spec(boards))  # fmt: skip
+        specs.check(questions.BITNESS.spec(boards))  # fmt: skip
 
 
 def test_one_preset_version_named_twice_is_refused():
     board = probed("pi3", PI3)
     spec = {**questions.NETWORK.spec([board.name])}
     spec["presets"] = [spec["presets"][1], spec["presets"][1].partition("@")[0]]
-    with pytest.raises(campaigns.SpecError, match="is listed twice in presets"):
-        campaigns.check(spec)
+    with pytest.raises(specs.SpecError, match="is listed twice in presets"):
+        specs.check(spec)
 
 
 def test_the_openvpn_question_sweeps_ciphers_compression_and_mtu():
     spec = questions.OPENVPN.spec([probed("pi3", PI3).name])
-    entries = campaigns.check(spec).spec["benchmarks"]
+    entries = specs.check(spec).spec["benchmarks"]
     assert {entry["params"]["cipher"] for entry in entries} == set(questions.CIPHERS)
     assert {entry["params"]["compression"] for entry in entries} == {"off", "lz4-v2"}
     assert {entry["params"]["mtu"] for entry in entries} == {1500, 1400}
@@ -111,14 +111,14 @@ def test_the_openvpn_question_sweeps_ciphers_compression_and_mtu():
 @pytest.mark.parametrize("question", [["network"], {"network": True}])
 def test_a_question_that_is_not_a_key_is_refused_naming_the_field(question):
     spec = {**questions.BITNESS.spec([probed("pi4", PI4).name]), "question": question}
-    with pytest.raises(campaigns.SpecError, match="^question must be one of network"):
-        campaigns.check(spec)
+    with pytest.raises(specs.SpecError, match="^question must be one of network"):
+        specs.check(spec)
 
 
 def test_an_unknown_question_is_refused():
     spec = {**questions.BITNESS.spec([probed("pi4", PI4).name]), "question": "weather"}
-    with pytest.raises(campaigns.SpecError, match="question must be one of network"):
-        campaigns.check(spec)
+    with pytest.raises(specs.SpecError, match="question must be one of network"):
+        specs.check(spec)
 
 
 def test_the_builder_comes_filled_in_with_the_question(client, operator):
@@ -146,7 +146,7 @@ def test_the_filled_in_builder_posts_the_question_s_own_spec(client, operator):
     response = client.post(NEW, data)
     assert response.status_code == 200, response.context["form"].errors
     posted = response.context["form"].checked.spec
-    expected = campaigns.check({**questions.NETWORK.spec([board.name]), "seed": 7}).spec
+    expected = specs.check({**questions.NETWORK.spec([board.name]), "seed": 7}).spec
     assert posted["benchmarks"] == expected["benchmarks"]
     assert posted["presets"] == expected["presets"] and posted["question"] == "network"
     assert "18 trials" in response.content.decode()

@@ -7,7 +7,7 @@ import hashlib
 import pytest
 from django.urls import reverse
 
-from benchmarks import campaigns
+from benchmarks import campaigns, specs
 from benchmarks.catalog import BUILT_IN, media, memory, network, storage
 from benchmarks.catalog.cpu import INTLOOP, SHA1SUM
 from benchmarks.catalog.spec import ParseError
@@ -164,7 +164,7 @@ def test_a_campaigns_runs_run_lengthened_and_its_spec_keeps_what_was_asked(board
         "intloop": {"seconds": 3},
         "sha1sum": {"size": "2G", "min_seconds": 3},
     }
-    assert campaigns.lengthened(campaign.spec) == [
+    assert specs.lengthened(campaign.spec) == [
         "intloop: seconds 1 raised to 3 s, its minimum trial length",
         "sha1sum: its work is repeated within each trial until 3 s, its minimum trial length",
     ]
@@ -176,14 +176,14 @@ def test_min_trial_s_of_zero_runs_the_parameters_as_given(board, redis_queue):
     campaign = campaigns.start(spec(board, asked, repetitions=1, min_trial_s=0))
     assert campaign.spec["min_trial_s"] == 0
     assert campaign.runs.get().params == {"seconds": 1}
-    assert campaigns.lengthened(campaign.spec) == []
+    assert specs.lengthened(campaign.spec) == []
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("value", [-1, 601, "3", True, float("nan"), float("inf"), 10**400, [3]])
 def test_a_min_trial_s_that_is_not_a_number_of_seconds_is_refused(board, value):
-    with pytest.raises(campaigns.SpecError, match="min_trial_s is a number of seconds from 0"):
-        campaigns.check(spec(board, ["intloop"], min_trial_s=value))
+    with pytest.raises(specs.SpecError, match="min_trial_s is a number of seconds from 0"):
+        specs.check(spec(board, ["intloop"], min_trial_s=value))
     assert not Campaign.objects.exists()
 
 
@@ -191,7 +191,7 @@ def test_a_min_trial_s_that_is_not_a_number_of_seconds_is_refused(board, value):
 def test_a_stored_spec_of_another_shape_gives_no_note(board):
     for stored in ([], {"benchmarks": "intloop"}, {"benchmarks": [{"params": {}}]},
                    {"benchmarks": [{"name": "intloop"}], "min_trial_s": "x"}):  # fmt: skip
-        assert campaigns.lengthened(stored) == []
+        assert specs.lengthened(stored) == []
 
 
 @pytest.mark.django_db

@@ -11,8 +11,8 @@ from dataclasses import replace
 import pytest
 from django.urls import reverse
 
-from benchmarks import campaigns, catalog, progress
-from benchmarks.catalog import custom
+from benchmarks import catalog, plans, progress, specs
+from benchmarks.catalog import custom_rules
 from benchmarks.catalog.cpu import SHA1SUM
 from benchmarks.catalog.spec import Param
 from benchmarks.models import Campaign, CustomBenchmark, Run
@@ -107,7 +107,7 @@ def test_a_preview_shows_the_trials_and_the_duration_and_writes_nothing(client, 
     assert response.status_code == 200
     expected = len(boards) * 3  # one benchmark, "as is" only
     assert f"{expected} trials" in body
-    estimate = campaigns.estimate_s(campaigns.check(response.context["form"].spec))
+    estimate = plans.estimate_s(specs.check(response.context["form"].spec))
     assert f"about {progress.duration_words(estimate)}" in body
     assert "Start the campaign" in body
     assert Campaign.objects.count() == 0
@@ -141,7 +141,7 @@ def test_a_sweep_of_too_many_combinations_is_refused_before_any_is_built(client,
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert response.status_code == 400
-    words = f"benchmarks lists {combinations:,}; at most {campaigns.MAX_LISTED} are allowed"
+    words = f"benchmarks lists {combinations:,}; at most {specs.MAX_LISTED} are allowed"
     assert words in response.content.decode()
     # Nothing built: building the combinations would take gigabytes (its time is bench/'s).
     assert peak < 20 * 2**20, peak
@@ -202,7 +202,7 @@ def test_the_fields_of_benchmarks_not_chosen_never_block_the_form(client, operat
     assert list(response.context["form"].errors) == ["p-my-dd-count"]  # chosen: it counts
 
 
-@pytest.mark.parametrize("longest", ["y" * custom.MAX_PARAM_LENGTH, "  spaced  words  "])
+@pytest.mark.parametrize("longest", ["y" * custom_rules.MAX_PARAM_LENGTH, "  spaced  words  "])
 def test_a_default_a_custom_parameter_may_hold_is_previewed_as_it_is(
     client, operator, boards, longest
 ):

@@ -19,9 +19,9 @@ from rq.job import Job, JobStatus
 from rq.registry import StartedJobRegistry
 
 from devices import locks, presets, tasks, work
-from devices.management.commands.healthcheck import fail_stale_tasks
 from devices.models import Application, Board, BoardTask, Preset
 from devices.work import JOB_GRACE
+from pifarm.management.commands.healthcheck import fail_stale_tasks
 from pisim import Faults
 from tests.workers import board_lock_expired, wait_until, worker_key_expired
 

@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from benchmarks import campaigns, progress, results
+from benchmarks import campaigns, plans, progress, results, specs
 from benchmarks.catalog.spec import shown
 from benchmarks.models import Campaign, Run
 from devices import roles
@@ -45,9 +45,9 @@ class Command(BaseCommand):
             campaign = campaigns_start(options["spec"], options.get("user"))
             runs = campaign.runs.count()
             self.stderr.write(f"started {campaign.name} ({campaign.code}): {runs} runs")
-            for warning in campaigns.warnings(campaigns.check(campaign.spec)):  # the preview's
+            for warning in plans.warnings(specs.check(campaign.spec)):  # the preview's
                 self.stderr.write(f"warning: {warning}")
-            for note in campaigns.lengthened(campaign.spec):
+            for note in specs.lengthened(campaign.spec):
                 self.stderr.write(f"lengthened: {note}")
         else:
             campaign = find(options["code"])
@@ -108,7 +108,7 @@ def campaigns_start(path: str, username: str | None) -> Campaign:
         _refuse_unless_starter(user)
     try:
         return campaigns.start(spec, user)
-    except campaigns.SpecError as exc:
+    except specs.SpecError as exc:
         raise CommandError(f"the spec was refused: {exc}", returncode=REFUSED) from None
 
 

@@ -6,11 +6,10 @@ from django.db import DatabaseError
 from django.utils import timezone
 
 from devices import presets
-from devices.management.commands import healthcheck
-from devices.management.commands.healthcheck import fail_stale_tasks
 from devices.models import Application, Board, BoardTask, Preset
-
-from .factories import make_board
+from pifarm.management.commands import healthcheck
+from pifarm.management.commands.healthcheck import fail_stale_tasks
+from tests.devices.factories import make_board
 
 pytestmark = pytest.mark.django_db
 

@@ -7,9 +7,9 @@ from django.core.management.base import CommandError
 
 from benchmarks.models import Campaign
 from devices import roles
-from devices.management.commands import demo
-from devices.management.commands.demo import STOP_SIGNALS, Command
-from devices.supervisor import Process, Supervisor
+from pifarm.management.commands import demo
+from pifarm.management.commands.demo import STOP_SIGNALS, Command
+from pifarm.supervisor import Process, Supervisor
 from tests.devices.factories import make_board
 
 pytestmark = pytest.mark.django_db

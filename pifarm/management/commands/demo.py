@@ -17,11 +17,11 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.urls import reverse
 
-from benchmarks import campaigns, questions
+from benchmarks import campaigns, questions, specs
 from benchmarks.models import Campaign
 from devices import presets, roles
-from devices.supervisor import EmbeddedRedis, Process, Stopped, Supervisor
 from pifarm.env import persistent_secret
+from pifarm.supervisor import EmbeddedRedis, Process, Stopped, Supervisor
 from pisim.farm import RUN_ROOT, farm_in_use
 from pisim.profiles import PROFILES
 
@@ -224,7 +224,7 @@ class Command(BaseCommand):
         }  # fmt: skip
         try:
             return campaigns.start(spec, get_user_model().objects.get(username="demo"))
-        except campaigns.SpecError as exc:
+        except specs.SpecError as exc:
             self.stdout.write(f"the network question was not started: {exc}")
             return None
 

@@ -6,14 +6,13 @@ from django.urls import reverse
 from django.utils import timezone
 
 from devices.models import BoardTask, FactSnapshot
-
-from .factories import make_board
+from tests.devices.factories import make_board
 
 pytestmark = pytest.mark.django_db
 
 
 def prepare_url(board) -> str:
-    return reverse("devices:prepare", args=[board.code])
+    return reverse("benchmarks:prepare_board", args=[board.code])
 
 
 def test_an_operator_prepares_a_board_for_the_chosen_benchmarks(client, operator):

@@ -11,9 +11,8 @@ import redis
 from django.conf import settings
 from rq import Queue, Worker
 
-from devices import supervisor
-from devices.supervisor import EmbeddedRedis, Process, Stopped, Supervisor
-from pifarm import embedded_redis
+from pifarm import embedded_redis, supervisor
+from pifarm.supervisor import EmbeddedRedis, Process, Stopped, Supervisor
 
 WORKER = [sys.executable, "manage.py", "rqworker", "--with-scheduler", "default"]
 CRASH = [sys.executable, "-c", "raise SystemExit(3)"]
