@@ -26,7 +26,7 @@ from benchmarks import (
     comparisons,
     effective,
     limits,
-    link,
+    network_link,
     progress,
     questions,
     simulated,
@@ -513,9 +513,9 @@ def _runs_limit(run_ids: list[int], mean: float, unit: str) -> limits.Limit | No
     uses = Run.objects.filter(pk__in=run_ids).values_list("environment__link_use", flat=True)
     ceilings = {use.get("ceiling_mbit") for use in uses if isinstance(use, dict)}
     ceiling = None
-    if len(ceilings) == 1 and unit in link.UNITS_IN_MBIT:
-        ceiling_mbit = link.recorded(ceilings.pop())
-        ceiling = ceiling_mbit / link.UNITS_IN_MBIT[unit] if ceiling_mbit else None
+    if len(ceilings) == 1 and unit in network_link.UNITS_IN_MBIT:
+        ceiling_mbit = network_link.recorded(ceilings.pop())
+        ceiling = ceiling_mbit / network_link.UNITS_IN_MBIT[unit] if ceiling_mbit else None
     return limits.limit(mean, unit, ceiling, _ends(run_ids))
 
 
@@ -580,7 +580,7 @@ def _group_limits(result: comparisons.Result) -> dict[str, limits.Limit]:
         category = catalog.lookup(result.benchmark).category
     except catalog.UnknownBenchmark:
         return {}
-    if category not in link.NETWORK_CATEGORIES or result.references is None:
+    if category not in network_link.NETWORK_CATEGORIES or result.references is None:
         return {}
     found = {}
     for group in result.groups:
@@ -641,9 +641,9 @@ def _is_number(value) -> bool:
 
 
 def _link_mbit(runs: QuerySet) -> int | None:
-    """The line rate the network runs' boards reported at run time (benchmarks.link), when
+    """The line rate the network runs' boards reported at run time (benchmarks.network_link), when
     they all reported the same one."""
     reported = runs.filter(environment__link__mbit__isnull=False).order_by()
     found = reported.values_list("environment__link__mbit", flat=True).distinct()
-    speeds = {link.recorded(speed) for speed in found}
+    speeds = {network_link.recorded(speed) for speed in found}
     return speeds.pop() if len(speeds) == 1 else None

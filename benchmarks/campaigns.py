@@ -10,7 +10,7 @@ from django.db.models import Max
 from django.template.defaultfilters import pluralize
 from django.utils import timezone
 
-from benchmarks import once, plans
+from benchmarks import double_posts, plans
 from benchmarks.models import CONTROLLER, Campaign, Lane, Run
 from benchmarks.specs import check
 from devices import work
@@ -55,7 +55,7 @@ def start_once(spec, user) -> tuple[Campaign, bool]:
     """(start(spec), True), unless this user started this very spec (its seed included: the
     builder draws one with the form) a moment ago: then (that campaign, False)."""
     accepted = check(spec).spec
-    return once.made_once(
+    return double_posts.made_once(
         user, Campaign.objects.filter(created_by=user),
         lambda campaign: campaign.spec == accepted, lambda: start(spec, user),
     )  # fmt: skip

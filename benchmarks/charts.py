@@ -9,7 +9,7 @@ below read on both backgrounds.
 
 import html
 
-from benchmarks import link
+from benchmarks import network_link
 from benchmarks.comparisons import Overview, Result
 
 BAR_COLOUR = "rgba(90, 140, 200, 0.55)"  # a mid blue: dark text and light text both read on it
@@ -103,14 +103,14 @@ def _reference_lines(result: Result) -> tuple[list[dict], list[dict]]:
         })  # fmt: skip
 
     if found.line_rate is not None:
-        across(found.line_rate, link.LINE_RATE, LINE_RATE_COLOUR, above=True)
+        across(found.line_rate, network_link.LINE_RATE, LINE_RATE_COLOUR, above=True)
     if found.ceiling is not None:
-        across(found.ceiling, link.CEILING, CEILING_COLOUR, above=False)
+        across(found.ceiling, network_link.CEILING, CEILING_COLOUR, above=False)
     for position, group in enumerate(result.groups):
         if (value := found.ceilings.get(group.key)) is not None:
             shapes.append(_hline(value, CEILING_COLOUR, position - 0.45, position + 0.45, "x"))
             labels.append({
-                "text": f"ceiling {link.figure(value)}", "x": position, "y": value,
+                "text": f"ceiling {network_link.figure(value)}", "x": position, "y": value,
                 "yanchor": "top", "showarrow": False, "font": {"size": 10, "color": CEILING_COLOUR},
             })  # fmt: skip
     return shapes, labels

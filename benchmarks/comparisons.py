@@ -19,7 +19,7 @@ from django.core.exceptions import EmptyResultSet
 from django.db import connections
 from django.db.models import Min, Q, QuerySet
 
-from benchmarks import catalog, effective, link, simulated, stats
+from benchmarks import catalog, effective, network_link, simulated, stats
 from benchmarks.models import Campaign, Measurement, Run
 from benchmarks.results import value_text
 from devices.models import Board, FactSnapshot, PresetVersion
@@ -117,9 +117,9 @@ class Result:
     include_suspects: bool
     groups: list[Group]
     comparisons: dict[str, stats.Comparison]  # by group key, every group but the baseline
-    # A network throughput's line rate and TCP goodput ceiling (benchmarks.link); None for
+    # A network throughput's line rate and TCP goodput ceiling (benchmarks.network_link); None for
     # any other metric.
-    references: link.References | None = None
+    references: network_link.References | None = None
     simulated: bool = False  # some of its runs ran on simulated boards (benchmarks.simulated)
     # Groups whose every trial was suspect, so none is drawn or compared: their counts.
     emptied: dict[str, int] = field(default_factory=dict)
@@ -309,7 +309,10 @@ def _group(key: str, tally: _Tally, names: "_Names") -> Group:
 def _references(benchmark, unit, selected, key, names, counted):
     """The line rate and goodput ceiling of a network throughput's groups, from the links
     their runs recorded (one more query, of distinct rows, for network benchmarks only)."""
-    if unit not in link.UNITS_IN_MBIT or _category(benchmark) not in link.NETWORK_CATEGORIES:
+    if (
+        unit not in network_link.UNITS_IN_MBIT
+        or _category(benchmark) not in network_link.NETWORK_CATEGORIES
+    ):
         return None
     rows = _fetched(selected.values_list(
         key, "environment__link__mbit", "environment__link__mtu", "params__mtu"
@@ -318,11 +321,11 @@ def _references(benchmark, unit, selected, key, names, counted):
     for key, mbit, link_mtu, param_mtu in rows:
         label = names.label(key)
         if label in counted:  # a group of suspects only is not drawn
-            mtu = link.recorded(json_value(param_mtu), *link.MTU_RANGE) or link.recorded(
-                json_value(link_mtu), *link.MTU_RANGE
-            )
-            links[label].add((link.recorded(json_value(mbit)), mtu))
-    return link.references(unit, links)
+            mtu = network_link.recorded(
+                json_value(param_mtu), *network_link.MTU_RANGE
+            ) or network_link.recorded(json_value(link_mtu), *network_link.MTU_RANGE)
+            links[label].add((network_link.recorded(json_value(mbit)), mtu))
+    return network_link.references(unit, links)
 
 
 def _category(benchmark: str) -> str:

@@ -2,7 +2,7 @@
 
 The rule, in order (the first that holds is the limit):
 1. the link: the mean throughput is at least AT_CEILING of the TCP goodput ceiling over the
-   link (benchmarks.link): no faster CPU could show there;
+   link (benchmarks.network_link): no faster CPU could show there;
 2. the CPU of both ends: a process on the peer and one on the board each used at least
    BUSY_PCT of one core;
 3. the peer: a process on the peer used at least BUSY_PCT of one core (one core is all a
@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from benchmarks import link
+from benchmarks import network_link
 
 AT_CEILING = 0.95  # of the TCP goodput ceiling: at it, give or take the link's own overheads
 BUSY_PCT = 90.0  # of one core: that process (or core) had no more to give
@@ -107,12 +107,14 @@ def link_use(value: float, unit: str, found: Mapping, mtu: int | None = None) ->
     """A trial's throughput against its link's line rate and TCP goodput ceiling (the run's
     own MTU, a tunnel's say, else the link's), all in Mbit/s; None when the metric is not a
     throughput or the link's rate was not read."""
-    line_mbit = link.recorded(found.get("mbit"))
-    if unit not in link.UNITS_IN_MBIT or line_mbit is None:
+    line_mbit = network_link.recorded(found.get("mbit"))
+    if unit not in network_link.UNITS_IN_MBIT or line_mbit is None:
         return None
-    mtu = link.recorded(mtu, *link.MTU_RANGE) or link.recorded(found.get("mtu"), *link.MTU_RANGE)
-    ceiling = link.tcp_goodput_mbit(line_mbit, mtu or link.DEFAULT_MTU)
-    mbit = value * link.UNITS_IN_MBIT[unit]
+    mtu = network_link.recorded(mtu, *network_link.MTU_RANGE) or network_link.recorded(
+        found.get("mtu"), *network_link.MTU_RANGE
+    )
+    ceiling = network_link.tcp_goodput_mbit(line_mbit, mtu or network_link.DEFAULT_MTU)
+    mbit = value * network_link.UNITS_IN_MBIT[unit]
     return {
         "mbit": round(mbit, 2),
         "line_mbit": line_mbit,

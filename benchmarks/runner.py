@@ -17,7 +17,7 @@ from contextlib import ExitStack
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from benchmarks import catalog, effective, limits, link, results, telemetry, trial
+from benchmarks import catalog, effective, limits, network_link, results, telemetry, trial
 from benchmarks.catalog import custom
 from benchmarks.catalog.spec import Benchmark, Command, Context, ParamError, ParseError
 from benchmarks.endpoints import BoardEndpoint, ControllerEndpoint, Detached, Endpoint
@@ -177,7 +177,7 @@ def leave_as_found(lane: Lane, hold: work.Hold) -> None:
                         f"{version.governor} now"
                     )
             else:
-                outcome = application.outcome if application else "it was not started"
+                outcome = application.reason if application else "it was not started"
                 left = f"could not be put back to {version}: {outcome}"
     Lane.objects.filter(pk=lane.pk).update(step="", left=clean_for_db(left))
 
@@ -274,7 +274,7 @@ class _Running:
             self.environment["peer_identity"] = {
                 "name": self.lane.peer_name, "host": host, "address": ctx.peer_address,
             }  # fmt: skip
-            if benchmark.category in link.NETWORK_CATEGORIES:
+            if benchmark.category in network_link.NETWORK_CATEGORIES:
                 self.environment["link"] = self.link(board_end, ctx.peer_address)
         self.wait_quiet(board_end)
         outcome, samples = self.measure(benchmark, params, ends, ctx)
@@ -344,7 +344,7 @@ class _Running:
         self.application = application
         self.stop_if_cancelled("measuring (the preset's application ran to its end)")
         if application is None or application.state != Application.State.VERIFIED:
-            outcome = application.outcome if application else "it was not started"
+            outcome = application.reason if application else "it was not started"
             board = Board.objects.get(pk=self.board.pk)
             skip = "lane" if board.status == Board.Status.NEEDS_ATTENTION else "preset"
             what = "the state before the campaign" if restoring else str(version)
@@ -472,10 +472,10 @@ class _Running:
 
     def link(self, board_end: BoardEndpoint, peer_address: str) -> dict:
         """The board's link towards its peer as its kernel reports it: the line rate a
-        comparison draws (benchmarks.link)."""
+        comparison draws (benchmarks.network_link)."""
         self.step("reading the board's link")
         try:
-            return link.read(board_end, peer_address)
+            return network_link.read(board_end, peer_address)
         except ssh.SSHError as exc:
             raise self.lost(exc) from None
 

@@ -18,7 +18,7 @@ from itertools import count
 
 from django.utils import timezone
 
-from benchmarks import comparisons, once
+from benchmarks import comparisons, double_posts
 from benchmarks.api.redact import HIDDEN, Redactor
 from benchmarks.models import Comparison, ShareLink
 from devices.models import Board
@@ -55,12 +55,12 @@ def create(comparison: Comparison, user, expires=None, show_board_names=False) -
 
 
 def create_once(comparison: Comparison, user, expires=None, show_board_names=False):
-    """(create(...), True), unless user made the same link of comparison within once.WINDOW
+    """(create(...), True), unless user made the same link of comparison within double_posts.WINDOW
     (a double click, a reload): then (that link, False), while it is live."""
     recent = comparison.shares.filter(
         created_by=user, revoked__isnull=True, show_board_names=show_board_names
     )
-    return once.made_once(
+    return double_posts.made_once(
         user,
         recent,
         lambda found: found.live() and _ends_alike(found.expires, expires),
@@ -70,10 +70,10 @@ def create_once(comparison: Comparison, user, expires=None, show_board_names=Fal
 
 def _ends_alike(found, asked) -> bool:
     """Expiries of one choice: never, the end of the same day, or after as many days asked
-    within once.WINDOW of each other (different choices end a day or more apart)."""
+    within double_posts.WINDOW of each other (different choices end a day or more apart)."""
     if found is None or asked is None:
         return found is asked
-    return abs(asked - found) <= once.WINDOW
+    return abs(asked - found) <= double_posts.WINDOW
 
 
 def revoke(link: ShareLink) -> bool:

@@ -349,7 +349,8 @@ def perform_holding(kind_name: str, pk: int, held: Hold) -> BoardWork | None:
     row = claim(kind, pk)
     if row is None:
         return None
-    _conclude(kind, row, _run_body(import_string(kind.body), row, held))
+    # Its `ended` is the holder's to see to: the holder's lock is not released yet.
+    _conclude(kind, row, _run_body(import_string(kind.body), row, held), after=False)
     row.refresh_from_db()
     return row
 
@@ -364,14 +365,14 @@ def _run_body(body, row: BoardWork, held: Hold | None):
         return Stop(State.FAILED, str(exc), board_status=status_for(exc), board_reason=str(exc))
 
 
-def _conclude(kind: Kind, row: BoardWork, outcome) -> None:
+def _conclude(kind: Kind, row: BoardWork, outcome, *, after: bool = True) -> None:
     if outcome == AGAIN:
         again(row)
         return
     stop = outcome if isinstance(outcome, Stop) else Stop(outcome or State.DONE, "")
     ended = end(row, stop.state, stop.reason)
     mark_board(row.board_id, stop.board_status, stop.board_reason)
-    if ended:
+    if ended and after:
         row.refresh_from_db()
         kind.ended(row)
 

@@ -58,7 +58,7 @@ def create_bridge(farm: str, subnet_index: int) -> None:
 # packet too), the wire also carries the FCS (4), preamble and start of frame (8) and the
 # inter-frame gap (12). A veth has no wire, so the bucket runs that much slower than the line
 # rate, and TCP over it tops out where it would on a real 100 Mbit/s port: 94.1 Mbit/s of
-# payload (benchmarks.link.tcp_goodput_mbit), not 95.6.
+# payload (benchmarks.network_link.tcp_goodput_mbit), not 95.6.
 COUNTED_FRAME, WIRE_FRAME = 14 + 1500, 14 + 1500 + 4 + 8 + 12
 
 

@@ -6,7 +6,7 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST, require_safe
 
-from benchmarks import charts, comparisons, exports, once, sharing
+from benchmarks import charts, comparisons, double_posts, exports, sharing
 from benchmarks.forms_comparisons import ComparisonForm, SaveComparisonForm, ShareForm
 from benchmarks.models import Comparison
 from devices.views.access import permission_required
@@ -83,7 +83,7 @@ def comparison_save(request):
     choice = form.choice | {"baseline": result.baseline if result else ""}
     # The same save posted twice (a double click) keeps one comparison: the first one.
     name, chosen = save.cleaned_data["name"], _chosen(form.cleaned_data)
-    comparison, _ = once.made_once(
+    comparison, _ = double_posts.made_once(
         request.user,
         Comparison.objects.filter(owner=request.user, name=name, **choice),
         lambda found: (

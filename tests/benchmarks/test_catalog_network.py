@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks import link, trial
+from benchmarks import network_link, trial
 from benchmarks.catalog import lookup, network, offloads
 from benchmarks.catalog.spec import Context, ParamError, ParseError
 from benchmarks.endpoints import ControllerEndpoint
@@ -277,7 +277,7 @@ def test_iperf3_tcp_from_the_pi3_to_the_controller_runs_at_its_100_mbit_line_rat
     parsed = lookup("iperf3-tcp").parse(outcome.outputs, params)
     # No more than a real 100 Mbit/s port carries of TCP: the goodput ceiling, 94.1 (and
     # what tc's full bucket lets through at the start, 25 kB: 0.07 Mbit/s over 3 s).
-    assert 90 <= parsed.values["throughput"] <= link.tcp_goodput_mbit(100) + 0.1
+    assert 90 <= parsed.values["throughput"] <= network_link.tcp_goodput_mbit(100) + 0.1
     assert contexts.left_on_node(node, ctx) == contexts.left_on_controller(ctx) == []
 
 

@@ -40,7 +40,7 @@ def test_register_confirm_and_probe_leak_no_secret(
 
     board = register(logged_in, node, auth)
     job_args = [job.args for job in redis_queue.jobs]
-    assert job_args == [(board.tasks.get().pk,)]
+    assert job_args == [("fetch_host_key", board.tasks.get().pk)]
     run_jobs()
 
     confirm = logged_in.get(reverse("devices:confirm", args=[board.code]))

@@ -1,9 +1,9 @@
 """A simulated Pi's eth0 says its profile's line rate, as a Pi's NIC does, and pifarm's link
-reading (benchmarks.link, run by the engine for network benchmarks) finds it."""
+reading (benchmarks.network_link, run by the engine for network benchmarks) finds it."""
 
 import pytest
 
-from benchmarks import link
+from benchmarks import network_link
 from pisim import SMSC95XX_CYCLES_PER_FRAME, Faults
 from tests.benchmarks.ends import board_end, bridge_address
 
@@ -17,7 +17,7 @@ def test_the_link_reading_finds_the_profiles_line_rate(pisim_farm, name, mbit):
     node = pisim_farm.nodes[name]
     assert node.profile.eth_mbit == mbit
     with board_end(node) as end:
-        found = link.read(end, bridge_address(node))
+        found = network_link.read(end, bridge_address(node))
     assert found == {"device": "eth0", "mbit": mbit, "mtu": 1500}
 
 
