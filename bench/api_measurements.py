@@ -37,18 +37,28 @@ def lab() -> Campaign:
     for board in benchenv.uncontacted_boards("api", BOARDS):
         lane = Lane.objects.create(campaign=campaign, board=board)
         runs += [
-            Run(campaign=campaign, lane=lane, board=board, sequence=n * 10, benchmark="sha1sum",
-                definition_version=1, params={"size": "16M"}, repetition=n + 1, state="done")
+            Run(
+                campaign=campaign,
+                lane=lane,
+                board=board,
+                sequence=n * 10,
+                benchmark="sha1sum",
+                definition_version=1,
+                params={"size": "16M"},
+                repetition=n + 1,
+                state="done",
+            )
             for n in range(MEASUREMENTS // 2 // BOARDS)
-        ]  # fmt: skip
+        ]
     Run.objects.bulk_create(runs, batch_size=2000)
     values = [
         Measurement(run_id=run_id, metric=metric, value=value, unit=unit, higher_is_better=better)
         for run_id in Run.objects.values_list("pk", flat=True)
         for metric, value, unit, better in (
-            ("throughput", 412.5, "MB/s", True), ("seconds", 0.04, "s", False),
+            ("throughput", 412.5, "MB/s", True),
+            ("seconds", 0.04, "s", False),
         )
-    ]  # fmt: skip
+    ]
     Measurement.objects.bulk_create(values, batch_size=5000)
     benchenv.planner_statistics()
     return campaign
@@ -89,15 +99,17 @@ def main() -> None:
                 "campaign": str(campaign.code),
                 "board": "api-3",
                 "metric": "throughput",
-            },  # fmt: skip
+            },
         }
         timed(client, headers, {}, 3)  # warm-up: imports, the first connection
         figures = {
             name: timed(client, headers, params, args.rounds) for name, params in cases.items()
         }
 
-        print(f"\n{Measurement.objects.count():,} measurements, {Run.objects.count():,} runs, "
-              f"{BOARDS} boards, {os.cpu_count()} cores, {connection.vendor}")  # fmt: skip
+        print(
+            f"\n{Measurement.objects.count():,} measurements, {Run.objects.count():,} runs, "
+            f"{BOARDS} boards, {os.cpu_count()} cores, {connection.vendor}"
+        )
         print(f"load seen: {benchenv.load_average()}\n")
         met = True
         for name, (samples, queries) in figures.items():

@@ -109,29 +109,60 @@ def comparison_lab(measurements: int = COMPARISON_MEASUREMENTS, boards: int = CO
     runs = []
     for i, board in enumerate(uncontacted_boards("cmp", boards)):
         snapshot = FactSnapshot.objects.create(
-            board=board, model="Raspberry Pi 4 Model B Rev 1.5", kernel_bits=64,
-            userland_bits=32 if i % 2 else 64, os_name="Debian GNU/Linux 12 (bookworm)",
-            facts={"kernel_release": "6.6.51-v8+", "governor": "performance",
-                   "firmware_version": {"version": "d2f7a1b"}},
-        )  # fmt: skip
+            board=board,
+            model="Raspberry Pi 4 Model B Rev 1.5",
+            kernel_bits=64,
+            userland_bits=32 if i % 2 else 64,
+            os_name="Debian GNU/Linux 12 (bookworm)",
+            facts={
+                "kernel_release": "6.6.51-v8+",
+                "governor": "performance",
+                "firmware_version": {"version": "d2f7a1b"},
+            },
+        )
         lane = Lane.objects.create(campaign=campaign, board=board)
         runs += [
-            Run(campaign=campaign, lane=lane, board=board, sequence=n * 10, benchmark="sha1sum",
-                definition_version=1, params={"size": "16M"}, repetition=n + 1, state="done",
-                preset_version=versions[n % 3], snapshot=snapshot, suspect=n % 50 == 0,
+            Run(
+                campaign=campaign,
+                lane=lane,
+                board=board,
+                sequence=n * 10,
+                benchmark="sha1sum",
+                definition_version=1,
+                params={"size": "16M"},
+                repetition=n + 1,
+                state="done",
+                preset_version=versions[n % 3],
+                snapshot=snapshot,
+                suspect=n % 50 == 0,
                 details={"tool_version": "sha1sum (GNU coreutils) 9.1"},
-                tool_version="sha1sum (GNU coreutils) 9.1", clock_mhz=1500.0 + 250 * (n % 3),
-                environment={"telemetry": {"n": 5, "arm_mhz_under_load": {
-                    "min": 1500.0, "median": 1500.0 + 250 * (n % 3), "max": 2000.0}},
-                    "trial_log": TRIAL_LOG})
+                tool_version="sha1sum (GNU coreutils) 9.1",
+                clock_mhz=1500.0 + 250 * (n % 3),
+                environment={
+                    "telemetry": {
+                        "n": 5,
+                        "arm_mhz_under_load": {
+                            "min": 1500.0,
+                            "median": 1500.0 + 250 * (n % 3),
+                            "max": 2000.0,
+                        },
+                    },
+                    "trial_log": TRIAL_LOG,
+                },
+            )
             for n in range(measurements // boards)
-        ]  # fmt: skip
+        ]
     Run.objects.bulk_create(runs, batch_size=2000)
     values = [
-        Measurement(run_id=run_id, metric="throughput", value=400.0 + (run_id % 17),
-                    unit="MB/s", higher_is_better=True)
+        Measurement(
+            run_id=run_id,
+            metric="throughput",
+            value=400.0 + (run_id % 17),
+            unit="MB/s",
+            higher_is_better=True,
+        )
         for run_id in Run.objects.values_list("pk", flat=True)
-    ]  # fmt: skip
+    ]
     Measurement.objects.bulk_create(values, batch_size=5000)
     planner_statistics()
     return campaign

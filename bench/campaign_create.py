@@ -76,8 +76,10 @@ def main() -> None:
         queued = django_rq.get_queue("default").count
         lanes = Campaign.objects.count() * args.boards
 
-        print(f"\n{args.boards} boards, {RUNS} runs a campaign, {args.rounds} rounds, "
-              f"{os.cpu_count()} cores, {connection.vendor}")  # fmt: skip
+        print(
+            f"\n{args.boards} boards, {RUNS} runs a campaign, {args.rounds} rounds, "
+            f"{os.cpu_count()} cores, {connection.vendor}"
+        )
         print(f"load seen: {benchenv.load_average()}\n")
         median = benchenv.report(f"campaigns.start(), {RUNS} runs", seconds)
         print("SQL queries of campaigns.start(): inserting runs + every other query")

@@ -41,19 +41,30 @@ def campaign_of(runs: int, boards: list[Board]) -> Campaign:
     for board in boards:
         lane = Lane.objects.create(campaign=campaign, board=board)
         made += [
-            Run(campaign=campaign, lane=lane, board=board, sequence=n * 10, benchmark="sha1sum",
-                definition_version=1, params={"size": "16M"}, repetition=n + 1, state="done",
-                measure_s=0.5, finished=ended)
+            Run(
+                campaign=campaign,
+                lane=lane,
+                board=board,
+                sequence=n * 10,
+                benchmark="sha1sum",
+                definition_version=1,
+                params={"size": "16M"},
+                repetition=n + 1,
+                state="done",
+                measure_s=0.5,
+                finished=ended,
+            )
             for n in range(runs // len(boards))
-        ]  # fmt: skip
+        ]
     Run.objects.bulk_create(made, batch_size=2000)
     values = [
         Measurement(run_id=run_id, metric=metric, value=value, unit=unit, higher_is_better=better)
         for run_id in campaign.runs.values_list("pk", flat=True)
         for metric, value, unit, better in (
-            ("throughput", 412.5, "MB/s", True), ("seconds", 0.04, "s", False),
+            ("throughput", 412.5, "MB/s", True),
+            ("seconds", 0.04, "s", False),
         )
-    ]  # fmt: skip
+    ]
     Measurement.objects.bulk_create(values, batch_size=5000)
     benchenv.planner_statistics()
     return campaign
@@ -104,8 +115,10 @@ def main() -> None:
         table, table_bytes = timed(client, sheet, {}, args.rounds)
         (small_peak, _), (large_peak, lines) = csv_peak(client, small), csv_peak(client, large)
 
-        print(f"\n{large.runs.count():,} runs with 2 values each, {os.cpu_count()} cores, "
-              f"{connection.vendor}")  # fmt: skip
+        print(
+            f"\n{large.runs.count():,} runs with 2 values each, {os.cpu_count()} cores, "
+            f"{connection.vendor}"
+        )
         print(f"load seen: {benchenv.load_average()}\n")
         met = True
         for name, samples, size in (
@@ -120,8 +133,10 @@ def main() -> None:
             "  CSV, median ms a run", median * 1000 / args.runs, CSV_TARGET_S_PER_RUN * 1000
         )
         met &= benchenv.verdict("  CSV lines, minus runs + header", lines - args.runs - 1, 0)
-        print(f"{'  CSV peak memory, MB: small, large':<44} {small_peak / 1e6:9.1f}, "
-              f"{large_peak / 1e6:.1f}")  # fmt: skip
+        print(
+            f"{'  CSV peak memory, MB: small, large':<44} {small_peak / 1e6:9.1f}, "
+            f"{large_peak / 1e6:.1f}"
+        )
         met &= benchenv.verdict("  CSV peak memory, large / small", large_peak / small_peak, 2)
     finally:
         benchenv.cleanup()

@@ -29,8 +29,13 @@ TARGET_PCT = 1.0
 
 def through_the_command(board, name: str, trials: int) -> tuple[list[float], list[str], str]:
     """The first metric's figures of every done run, the runs that were not, and stderr."""
-    spec = {"name": f"repeat {name}", "boards": [board.name], "quiet": False,
-            "repetitions": trials, "benchmarks": [{"name": name}]}  # fmt: skip
+    spec = {
+        "name": f"repeat {name}",
+        "boards": [board.name],
+        "quiet": False,
+        "repetitions": trials,
+        "benchmarks": [{"name": name}],
+    }
     path = benchenv.DATA_DIR / f"{name}.json"
     path.write_text(json.dumps(spec))
     command = [sys.executable, "manage.py", "campaign", "start", str(path), "--follow", "--json"]
@@ -71,9 +76,11 @@ def main() -> None:
             rsd = statistics.stdev(values) / statistics.fmean(values) * 100
             ok = rsd <= TARGET_PCT
             met &= ok
-            print(f"  n={len(values)} mean {statistics.fmean(values):.4g} "
-                  f"{BUILT_IN[name].metrics[0].unit}, rel SD {rsd:.2f} % "
-                  f"(target <= {TARGET_PCT:g} %): {'met' if ok else 'MISSED'}")  # fmt: skip
+            print(
+                f"  n={len(values)} mean {statistics.fmean(values):.4g} "
+                f"{BUILT_IN[name].metrics[0].unit}, rel SD {rsd:.2f} % "
+                f"(target <= {TARGET_PCT:g} %): {'met' if ok else 'MISSED'}"
+            )
     finally:
         benchenv.stop_workers(workers)
         farm.stop()

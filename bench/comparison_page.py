@@ -43,19 +43,27 @@ def main() -> None:
         campaign = benchenv.comparison_lab(args.measurements)
         viewer, client = benchenv.viewer_client()
         cases = {}
-        for name, group_by, suspects in (("by preset", "preset", False),
-                                         ("by board, suspects in", "board", True)):  # fmt: skip
+        for name, group_by, suspects in (
+            ("by preset", "preset", False),
+            ("by board, suspects in", "board", True),
+        ):
             comparison = Comparison.objects.create(
-                owner=viewer, name=name, benchmark="sha1sum", metric="throughput",
-                group_by=group_by, include_suspects=suspects,
-            )  # fmt: skip
+                owner=viewer,
+                name=name,
+                benchmark="sha1sum",
+                metric="throughput",
+                group_by=group_by,
+                include_suspects=suspects,
+            )
             comparison.campaigns.set([campaign])
             cases[name] = comparison.get_absolute_url()
         timed(client, cases["by preset"], 2)  # warm-up: imports, templates, the connection
         figures = {name: timed(client, url, args.rounds) for name, url in cases.items()}
 
-        print(f"\n{Measurement.objects.count():,} measurements, {Run.objects.count():,} runs, "
-              f"{BOARDS} boards, {os.cpu_count()} cores, {connection.vendor}")  # fmt: skip
+        print(
+            f"\n{Measurement.objects.count():,} measurements, {Run.objects.count():,} runs, "
+            f"{BOARDS} boards, {os.cpu_count()} cores, {connection.vendor}"
+        )
         print(f"load seen: {benchenv.load_average()}\n")
         met = True
         for name, (samples, queries) in figures.items():

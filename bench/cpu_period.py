@@ -54,8 +54,9 @@ def hash_rates(node, size: int, runs: int) -> tuple[list[float], float, float]:
     """(MB/s of each run, host system seconds, wall seconds) of runs sha1sums of size bytes."""
     rates, system, started = [], host_system_s(), time.perf_counter()
     for _ in range(runs):
-        done = node.run_as_root(["sh", "-c", TIMED, "timed", str(size), SPARSE], timeout=120,
-                                check=True)  # fmt: skip
+        done = node.run_as_root(
+            ["sh", "-c", TIMED, "timed", str(size), SPARSE], timeout=120, check=True
+        )
         rates.append(size / (int(done.stdout.decode().split()[-1]) / 1e9) / 1e6)
     return rates, host_system_s() - system, time.perf_counter() - started
 
@@ -63,8 +64,11 @@ def hash_rates(node, size: int, runs: int) -> tuple[list[float], float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
-    parser.add_argument("--periods", default=f"100000,{PERIOD_US},5000",
-                        help="quota periods to compare, in microseconds")  # fmt: skip
+    parser.add_argument(
+        "--periods",
+        default=f"100000,{PERIOD_US},5000",
+        help="quota periods to compare, in microseconds",
+    )
     args = parser.parse_args()
     periods = [int(period) for period in args.periods.split(",")]
 
@@ -77,9 +81,11 @@ def main() -> None:
         # the long size: about 3 s of hashing at this node's speed, found with one probe run
         probe, _, _ = hash_rates(node, 64 * 1024**2, 1)
         long_size = int(probe[0] * 1e6 * 3) // 1024**2 * 1024**2
-        print(f"node: {node.booted.get('model', 'pi1b')}, quota {node.cpu_quota['quota_us']} us "
-              f"per {node.cpu_quota['period_us']} us; {os.cpu_count()} host cores; "
-              f"{benchenv.load_average()}\n")  # fmt: skip
+        print(
+            f"node: {node.booted.get('model', 'pi1b')}, quota {node.cpu_quota['quota_us']} us "
+            f"per {node.cpu_quota['period_us']} us; {os.cpu_count()} host cores; "
+            f"{benchenv.load_average()}\n"
+        )
         print(f"{'period':>9} {'size':>8} {'mean MB/s':>10} {'rel SD':>8} {'host sys s/s':>13}")
         for period in periods:
             set_period(node, period)
@@ -87,8 +93,11 @@ def main() -> None:
                 rates, system_s, wall_s = hash_rates(node, size, args.runs)
                 rsd = statistics.stdev(rates) / statistics.fmean(rates) * 100
                 cost = f"{system_s / wall_s:13.4f}" if size == long_size else f"{'':>13}"
-                print(f"{period / 1000:>6g} ms {name:>8} {statistics.fmean(rates):10.2f} "
-                      f"{rsd:6.2f} % {cost}", flush=True)  # fmt: skip
+                print(
+                    f"{period / 1000:>6g} ms {name:>8} {statistics.fmean(rates):10.2f} "
+                    f"{rsd:6.2f} % {cost}",
+                    flush=True,
+                )
         set_period(node, PERIOD_US)
         print(f"\n{benchenv.load_average()}")
     finally:

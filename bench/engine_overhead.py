@@ -33,8 +33,12 @@ TARGET = 1.15
 
 
 def pifarm_campaign(board, benchmark: str, runs: int, quiet: bool):
-    spec = {"name": "overhead", "boards": [board.name], "repetitions": runs,
-            "benchmarks": [{"name": benchmark}]}  # fmt: skip
+    spec = {
+        "name": "overhead",
+        "boards": [board.name],
+        "repetitions": runs,
+        "benchmarks": [{"name": benchmark}],
+    }
     if not quiet:
         spec["quiet"] = False
     return benchenv.wait_for_campaign(campaigns.start(spec))
@@ -42,10 +46,19 @@ def pifarm_campaign(board, benchmark: str, runs: int, quiet: bool):
 
 def ssh_argv(node, known_hosts) -> list[str]:
     return [
-        "ssh", "-i", node.private_key_path, "-o", f"UserKnownHostsFile={known_hosts}",
-        "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes", "-p", str(node.port),
+        "ssh",
+        "-i",
+        node.private_key_path,
+        "-o",
+        f"UserKnownHostsFile={known_hosts}",
+        "-o",
+        "StrictHostKeyChecking=yes",
+        "-o",
+        "BatchMode=yes",
+        "-p",
+        str(node.port),
         f"{node.user}@{node.host}",
-    ]  # fmt: skip
+    ]
 
 
 def by_hand(node, known_hosts, runs: int) -> float:
@@ -105,8 +118,10 @@ def main() -> None:
         loads.append(benchenv.load_average())
         waits = [run.environment["quiet"] for run in quiet.runs.all()]
 
-        print(f"\n1 board, {args.runs} runs of `sleep {SECONDS}` each, {args.rounds} rounds "
-              f"interleaved, {os.cpu_count()} cores")  # fmt: skip
+        print(
+            f"\n1 board, {args.runs} runs of `sleep {SECONDS}` each, {args.rounds} rounds "
+            f"interleaved, {os.cpu_count()} cores"
+        )
         print("load seen: " + "; ".join(loads) + "\n")
         pifarm_off = benchenv.report("pifarm campaign, quiet off", off)
         by_hand_s = benchenv.report("ssh by hand, one connection per command", hand)
@@ -116,8 +131,10 @@ def main() -> None:
         benchenv.report("pifarm (quiet off) / by hand, pair by pair", pairs, "x")
         met = benchenv.verdict("pifarm (quiet off) / by hand", pifarm_off / by_hand_s, TARGET)
         quiet_s = benchenv.campaign_wall_s(quiet)
-        print(f"{'pifarm campaign, quiet on (default), once':<44} {quiet_s:9.3f} s  "
-              f"= {quiet_s / by_hand_s:.3f}x by hand (reported, not judged)")  # fmt: skip
+        print(
+            f"{'pifarm campaign, quiet on (default), once':<44} {quiet_s:9.3f} s  "
+            f"= {quiet_s / by_hand_s:.3f}x by hand (reported, not judged)"
+        )
         benchenv.report("  quiet wait of a run", [wait["waited_s"] for wait in waits])
         reached = sum(wait["reached"] for wait in waits)
         print(f"  quiet reached in {reached} of {len(waits)} runs; the last: {waits[-1]['words']}")

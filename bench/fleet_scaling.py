@@ -37,9 +37,14 @@ def timed_campaign(boards, benchmark: str, runs: int):
     try:
         busy_before, all_before = benchenv.host_cpu()
         campaign = campaigns.start(
-            {"name": f"fleet of {len(boards)}", "boards": [board.name for board in boards],
-             "benchmarks": [{"name": benchmark}], "repetitions": runs, "quiet": False}
-        )  # fmt: skip
+            {
+                "name": f"fleet of {len(boards)}",
+                "boards": [board.name for board in boards],
+                "benchmarks": [{"name": benchmark}],
+                "repetitions": runs,
+                "quiet": False,
+            }
+        )
         campaign = benchenv.wait_for_campaign(campaign)
         busy_after, all_after = benchenv.host_cpu()
     finally:
@@ -101,8 +106,10 @@ def main() -> None:
                 lanes.setdefault(name, []).extend(values)
             loads.append(benchenv.load_average())
 
-        print(f"\n{args.runs} runs of `sleep {SECONDS}` per board, quiet off, {args.rounds} rounds "
-              f"interleaved, {os.cpu_count()} cores")  # fmt: skip
+        print(
+            f"\n{args.runs} runs of `sleep {SECONDS}` per board, quiet off, {args.rounds} rounds "
+            f"interleaved, {os.cpu_count()} cores"
+        )
         print("load seen: " + "; ".join(loads) + "\n")
         single = benchenv.report("1 board, 1 worker", one)
         many = benchenv.report(f"{args.boards} boards, {args.boards} workers", fleet)

@@ -35,10 +35,15 @@ TARGET_MBIT = 94.0
 
 def through_pifarm(board, duration: int) -> float:
     campaign = campaigns.start(
-        {"name": "iperf3 through pifarm", "boards": [board.name], "peer": "controller",
-         "quiet": False, "repetitions": 1,
-         "benchmarks": [{"name": "iperf3-tcp", "params": {"duration": duration}}]}
-    )  # fmt: skip
+        {
+            "name": "iperf3 through pifarm",
+            "boards": [board.name],
+            "peer": "controller",
+            "quiet": False,
+            "repetitions": 1,
+            "benchmarks": [{"name": "iperf3-tcp", "params": {"duration": duration}}],
+        }
+    )
     run = benchenv.wait_for_campaign(campaign).runs.get()
     return Measurement.objects.get(run=run, metric="throughput").value
 
@@ -46,8 +51,9 @@ def through_pifarm(board, duration: int) -> float:
 def by_hand(node, duration: int) -> float:
     server = subprocess.Popen(
         ["iperf3", "-s", "-1", "-p", str(BY_HAND_PORT), "-B", BRIDGE],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         time.sleep(0.5)  # the server listens
         client = node.run_as_root(
@@ -85,8 +91,10 @@ def main() -> None:
             hand.append(by_hand(node, args.duration))
             loads.append(benchenv.load_average())
 
-        print(f"\n1 board (pi3b-legacy, 100 Mbit/s), board to controller, {args.duration} s each, "
-              f"{args.rounds} rounds interleaved, {os.cpu_count()} cores")  # fmt: skip
+        print(
+            f"\n1 board (pi3b-legacy, 100 Mbit/s), board to controller, {args.duration} s each, "
+            f"{args.rounds} rounds interleaved, {os.cpu_count()} cores"
+        )
         print("load seen: " + "; ".join(loads) + "\n")
         through = benchenv.report("iperf3-tcp through pifarm", pifarm, "Mbit/s", 2)
         direct = benchenv.report("iperf3 by hand, same link", hand, "Mbit/s", 2)
@@ -94,8 +102,9 @@ def main() -> None:
         benchenv.report("pifarm / by hand, pair by pair", pairs, "x", 4)
         off_pct = abs(through / direct - 1) * 100
         met = benchenv.verdict("pifarm vs by hand, medians, % apart", off_pct, TARGET_WITHIN_PCT)
-        met &= benchenv.verdict("iperf3-tcp through pifarm, Mbit/s", through, TARGET_MBIT,
-                                at_least=True)  # fmt: skip
+        met &= benchenv.verdict(
+            "iperf3-tcp through pifarm, Mbit/s", through, TARGET_MBIT, at_least=True
+        )
     finally:
         benchenv.stop_workers(workers)
         farm.stop()

@@ -51,14 +51,21 @@ def zeros_sha1(size: int) -> str:
 def through_pifarm(board, seconds: int) -> tuple[float, float, str]:
     """(openssl MB/s, sha1sum MB/s, the sum pifarm kept) from one campaign of both."""
     campaign = campaigns.start(
-        {"name": "known answers", "boards": [board.name], "quiet": False, "repetitions": 1,
-         "order": "interleaved",
-         "benchmarks": [
-             {"name": "openssl-speed", "params": {"algorithm": ALGORITHM, "block_size": BLOCK,
-                                                  "seconds": seconds}},
-             {"name": "sha1sum", "params": {"size": "2G"}},
-         ]}
-    )  # fmt: skip
+        {
+            "name": "known answers",
+            "boards": [board.name],
+            "quiet": False,
+            "repetitions": 1,
+            "order": "interleaved",
+            "benchmarks": [
+                {
+                    "name": "openssl-speed",
+                    "params": {"algorithm": ALGORITHM, "block_size": BLOCK, "seconds": seconds},
+                },
+                {"name": "sha1sum", "params": {"size": "2G"}},
+            ],
+        }
+    )
     runs = {run.benchmark: run for run in benchenv.wait_for_campaign(campaign).runs.all()}
     openssl = Measurement.objects.get(run=runs["openssl-speed"], metric="throughput").value
     sha1sum = Measurement.objects.get(run=runs["sha1sum"], metric="throughput").value
@@ -123,8 +130,16 @@ def main() -> None:
         workers = benchenv.start_workers(1)
         through_pifarm(board, 1)  # warm-up: the worker, the first handshake and probe
 
-        figures = {name: [] for name in ("openssl pifarm", "openssl hand", "sha1 pifarm",
-                                         "sha1 hand", "sha1 sampler")}  # fmt: skip
+        figures = {
+            name: []
+            for name in (
+                "openssl pifarm",
+                "openssl hand",
+                "sha1 pifarm",
+                "sha1 hand",
+                "sha1 sampler",
+            )
+        }
         sums = set()
         loads = [benchenv.load_average()]
         for _ in range(args.rounds):
@@ -141,11 +156,15 @@ def main() -> None:
 
         print(f"\n1 board, {args.rounds} rounds interleaved, quiet off, {os.cpu_count()} cores")
         print("load seen: " + "; ".join(loads) + "\n")
-        met = compare(f"openssl {ALGORITHM} {BLOCK} B {args.seconds} s",
-                      figures["openssl pifarm"], figures["openssl hand"])  # fmt: skip
+        met = compare(
+            f"openssl {ALGORITHM} {BLOCK} B {args.seconds} s",
+            figures["openssl pifarm"],
+            figures["openssl hand"],
+        )
         met &= compare("sha1sum 2 GiB sparse", figures["sha1 pifarm"], figures["sha1 hand"])
-        benchenv.report("sha1sum by hand, the sampler starting too", figures["sha1 sampler"],
-                        "MB/s", 1)  # fmt: skip
+        benchenv.report(
+            "sha1sum by hand, the sampler starting too", figures["sha1 sampler"], "MB/s", 1
+        )
         known = zeros_sha1(SIZE)
         right = sums == {known}
         print(f"{'sha1 of 2 GiB of zeros, both ways':<44} {'right' if right else sorted(sums)}")

@@ -75,7 +75,7 @@ def ssh_probe(nodes, known_hosts: Path) -> None:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-        )  # fmt: skip
+        )
         for node in nodes
     ]
     for process in processes:
@@ -102,8 +102,11 @@ def ansible_setup(nodes, known_hosts: Path, workdir: Path) -> None:
     ansible = Path(sys.executable).with_name("ansible")
     done = subprocess.run(
         [str(ansible), "all", "-i", str(inventory), "-m", "setup", "-f", str(len(nodes))],
-        env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if done.returncode != 0:
         raise SystemExit(f"ansible failed: {done.stdout[-500:]} {done.stderr[-500:]}")
 

@@ -39,15 +39,27 @@ from benchmarks.runner import RAM_DISK
 from pisim import Farm
 
 BENCH_SUBNET_INDEX = 10
-TARGET_PCT = {"cpu": 1.0, "memory": 1.0, "crypto": 1.0, "media": 1.0, "network": 1.0,
-              "tunnel": 1.0, "storage": 3.0}  # fmt: skip
+TARGET_PCT = {
+    "cpu": 1.0,
+    "memory": 1.0,
+    "crypto": 1.0,
+    "media": 1.0,
+    "network": 1.0,
+    "tunnel": 1.0,
+    "storage": 3.0,
+}
 CAMPAIGN_DEADLINE_S = 3600
 
 
 def run_campaign(board, benchmark, trials: int) -> dict:
     """One campaign of `trials` repetitions of benchmark at its defaults: its figures."""
-    spec = {"name": f"repeatability {benchmark.name}", "boards": [board.name], "quiet": False,
-            "repetitions": trials, "benchmarks": [{"name": benchmark.name}]}  # fmt: skip
+    spec = {
+        "name": f"repeatability {benchmark.name}",
+        "boards": [board.name],
+        "quiet": False,
+        "repetitions": trials,
+        "benchmarks": [{"name": benchmark.name}],
+    }
     if benchmark.needs_peer:
         spec["peer"] = "controller"
     campaign = campaigns.start(spec)
@@ -67,13 +79,22 @@ def run_campaign(board, benchmark, trials: int) -> dict:
     mean = statistics.fmean(figures) if figures else float("nan")
     rsd = statistics.stdev(figures) / mean * 100 if len(figures) > 1 else float("nan")
     return {
-        "benchmark": benchmark.name, "category": benchmark.category, "metric": metric.name,
-        "unit": metric.unit, "n": len(figures), "mean": mean, "rsd_pct": rsd,
+        "benchmark": benchmark.name,
+        "category": benchmark.category,
+        "metric": metric.name,
+        "unit": metric.unit,
+        "n": len(figures),
+        "mean": mean,
+        "rsd_pct": rsd,
         "trial_s": statistics.median(lengths) if lengths else float("nan"),
-        "values": figures, "failed": failed, "target_pct": TARGET_PCT.get(benchmark.category),
-        "suspect": sum(run.suspect for run in done), "noise_floor_s": benchmark.noise_floor_s,
-        "load": os.getloadavg()[0], "params": done[0].params if done else {},
-    }  # fmt: skip
+        "values": figures,
+        "failed": failed,
+        "target_pct": TARGET_PCT.get(benchmark.category),
+        "suspect": sum(run.suspect for run in done),
+        "noise_floor_s": benchmark.noise_floor_s,
+        "load": os.getloadavg()[0],
+        "params": done[0].params if done else {},
+    }
 
 
 def on_this_host(benchmark, params: dict, trials: int) -> float:
@@ -104,13 +125,17 @@ def verdict(row: dict) -> str:
 
 
 def print_table(rows: list[dict]) -> None:
-    print(f"\n{'benchmark':<18} {'metric':<22} {'n':>3} {'mean':>12} {'rel SD':>8} "
-          f"{'trial':>8} {'target':>7}  verdict")  # fmt: skip
+    print(
+        f"\n{'benchmark':<18} {'metric':<22} {'n':>3} {'mean':>12} {'rel SD':>8} "
+        f"{'trial':>8} {'target':>7}  verdict"
+    )
     for row in rows:
         target = f"<={row['target_pct']:g} %" if row["target_pct"] is not None else "-"
-        print(f"{row['benchmark']:<18} {row['metric'] + ' (' + row['unit'] + ')':<22} "
-              f"{row['n']:>3} {row['mean']:>12.4g} {row['rsd_pct']:>6.2f} % "
-              f"{row['trial_s']:>6.2f} s {target:>7}  {verdict(row)}")  # fmt: skip
+        print(
+            f"{row['benchmark']:<18} {row['metric'] + ' (' + row['unit'] + ')':<22} "
+            f"{row['n']:>3} {row['mean']:>12.4g} {row['rsd_pct']:>6.2f} % "
+            f"{row['trial_s']:>6.2f} s {target:>7}  {verdict(row)}"
+        )
         print(f"{'':<18} ran with {row['params']}")
 
 
@@ -143,14 +168,19 @@ def main() -> None:
                 row["host_rsd_pct"] = on_this_host(BUILT_IN[name], row["params"], args.trials)
             rows.append(row)
             loads.append(benchenv.load_average())
-            print(f"{name}: n={row['n']} rel SD {row['rsd_pct']:.2f} % "
-                  f"trial {row['trial_s']:.2f} s  {verdict(row)}", flush=True)  # fmt: skip
+            print(
+                f"{name}: n={row['n']} rel SD {row['rsd_pct']:.2f} % "
+                f"trial {row['trial_s']:.2f} s  {verdict(row)}",
+                flush=True,
+            )
     finally:
         benchenv.stop_workers(workers)
         farm.stop()
         benchenv.cleanup()
-    print(f"\n1 node ({args.profile}), {args.trials} trials each, quiet off, "
-          f"{os.cpu_count()} host cores; load seen: {loads[0]} ... {loads[-1]}")  # fmt: skip
+    print(
+        f"\n1 node ({args.profile}), {args.trials} trials each, quiet off, "
+        f"{os.cpu_count()} host cores; load seen: {loads[0]} ... {loads[-1]}"
+    )
     print_table(rows)
     if args.json:
         with open(args.json, "w") as out:

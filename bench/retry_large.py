@@ -82,9 +82,14 @@ def main() -> None:
             "retry", lanes + 1, first=31, host_key=benchenv.BENCH_HOST_KEY
         )
         other = campaigns.start(
-            {"name": "other", "boards": [boards[-1].name], "benchmarks": ["sha1sum"],
-             "repetitions": 1, "quiet": False}
-        )  # fmt: skip
+            {
+                "name": "other",
+                "boards": [boards[-1].name],
+                "benchmarks": ["sha1sum"],
+                "repetitions": 1,
+                "quiet": False,
+            }
+        )
         large = cancelled_campaign(boards[:lanes], args.runs)
         cancelled = large.runs.count()
         writer = OtherLane(other.lanes.get().pk)

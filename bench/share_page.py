@@ -37,18 +37,24 @@ def main() -> None:
         campaign = benchenv.comparison_lab()
         owner = benchenv.bench_viewer()
         comparison = Comparison.objects.create(
-            owner=owner, name="shared bench", benchmark="sha1sum", metric="throughput",
-            group_by="board", include_suspects=True,
-        )  # fmt: skip
+            owner=owner,
+            name="shared bench",
+            benchmark="sha1sum",
+            metric="throughput",
+            group_by="board",
+            include_suspects=True,
+        )
         comparison.campaigns.set([campaign])
         url = sharing.create(comparison, owner).get_absolute_url()
         visitor = Client()  # no login
         benchenv.timed_get(visitor, url, 2, must_hold=b"board 5")  # warm-up
         samples, queries = benchenv.timed_get(visitor, url, args.rounds, must_hold=b"board 5")
 
-        print(f"\n{Measurement.objects.count():,} measurements, {Run.objects.count():,} runs, "
-              f"{benchenv.COMPARISON_BOARDS} boards, {os.cpu_count()} cores, "
-              f"{connection.vendor}")  # fmt: skip
+        print(
+            f"\n{Measurement.objects.count():,} measurements, {Run.objects.count():,} runs, "
+            f"{benchenv.COMPARISON_BOARDS} boards, {os.cpu_count()} cores, "
+            f"{connection.vendor}"
+        )
         print(f"load seen: {benchenv.load_average()}\n")
         median = benchenv.report("share page, by board, suspects in", samples, "ms", digits=1)
         print(f"{'  SQL queries of one request':<44} {queries:9d}")

@@ -15,6 +15,7 @@ from django.db.models import Max
 from benchmarks.catalog.spec import Benchmark
 from benchmarks.models import Campaign, Measurement, Run
 from benchmarks.plans import GROUP_GAP, REPETITION_GAP
+from benchmarks.stats import describe, trials_needed
 
 log = logging.getLogger(__name__)
 
@@ -42,10 +43,6 @@ def group(run: Run):
 
 def _maybe_one_more(run: Run, benchmark: Benchmark, repetitions: dict) -> str:
     """Add a trial if the group needs one; what was decided, in words."""
-    # Here, not at the top: scipy takes about a second to import, and a forking worker imports
-    # it anew in every job's work horse. Only adaptive campaigns need it.
-    from benchmarks.stats import describe, trials_needed
-
     runs = group(run)
     if runs.filter(state__in=Run.UNFINISHED).exclude(pk=run.pk).exists():
         return "more trials are queued"
@@ -99,11 +96,17 @@ def _add(run: Run, *, sequence: int, repetition: int | None = None, rerun_of=Non
             if state != Campaign.State.RUNNING:
                 return False
             Run.objects.create(
-                campaign_id=run.campaign_id, lane_id=run.lane_id, board_id=run.board_id,
-                sequence=sequence, preset_version_id=run.preset_version_id,
-                benchmark=run.benchmark, definition_version=run.definition_version,
-                params=run.params, repetition=repetition or run.repetition, rerun_of=rerun_of,
-            )  # fmt: skip
+                campaign_id=run.campaign_id,
+                lane_id=run.lane_id,
+                board_id=run.board_id,
+                sequence=sequence,
+                preset_version_id=run.preset_version_id,
+                benchmark=run.benchmark,
+                definition_version=run.definition_version,
+                params=run.params,
+                repetition=repetition or run.repetition,
+                rerun_of=rerun_of,
+            )
     except IntegrityError:  # that place in the lane is taken (a retry came first): skip it
         pass
     return True

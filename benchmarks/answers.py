@@ -173,8 +173,9 @@ def _judged(found: Answer, campaign: Campaign, runs: QuerySet) -> str:
     rows = found.overview.rows
     for row in rows:
         chosen = runs.filter(benchmark=row.benchmark, **_params_lookup(row.params))
-        section = _section(found, row.label, chosen, campaign, row, recipe.group_by,
-                           recipe.baseline)  # fmt: skip
+        section = _section(
+            found, row.label, chosen, campaign, row, recipe.group_by, recipe.baseline
+        )
         if section:
             _judged_as_rows(section, [other for other in rows if _same_setting(other, row)])
             found.sections.append(section)
@@ -321,8 +322,10 @@ def _sentence(
         if same:
             parts.append(f"{_listed([row.label for row in same])} showed no significant difference")
     elif same:
-        parts = [f"No: {_listed([row.label for row in same])} showed no significant difference "
-                 f"with {treatment}"]  # fmt: skip
+        parts = [
+            f"No: {_listed([row.label for row in same])} showed no significant difference "
+            f"with {treatment}"
+        ]
     elif small:
         parts = [f"No: {treatment} made {_small_words(small)}"]
         small = []
@@ -423,10 +426,30 @@ def _fastest_setting(found: Answer, campaign: Campaign, runs: QuerySet) -> str:
     for factor in recipe.factors:
         group_by = f"{comparisons.PARAM_PREFIX}{factor}"
         baseline = _first_value(found.question, benchmark, factor)
-        found.sections.append(_section(found, f"{benchmark} {metric} by {factor}", chosen,
-                                       campaign, None, group_by, baseline, metric))  # fmt: skip
-    found.sections.append(_section(found, f"{benchmark} {metric} by preset", chosen, campaign,
-                                   None, recipe.group_by, recipe.baseline, metric))  # fmt: skip
+        found.sections.append(
+            _section(
+                found,
+                f"{benchmark} {metric} by {factor}",
+                chosen,
+                campaign,
+                None,
+                group_by,
+                baseline,
+                metric,
+            )
+        )
+    found.sections.append(
+        _section(
+            found,
+            f"{benchmark} {metric} by preset",
+            chosen,
+            campaign,
+            None,
+            recipe.group_by,
+            recipe.baseline,
+            metric,
+        )
+    )
     found.sections = [section for section in found.sections if section]
     found.cpu = _cpu(chosen, recipe.factors[0])
     lacking = _missing_ciphers(campaign, benchmark)
@@ -453,9 +476,12 @@ def _settings_all_suspect(runs: QuerySet, factors: tuple[str, ...]) -> list[str]
     the best, it is said, not dropped silently."""
     trials = defaultdict(list)
     rows = runs.values_list(
-        "params", "preset_version__preset__name", "preset_version__number", "suspect",
+        "params",
+        "preset_version__preset__name",
+        "preset_version__number",
+        "suspect",
         "suspect_reasons",
-    )  # fmt: skip
+    )
     for params, preset, version, suspect, reasons in rows:
         trials[_setting_of(params, preset, version, factors)].append((suspect, reasons))
     return [
@@ -491,9 +517,13 @@ def _best(runs: QuerySet, metric: str, factors: tuple[str, ...], include_suspect
     if not include_suspects:
         runs = runs.filter(suspect=False)
     rows = Measurement.objects.filter(run__in=runs, metric=metric).values_list(
-        "value", "unit", "run__params", "run__preset_version__preset__name",
-        "run__preset_version__number", "run_id",
-    )  # fmt: skip
+        "value",
+        "unit",
+        "run__params",
+        "run__preset_version__preset__name",
+        "run__preset_version__number",
+        "run_id",
+    )
     units = set()
     for value, unit, params, preset, version, run_id in rows:
         units.add(unit)
@@ -522,9 +552,10 @@ def _runs_limit(run_ids: list[int], mean: float, unit: str) -> limits.Limit | No
 def _missing_ciphers(campaign: Campaign, benchmark: str) -> list[str]:
     """The ciphers whose runs ended saying the build has no such cipher."""
     reasons = campaign.runs.filter(
-        benchmark=benchmark, state__in=[Run.State.FAILED, Run.State.SKIPPED],
+        benchmark=benchmark,
+        state__in=[Run.State.FAILED, Run.State.SKIPPED],
         reason__contains=MISSING_CIPHER,
-    ).values_list("params", flat=True)  # fmt: skip
+    ).values_list("params", flat=True)
     return sorted({params.get("cipher", "") for params in reasons} - {""})
 
 
@@ -541,19 +572,21 @@ def _cpu(runs: QuerySet, factor: str) -> list[dict]:
                     seen[group][f"{end}_{name}"].append(procs[name])
     columns = [f"{end}_{name}" for end in ("board", "peer") for name in TUNNEL_PROCESSES]
     return [
-        {"group": group} | {
+        {"group": group}
+        | {
             column: statistics.fmean(seen[group][column]) if seen[group][column] else None
             for column in columns
         }
         for group in sorted(seen, key=comparisons.group_order)
-    ]  # fmt: skip
+    ]
 
 
 # ---- shared -------------------------------------------------------------------------------
 
 
-def _section(found: Answer, title, runs, campaign, row, group_by, baseline,
-             metric=None) -> Section | None:  # fmt: skip
+def _section(
+    found: Answer, title, runs, campaign, row, group_by, baseline, metric=None
+) -> Section | None:
     """The comparison of one metric (a row's, or the one given) of runs, grouped by group_by."""
     benchmark = row.benchmark if row else runs.values_list("benchmark", flat=True).first()
     metric = row.metric if row else metric

@@ -25,8 +25,15 @@ RETRY_PAUSE_S = 0.1
 
 
 # What a retry copies from the run it retries: the trial itself, where it runs.
-_RETRIED_FIELDS = ("lane_id", "board_id", "preset_version_id", "benchmark", "definition_version",
-                   "params", "repetition")  # fmt: skip
+_RETRIED_FIELDS = (
+    "lane_id",
+    "board_id",
+    "preset_version_id",
+    "benchmark",
+    "definition_version",
+    "params",
+    "repetition",
+)
 
 
 def start(spec, user=None) -> Campaign:
@@ -34,17 +41,22 @@ def start(spec, user=None) -> Campaign:
     checked = check(spec)
     with transaction.atomic():
         campaign = Campaign.objects.create(
-            name=checked.spec["name"], spec=checked.spec, order=checked.order,
-            seed=checked.seed, created_by=user, estimated_s=plans.estimate_s(checked),
-        )  # fmt: skip
+            name=checked.spec["name"],
+            spec=checked.spec,
+            order=checked.order,
+            seed=checked.seed,
+            created_by=user,
+            estimated_s=plans.estimate_s(checked),
+        )
         peer = checked.peer
         lanes = {}
         for board in checked.boards:
             lanes[board.pk] = Lane.objects.create(
-                campaign=campaign, board=board,
+                campaign=campaign,
+                board=board,
                 peer_board=peer if isinstance(peer, Board) else None,
                 peer_is_controller=peer == CONTROLLER,
-            )  # fmt: skip
+            )
         Run.objects.bulk_create(plans.expand(checked, campaign, lanes), batch_size=1000)
         for lane in lanes.values():
             work.queue(lane)
@@ -56,9 +68,11 @@ def start_once(spec, user) -> tuple[Campaign, bool]:
     builder draws one with the form) a moment ago: then (that campaign, False)."""
     accepted = check(spec).spec
     return double_posts.made_once(
-        user, Campaign.objects.filter(created_by=user),
-        lambda campaign: campaign.spec == accepted, lambda: start(spec, user),
-    )  # fmt: skip
+        user,
+        Campaign.objects.filter(created_by=user),
+        lambda campaign: campaign.spec == accepted,
+        lambda: start(spec, user),
+    )
 
 
 def cancel_run(run: Run, user=None) -> bool:
@@ -168,8 +182,14 @@ def _retry_batch(campaign: Campaign, run_pks: list[int]) -> int:
         for run in failed:
             last[run["lane_id"]] += plans.REPETITION_GAP
             fields = {name: run[name] for name in _RETRIED_FIELDS}
-            retries.append(Run(campaign=campaign, sequence=last[run["lane_id"]],
-                               retry_of_id=run["pk"], **fields))  # fmt: skip
+            retries.append(
+                Run(
+                    campaign=campaign,
+                    sequence=last[run["lane_id"]],
+                    retry_of_id=run["pk"],
+                    **fields,
+                )
+            )
         Run.objects.bulk_create(retries)
         Campaign.objects.filter(pk=campaign.pk).update(state=Campaign.State.RUNNING, finished=None)
         # A lane may have run the batch before and ended again: each batch looks anew.

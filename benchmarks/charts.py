@@ -28,8 +28,7 @@ POINT_OFFSET = 0.3  # the points' column, to the right of their bar (bars are 0.
 LINE_RATE_COLOUR = "#c2255c"  # a raspberry red and a violet: apart from the bars, the points
 CEILING_COLOUR = "#9c36b5"  # and each other, on a light or dark page
 # One colour per group (or per process) that reads on a light and a dark page, in order.
-PALETTE = ("#1c7ed6", "#d9480f", "#2f9e44", "#ae3ec9", "#f08c00", "#0c8599", "#e64980",
-           "#5c940d")  # fmt: skip
+PALETTE = ("#1c7ed6", "#d9480f", "#2f9e44", "#ae3ec9", "#f08c00", "#0c8599", "#e64980", "#5c940d")
 
 
 def figures(result: Result, prefix: str = "") -> dict[str, dict]:
@@ -48,16 +47,22 @@ def means(result: Result) -> dict:
     """Each group's mean as a bar, its 95 % CI as the error bar, each trial a point beside."""
     positions = list(range(len(result.groups)))
     bars = {
-        "type": "bar", "name": "mean", "x": positions, "width": 0.5,
+        "type": "bar",
+        "name": "mean",
+        "x": positions,
+        "width": 0.5,
         "y": [group.description.mean for group in result.groups],
         "marker": {"color": BAR_COLOUR},
         "error_y": {
-            "type": "data", "symmetric": False, "thickness": 2, "width": 8,
+            "type": "data",
+            "symmetric": False,
+            "thickness": 2,
+            "width": 8,
             "array": [_above(group.description) for group in result.groups],
             "arrayminus": [_below(group.description) for group in result.groups],
         },
         **_hover("%{y:.4g}", result.unit, "mean"),
-    }  # fmt: skip
+    }
     xs, ys = [], []
     for position, group in zip(positions, result.groups, strict=True):
         shown = _evenly_by_rank(group.values)
@@ -65,10 +70,14 @@ def means(result: Result) -> dict:
         xs += [position + POINT_OFFSET + (i % 2) * spread for i in range(len(shown))]
         ys += shown
     points = {
-        "type": "scatter", "mode": "markers", "name": "trial", "x": xs, "y": ys,
+        "type": "scatter",
+        "mode": "markers",
+        "name": "trial",
+        "x": xs,
+        "y": ys,
         "marker": {"color": POINT_COLOUR, "size": 6, "opacity": 0.8},
         **_hover("%{y:.4g}", result.unit, "trial"),
-    }  # fmt: skip
+    }
     ticks = [
         f"{_broken(group.key, TICK_LINE)}<br>n={group.description.n}" for group in result.groups
     ]
@@ -96,11 +105,18 @@ def _reference_lines(result: Result) -> tuple[list[dict], list[dict]]:
 
     def across(value, what, colour, above):
         shapes.append(_hline(value, colour, 0, 1, "paper"))
-        labels.append({
-            "text": found.label(what, value), "x": 0, "xref": "paper", "xanchor": "left",
-            "y": value, "yanchor": "bottom" if above else "top", "showarrow": False,
-            "font": {"size": 11, "color": colour},
-        })  # fmt: skip
+        labels.append(
+            {
+                "text": found.label(what, value),
+                "x": 0,
+                "xref": "paper",
+                "xanchor": "left",
+                "y": value,
+                "yanchor": "bottom" if above else "top",
+                "showarrow": False,
+                "font": {"size": 11, "color": colour},
+            }
+        )
 
     if found.line_rate is not None:
         across(found.line_rate, network_link.LINE_RATE, LINE_RATE_COLOUR, above=True)
@@ -109,16 +125,30 @@ def _reference_lines(result: Result) -> tuple[list[dict], list[dict]]:
     for position, group in enumerate(result.groups):
         if (value := found.ceilings.get(group.key)) is not None:
             shapes.append(_hline(value, CEILING_COLOUR, position - 0.45, position + 0.45, "x"))
-            labels.append({
-                "text": f"ceiling {network_link.figure(value)}", "x": position, "y": value,
-                "yanchor": "top", "showarrow": False, "font": {"size": 10, "color": CEILING_COLOUR},
-            })  # fmt: skip
+            labels.append(
+                {
+                    "text": f"ceiling {network_link.figure(value)}",
+                    "x": position,
+                    "y": value,
+                    "yanchor": "top",
+                    "showarrow": False,
+                    "font": {"size": 10, "color": CEILING_COLOUR},
+                }
+            )
     return shapes, labels
 
 
 def _hline(value: float, colour: str, x0: float, x1: float, xref: str) -> dict:
-    return {"type": "line", "xref": xref, "x0": x0, "x1": x1, "yref": "y", "y0": value,
-            "y1": value, "line": {"color": colour, "width": 2, "dash": "dash"}}  # fmt: skip
+    return {
+        "type": "line",
+        "xref": xref,
+        "x0": x0,
+        "x1": x1,
+        "yref": "y",
+        "y0": value,
+        "y1": value,
+        "line": {"color": colour, "width": 2, "dash": "dash"},
+    }
 
 
 def against_clock(result: Result) -> dict:
@@ -130,12 +160,17 @@ def against_clock(result: Result) -> dict:
         clocked = [i for i, clock in enumerate(group.clocks) if clock is not None]
         drawn += len(clocked)
         shown = _evenly(clocked)
-        traces.append({
-            "type": "scatter", "mode": "markers", "name": plain(f"{group.key} (n={len(clocked)})"),
-            "x": [group.clocks[i] for i in shown], "y": [group.values[i] for i in shown],
-            "marker": {"color": PALETTE[index % len(PALETTE)], "size": 7, "opacity": 0.75},
-            **_hover("%{x:.0f} MHz: %{y:.4g}", result.unit, group.key),
-        })  # fmt: skip
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": plain(f"{group.key} (n={len(clocked)})"),
+                "x": [group.clocks[i] for i in shown],
+                "y": [group.values[i] for i in shown],
+                "marker": {"color": PALETTE[index % len(PALETTE)], "size": 7, "opacity": 0.75},
+                **_hover("%{x:.0f} MHz: %{y:.4g}", result.unit, group.key),
+            }
+        )
     layout = _layout(
         f"{result.metric} against the measured Arm clock, n={drawn}",
         x={"title": {"text": "median Arm clock under load [MHz]"}},
@@ -168,8 +203,10 @@ def _hover(figures: str, unit: str, extra: str) -> dict:
     hover's side box. The unit and extra are names (a custom benchmark's unit, a board's) and
     plotly would fill in any "%{...}" in the template itself: so they go in the trace's meta,
     whose values it puts in as they are."""
-    return {"hovertemplate": f"{figures} %{{meta[0]}}<extra>%{{meta[1]}}</extra>",
-            "meta": [plain(unit), plain(extra)]}  # fmt: skip
+    return {
+        "hovertemplate": f"{figures} %{{meta[0]}}<extra>%{{meta[1]}}</extra>",
+        "meta": [plain(unit), plain(extra)],
+    }
 
 
 def _broken(label: str, width: int) -> str:
@@ -181,8 +218,14 @@ def _with_legend(layout: dict, entries: int) -> dict:
     """A legend at the figure's foot, a row an entry (as a phone shows them) kept under the
     x axis's title by the bottom margin: beside the plot it would take half of a phone's
     width, and plotly.js keeps neither the title nor the x axis's title clear of it."""
-    legend = {"orientation": "h", "x": 0, "xref": "container", "y": 0, "yref": "container",
-              "yanchor": "bottom"}  # fmt: skip
+    legend = {
+        "orientation": "h",
+        "x": 0,
+        "xref": "container",
+        "y": 0,
+        "yref": "container",
+        "yanchor": "bottom",
+    }
     margin = layout["margin"] | {"b": AXIS_TITLE_PX + LEGEND_ROW_PX * entries}
     return layout | {"showlegend": True, "legend": legend, "margin": margin}
 
@@ -192,18 +235,25 @@ def changes(result: Result) -> dict:
     keys = [key for key in result.comparisons if result.comparisons[key].percent_change is not None]
     found = [result.comparisons[key] for key in keys]
     data = {
-        "type": "scatter", "mode": "markers", "name": "change",
-        "x": [f"{_broken(key, TICK_LINE)}<br>n={comparison.n_values}"
-              for key, comparison in zip(keys, found, strict=True)],
+        "type": "scatter",
+        "mode": "markers",
+        "name": "change",
+        "x": [
+            f"{_broken(key, TICK_LINE)}<br>n={comparison.n_values}"
+            for key, comparison in zip(keys, found, strict=True)
+        ],
         "y": [comparison.percent_change for comparison in found],
         "marker": {"color": CHANGE_COLOUR, "size": 11, "symbol": "diamond"},
         "error_y": {
-            "type": "data", "symmetric": False, "thickness": 2, "width": 8,
+            "type": "data",
+            "symmetric": False,
+            "thickness": 2,
+            "width": 8,
             "array": [_interval_arms(comparison)[1] for comparison in found],
             "arrayminus": [_interval_arms(comparison)[0] for comparison in found],
         },
         "hovertemplate": "%{y:+.3g} %<extra></extra>",
-    }  # fmt: skip
+    }
     return {
         "data": [data],
         "layout": _layout(
@@ -215,7 +265,7 @@ def changes(result: Result) -> dict:
                 "zerolinewidth": 2,
                 "ticksuffix": " %",
             },
-        ),  # fmt: skip
+        ),
     }
 
 
@@ -274,10 +324,14 @@ def telemetry(title: str, ends: dict[str, dict]) -> dict[str, dict]:
         return {}
     time_axis = {"title": {"text": "time from start [s]"}, "rangemode": "tozero"}
     figures = {}
-    for name, key, what, unit in (("telemetry-clock", "arm_mhz", "Arm clock", "MHz"),
-                                  ("telemetry-temp", "temp_c", "temperature", "°C")):  # fmt: skip
-        traces = [_over_time(f"{end} ({series['name']})", series["t"], series[key], end, unit)
-                  for end, series in ends.items()]  # fmt: skip
+    for name, key, what, unit in (
+        ("telemetry-clock", "arm_mhz", "Arm clock", "MHz"),
+        ("telemetry-temp", "temp_c", "temperature", "°C"),
+    ):
+        traces = [
+            _over_time(f"{end} ({series['name']})", series["t"], series[key], end, unit)
+            for end, series in ends.items()
+        ]
         figures[name] = _timed(f"{what} of {title}", traces, time_axis, f"{what} [{unit}]")
     figures["telemetry-throttled"] = _throttled(title, ends, time_axis)
     traces = []
@@ -295,12 +349,20 @@ def telemetry(title: str, ends: dict[str, dict]) -> dict[str, dict]:
 def _over_time(name: str, t: list, values: list, end: str, unit: str) -> dict:
     """A line of one end's readings: the board's solid, the peer's dotted."""
     return {
-        "type": "scatter", "mode": "lines+markers", "name": plain(name), "x": t, "y": values,
-        "line": {"dash": "solid" if end == "board" else "dot", "width": 2,
-                 "color": PALETTE[0] if end == "board" else PALETTE[1]},
-        "marker": {"size": 4}, "connectgaps": False,
+        "type": "scatter",
+        "mode": "lines+markers",
+        "name": plain(name),
+        "x": t,
+        "y": values,
+        "line": {
+            "dash": "solid" if end == "board" else "dot",
+            "width": 2,
+            "color": PALETTE[0] if end == "board" else PALETTE[1],
+        },
+        "marker": {"size": 4},
+        "connectgaps": False,
         **_hover("%{x:.1f} s: %{y:.4g}", unit, name),
-    }  # fmt: skip
+    }
 
 
 def _throttled(title: str, ends: dict[str, dict], time_axis: dict) -> dict:
@@ -308,17 +370,25 @@ def _throttled(title: str, ends: dict[str, dict], time_axis: dict) -> dict:
     title says when no bit was ever set."""
     traces, readings = [], 0
     for index, (end, series) in enumerate(ends.items()):
-        points = [(reading["t"], "<br>".join(_wrapped(bit["words"], 18)), reading["value"])
-                  for reading in series["throttled"] for bit in reading["bits"]]  # fmt: skip
+        points = [
+            (reading["t"], "<br>".join(_wrapped(bit["words"], 18)), reading["value"])
+            for reading in series["throttled"]
+            for bit in reading["bits"]
+        ]
         readings += len(series["throttled"])
         if points:
-            traces.append({
-                "type": "scatter", "mode": "markers", "name": plain(f"{end} ({series['name']})"),
-                "x": [t for t, _, _ in points], "y": [words for _, words, _ in points],
-                "customdata": [value for _, _, value in points],
-                "marker": {"symbol": "square", "size": 8, "color": PALETTE[index]},
-                "hovertemplate": "%{x:.1f} s: %{y} (%{customdata})<extra></extra>",
-            })  # fmt: skip
+            traces.append(
+                {
+                    "type": "scatter",
+                    "mode": "markers",
+                    "name": plain(f"{end} ({series['name']})"),
+                    "x": [t for t, _, _ in points],
+                    "y": [words for _, words, _ in points],
+                    "customdata": [value for _, _, value in points],
+                    "marker": {"symbol": "square", "size": 8, "color": PALETTE[index]},
+                    "hovertemplate": "%{x:.1f} s: %{y} (%{customdata})<extra></extra>",
+                }
+            )
     if not readings:
         words = "throttled bits: not read (no vcgencmd)"
     elif not traces:
@@ -345,16 +415,23 @@ def forest(overview: Overview) -> dict:
         for row in rows
     ]
     data = {
-        "type": "scatter", "mode": "markers", "name": "change", "orientation": "h",
-        "y": labels, "x": [row.comparison.percent_change for row in rows],
+        "type": "scatter",
+        "mode": "markers",
+        "name": "change",
+        "orientation": "h",
+        "y": labels,
+        "x": [row.comparison.percent_change for row in rows],
         "marker": {"color": CHANGE_COLOUR, "size": 10, "symbol": "diamond"},
         "error_x": {
-            "type": "data", "symmetric": False, "thickness": 2, "width": 6,
+            "type": "data",
+            "symmetric": False,
+            "thickness": 2,
+            "width": 6,
             "array": [_interval_arms(row.comparison)[1] for row in rows],
             "arrayminus": [_interval_arms(row.comparison)[0] for row in rows],
         },
         "hovertemplate": "%{x:+.3g} %<extra></extra>",
-    }  # fmt: skip
+    }
     groups = ", ".join(sorted({row.group for row in rows}))
     layout = _layout(
         f"{groups or 'each group'} against “{overview.baseline}”",

@@ -203,13 +203,21 @@ def compare(
     # trials share, as distinct rows; the suspects left out, counted by key. Ids only: names
     # come from the few rows they point at (_Names).
     counting = selected if include_suspects else selected.filter(suspect=False)
-    rows = _fetched(counting.values_list(
-        "measurements__value", "board_id", "clock_mhz", "id", key_column
-    ))  # fmt: skip
-    shared = _fetched(selected.values_list(
-        key_column, "suspect", "snapshot_id", "preset_version_id", "campaign_id", "tool_version",
-        "board_id", "config_fingerprint",
-    ).distinct())  # fmt: skip
+    rows = _fetched(
+        counting.values_list("measurements__value", "board_id", "clock_mhz", "id", key_column)
+    )
+    shared = _fetched(
+        selected.values_list(
+            key_column,
+            "suspect",
+            "snapshot_id",
+            "preset_version_id",
+            "campaign_id",
+            "tool_version",
+            "board_id",
+            "config_fingerprint",
+        ).distinct()
+    )
     # The suspects' keys, counted here: a GROUP BY would have SQLite walk every run in the
     # key's own index order (to spare a sort) rather than seek the few suspects in
     # run_comparison, several times slower over a campaign of one benchmark.
@@ -238,22 +246,37 @@ def compare(
     if group_by != "board":
         boards = {key: names.board_names(counted[key].boards) for key in keys}
     return Result(
-        benchmark=benchmark, metric=metric, unit=unit, higher_is_better=higher_is_better,
-        group_by=group_by, group_by_label=choices[group_by], baseline=baseline,
-        include_suspects=include_suspects, groups=groups,
+        benchmark=benchmark,
+        metric=metric,
+        unit=unit,
+        higher_is_better=higher_is_better,
+        group_by=group_by,
+        group_by_label=choices[group_by],
+        baseline=baseline,
+        include_suspects=include_suspects,
+        groups=groups,
         comparisons=stats.compare_many(
-            counted[baseline].values, others, higher_is_better, unit=unit,
-            baseline_boards=boards and boards[baseline], boards=boards, baseline_name=baseline,
+            counted[baseline].values,
+            others,
+            higher_is_better,
+            unit=unit,
+            baseline_boards=boards and boards[baseline],
+            boards=boards,
+            baseline_name=baseline,
         ),
         references=_references(benchmark, unit, selected, key_column, names, counted),
         simulated=names.simulated,
-        emptied={key: tally.suspects for key, tally in sorted(tallies.items())
-                 if not tally.values and tally.suspects},
-    )  # fmt: skip
+        emptied={
+            key: tally.suspects
+            for key, tally in sorted(tallies.items())
+            if not tally.values and tally.suspects
+        },
+    )
 
 
-def _tallies(rows: list[tuple], shared: list[tuple], suspects: dict, include_suspects: bool,
-             names: "_Names") -> dict[str, _Tally]:  # fmt: skip
+def _tallies(
+    rows: list[tuple], shared: list[tuple], suspects: dict, include_suspects: bool, names: "_Names"
+) -> dict[str, _Tally]:
     """compare()'s rows gathered by group name: by their key's raw value first (the loop of
     a comparison's cost), named once per key after."""
     by_key = defaultdict(_Tally)
@@ -293,9 +316,13 @@ def _group(key: str, tally: _Tally, names: "_Names") -> Group:
     by_board = {board: values[boards == board] for board in set(tally.boards)}
     clocks = [clock for clock in tally.clocks if clock is not None]
     return Group(
-        key=key, values=values[order].tolist(), suspects_excluded=tally.suspects,
-        description=description, boards=_spread(by_board, names.boards, description),
-        environment=names.environment(tally.snapshots, tally.versions) | {
+        key=key,
+        values=values[order].tolist(),
+        suspects_excluded=tally.suspects,
+        description=description,
+        boards=_spread(by_board, names.boards, description),
+        environment=names.environment(tally.snapshots, tally.versions)
+        | {
             "measured Arm clock": _clock_text(clocks),
             "tool versions": _joined(tally.tools),
             "what ran": names.what_ran(tally.ran),
@@ -303,7 +330,7 @@ def _group(key: str, tally: _Tally, names: "_Names") -> Group:
         mixed=names.mixed(tally.ran),
         run_ids=np.asarray(tally.runs)[order].tolist(),
         clocks=np.asarray(tally.clocks, object)[order].tolist(),
-    )  # fmt: skip
+    )
 
 
 def _references(benchmark, unit, selected, key, names, counted):
@@ -314,9 +341,11 @@ def _references(benchmark, unit, selected, key, names, counted):
         or _category(benchmark) not in network_link.NETWORK_CATEGORIES
     ):
         return None
-    rows = _fetched(selected.values_list(
-        key, "environment__link__mbit", "environment__link__mtu", "params__mtu"
-    ).distinct())  # fmt: skip
+    rows = _fetched(
+        selected.values_list(
+            key, "environment__link__mbit", "environment__link__mtu", "params__mtu"
+        ).distinct()
+    )
     links = defaultdict(set)
     for key, mbit, link_mtu, param_mtu in rows:
         label = names.label(key)
@@ -349,18 +378,30 @@ def trial_choices(result: Result, per_group: int = 12) -> list[tuple[str, list[t
     runs = Run.objects.filter(pk__in=ids).values_list("pk", "code", "board__name", "repetition")
     known = {pk: (code, board, repetition) for pk, code, board, repetition in runs}
     return [
-        (key, [(known[run][0], f"{value:.4g} {result.unit} · {known[run][1]} · "
-                               f"run {known[run][2]}") for value, run in trials if run in known])
+        (
+            key,
+            [
+                (
+                    known[run][0],
+                    f"{value:.4g} {result.unit} · {known[run][1]} · run {known[run][2]}",
+                )
+                for value, run in trials
+                if run in known
+            ],
+        )
         for key, trials in picked.items()
-    ]  # fmt: skip
+    ]
 
 
 def _spread(values_by_board: dict, board_names: dict, pooled: stats.Description) -> dict:
     """Each board's own description, by board name (one board's is the group's own)."""
     if len(values_by_board) == 1:
         return {board_names[pk]: pooled for pk in values_by_board}
-    return {name: stats.describe(values_by_board[pk]) for pk, name in board_names.items()
-            if pk in values_by_board}  # fmt: skip
+    return {
+        name: stats.describe(values_by_board[pk])
+        for pk, name in board_names.items()
+        if pk in values_by_board
+    }
 
 
 @dataclass
@@ -418,11 +459,22 @@ def overview(
         for benchmark, metric in metrics:
             chosen |= Q(run__benchmark=benchmark, metric=metric)
         measured = measured.filter(chosen)
-    rows = _fetched(measured.values_list(
-        "value", "run__suspect", "run__board_id", "run__snapshot_id", "run__preset_version_id",
-        "run__campaign_id", f"run__{_key_column(group_by)}", "run__benchmark", "run__params",
-        "metric", "unit", "higher_is_better",
-    ))  # fmt: skip
+    rows = _fetched(
+        measured.values_list(
+            "value",
+            "run__suspect",
+            "run__board_id",
+            "run__snapshot_id",
+            "run__preset_version_id",
+            "run__campaign_id",
+            f"run__{_key_column(group_by)}",
+            "run__benchmark",
+            "run__params",
+            "metric",
+            "unit",
+            "higher_is_better",
+        )
+    )
     # What _Names reads: the boards, and the key, suspect, probe, preset version and campaign.
     shared = {(row[6], row[1], row[3], row[4], row[5]) for row in rows}
     names = _Names(group_by, {row[2] for row in rows}, list(shared))
@@ -468,10 +520,14 @@ def overview(
             ]
             if not paired:
                 continue
-            sides = {side: [trial for stratum in paired for trial in strata[stratum][side]]
-                     for side in (baseline, group)}  # fmt: skip
-            bits = {side: _joined(b for stratum in paired for b in kernels[row_key, stratum, side])
-                    for side in (baseline, group)}  # fmt: skip
+            sides = {
+                side: [trial for stratum in paired for trial in strata[stratum][side]]
+                for side in (baseline, group)
+            }
+            bits = {
+                side: _joined(b for stratum in paired for b in kernels[row_key, stratum, side])
+                for side in (baseline, group)
+            }
             comparison = _compared(
                 sides[baseline], sides[group], higher, unit, names, (baseline, group)
             )
@@ -577,8 +633,9 @@ class _Names:
         states = configurations(selected, fingerprints) if fingerprints else {}
         self.ran = {fp: effective.words(state) for fp, state in states.items()}
         self.short = {fp: effective.short(state, fp) for fp, state in states.items()}
-        snapshot_ids, version_ids, campaign_ids = ({row[column] for row in shared}
-                                                   for column in range(2, 5))  # fmt: skip
+        snapshot_ids, version_ids, campaign_ids = (
+            {row[column] for row in shared} for column in range(2, 5)
+        )
         boards = Board.objects.filter(pk__in=board_ids).order_by("name")
         self.boards = dict(boards.values_list("pk", "name"))  # by name: the spread's order
         probes = FactSnapshot.objects.filter(pk__in=snapshot_ids).values_list(
@@ -617,8 +674,10 @@ class _Names:
             bits = facts.get("userland bits")
             return f"{bits}-bit userland" if bits else UNKNOWN
         if by == "bits":
-            kernel, userland = (f"{facts[name]}-bit" if facts.get(name) else UNKNOWN
-                                for name in ("kernel bits", "userland bits"))  # fmt: skip
+            kernel, userland = (
+                f"{facts[name]}-bit" if facts.get(name) else UNKNOWN
+                for name in ("kernel bits", "userland bits")
+            )
             return f"{kernel} kernel, {userland} userland"
         value = facts.get("board model") if by == "board_model" else json_value(key)
         if value is None or value == "":
@@ -657,8 +716,11 @@ class _Names:
         by_board = defaultdict(set)
         for board, fingerprint in ran:
             by_board[board].add(fingerprint or "")
-        return sorted(self.boards.get(board) or f"board {board}"
-                      for board, found in by_board.items() if len(found) > 1)  # fmt: skip
+        return sorted(
+            self.boards.get(board) or f"board {board}"
+            for board, found in by_board.items()
+            if len(found) > 1
+        )
 
     def stratum(self, snapshot_id, version_id) -> str:
         """What an overview pairs like with like by, in words: "on <model>, <preset>", but for

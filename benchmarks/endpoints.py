@@ -202,14 +202,28 @@ class Endpoint:
 
     name: str = ""
 
-    def run(self, argv: Sequence[str], timeout: float, *, sudo: bool = False,
-            stdin: bytes | None = None, output_cap: int = ssh.OUTPUT_CAP,
-            ) -> ssh.Result:  # fmt: skip
+    def run(
+        self,
+        argv: Sequence[str],
+        timeout: float,
+        *,
+        sudo: bool = False,
+        stdin: bytes | None = None,
+        output_cap: int = ssh.OUTPUT_CAP,
+    ) -> ssh.Result:
         """Run argv to its end (or timeout); every element stays one word."""
         raise NotImplementedError
 
-    def start(self, directory: str, name: str, argv: Sequence[str], timeout: float,
-              *, sudo: bool = False, after: Sequence[Detached] = ()) -> None:  # fmt: skip
+    def start(
+        self,
+        directory: str,
+        name: str,
+        argv: Sequence[str],
+        timeout: float,
+        *,
+        sudo: bool = False,
+        after: Sequence[Detached] = (),
+    ) -> None:
         """Start argv detached; it is killed after timeout seconds whatever happens here.
         after: detached commands that start just before it, in the same round trip and as the
         same user (the sampler's baseline comes before the measurement, at no extra cost)."""
@@ -221,8 +235,9 @@ class Endpoint:
         if not result.ok:
             raise ssh.SSHError(f"could not start {argv[0]} on {self.name}: {result.error_text()}")
 
-    def wait(self, directory: str, name: str, *, up_to_s: float = WAIT_SLICE_S,
-             tail_bytes: int = 2000) -> Waited:  # fmt: skip
+    def wait(
+        self, directory: str, name: str, *, up_to_s: float = WAIT_SLICE_S, tail_bytes: int = 2000
+    ) -> Waited:
         seconds = max(1, int(up_to_s))
         result = self.run(
             ["sh", "-c", _WAIT, "pifarm-wait", directory, name, str(seconds), str(tail_bytes)],

@@ -36,10 +36,12 @@ def runs_of(comparison: Comparison):
 
 def choice(comparison: Comparison) -> dict:
     return {
-        "benchmark": comparison.benchmark, "metric": comparison.metric,
-        "group_by": comparison.group_by, "baseline": comparison.baseline,
+        "benchmark": comparison.benchmark,
+        "metric": comparison.metric,
+        "group_by": comparison.group_by,
+        "baseline": comparison.baseline,
         "include_suspects": comparison.include_suspects,
-    }  # fmt: skip
+    }
 
 
 def filename(comparison: Comparison, kind: str, name: str | None = None) -> str:
@@ -75,17 +77,25 @@ def rows(result: comparisons.Result) -> list[dict]:
     """A dict per group, in the page's order: the CSV's columns and values."""
     found = []
     for group in result.groups:
-        row = {"group": group.key, "baseline": group.key == result.baseline,
-               "unit": result.unit, **group.description.to_dict()}  # fmt: skip
+        row = {
+            "group": group.key,
+            "baseline": group.key == result.baseline,
+            "unit": result.unit,
+            **group.description.to_dict(),
+        }
         row |= dict.fromkeys(AGAINST_BASELINE, "")
         if (comparison := result.comparisons.get(group.key)) is not None:
             low, high = comparison.percent_ci or ("", "")
             row |= {
-                "ratio": comparison.ratio, "percent_change": comparison.percent_change,
-                "percent_ci_low": low, "percent_ci_high": high, "p_value": comparison.p_value,
-                "p_holm": comparison.p_adjusted, "outcome": comparison.outcome,
+                "ratio": comparison.ratio,
+                "percent_change": comparison.percent_change,
+                "percent_ci_low": low,
+                "percent_ci_high": high,
+                "p_value": comparison.p_value,
+                "p_holm": comparison.p_adjusted,
+                "outcome": comparison.outcome,
                 "verdict": comparison.verdict,
-            }  # fmt: skip
+            }
         row["suspects_excluded"] = group.suspects_excluded
         row |= {name: group.environment.get(name, "") for name in ENVIRONMENT}
         row["boards"] = "; ".join(
@@ -110,17 +120,28 @@ def as_json(comparison: Comparison, result: comparisons.Result) -> dict:
         row["boards"] = {name: spread.to_dict() for name, spread in group.boards.items()}
         row["environment"] = {name: row.pop(name) for name in ENVIRONMENT}
     return {
-        "name": comparison.name, "code": str(comparison.code),
-        "benchmark": result.benchmark, "metric": result.metric, "unit": result.unit,
-        "higher_is_better": result.higher_is_better, "group_by": result.group_by,
-        "baseline": result.baseline, "include_suspects": result.include_suspects,
-        "confidence": 0.95, "test": "Welch's t-test, p-values Holm-adjusted over the groups",
+        "name": comparison.name,
+        "code": str(comparison.code),
+        "benchmark": result.benchmark,
+        "metric": result.metric,
+        "unit": result.unit,
+        "higher_is_better": result.higher_is_better,
+        "group_by": result.group_by,
+        "baseline": result.baseline,
+        "include_suspects": result.include_suspects,
+        "confidence": 0.95,
+        "test": "Welch's t-test, p-values Holm-adjusted over the groups",
         "groups": groups,
-    }  # fmt: skip
+    }
 
 
-MARKDOWN_HEADER = ("Group", "n", "Mean ± 95 % CI", "Change against the baseline (95 % CI)",
-                   "Verdict")  # fmt: skip
+MARKDOWN_HEADER = (
+    "Group",
+    "n",
+    "Mean ± 95 % CI",
+    "Change against the baseline (95 % CI)",
+    "Verdict",
+)
 
 
 def as_markdown(result: comparisons.Result, link: str = "", may_share: bool = True) -> str:
@@ -138,11 +159,17 @@ def as_markdown(result: comparisons.Result, link: str = "", may_share: bool = Tr
         _row(["---"] * len(MARKDOWN_HEADER)),
     ]
     for group, comparison in result.table:
-        lines.append(_row([
-            group.key + (" (baseline)" if group.key == result.baseline else ""),
-            str(group.description.n), _mean_text(group.description, result.unit),
-            _change_text(comparison), comparison.verdict if comparison else "baseline",
-        ]))  # fmt: skip
+        lines.append(
+            _row(
+                [
+                    group.key + (" (baseline)" if group.key == result.baseline else ""),
+                    str(group.description.n),
+                    _mean_text(group.description, result.unit),
+                    _change_text(comparison),
+                    comparison.verdict if comparison else "baseline",
+                ]
+            )
+        )
     if link:
         lines += ["", f"Shared comparison: {link}"]
     elif may_share:

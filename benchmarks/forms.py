@@ -35,8 +35,13 @@ def allowed_values(param: Param) -> str:
         some = "one of" if param.kind == "choice" else "any of"
         return f"{some} {', '.join(param.choices)}"
     limits = [_limit(param, param.min, "from"), _limit(param, param.max, "to")]
-    words = {"int": "a whole number", "float": "a number", "bool": "on or off",
-             "size": "a size such as 64M", "text": "text"}  # fmt: skip
+    words = {
+        "int": "a whole number",
+        "float": "a number",
+        "bool": "on or off",
+        "size": "a size such as 64M",
+        "text": "text",
+    }
     range_words = " ".join(filter(None, limits))
     return ", ".join(filter(None, [words.get(param.kind, param.kind), range_words]))
 
@@ -76,9 +81,11 @@ def vary_field(param: Param) -> forms.Field:
     """Other values of a parameter to run too, separated by commas: each makes its own entry
     of the spec (specs.swept), e.g. both iperf3 directions, or four ciphers."""
     return forms.CharField(
-        required=False, max_length=custom_rules.MAX_PARAM_LENGTH, label=f"{param.name}: also with",
+        required=False,
+        max_length=custom_rules.MAX_PARAM_LENGTH,
+        label=f"{param.name}: also with",
         help_text="Other values, separated by commas: each runs as well.",
-    )  # fmt: skip
+    )
 
 
 def param_field(param: Param) -> forms.Field:
@@ -86,8 +93,12 @@ def param_field(param: Param) -> forms.Field:
     # Choices show in their widget; numbers and sizes say their range.
     shown = param.kind in ("int", "float", "size")
     help_text = "; ".join(filter(None, [param.help, allowed_values(param) if shown else ""]))
-    common = {"required": False, "label": param.name, "help_text": help_text,
-              "initial": param.default}  # fmt: skip
+    common = {
+        "required": False,
+        "label": param.name,
+        "help_text": help_text,
+        "initial": param.default,
+    }
     choices = [(choice, choice) for choice in param.choices]
     if param.kind == "bool":
         return forms.BooleanField(**common)
@@ -99,8 +110,13 @@ def param_field(param: Param) -> forms.Field:
         )
     if param.kind in ("int", "float"):
         attrs = {"step": "1" if param.kind == "int" else "any"}
-        attrs.update({key: f"{value:g}" for key, value in
-                      (("min", param.min), ("max", param.max)) if value is not None})  # fmt: skip
+        attrs.update(
+            {
+                key: f"{value:g}"
+                for key, value in (("min", param.min), ("max", param.max))
+                if value is not None
+            }
+        )
         return forms.CharField(widget=forms.NumberInput(attrs=attrs), **common)
     # Text goes to the command as it is written, spaces at its ends too (sizes are read).
     strip = param.kind != "text"
@@ -120,10 +136,12 @@ def _preset_choices() -> list[tuple[str, str]]:
 class CampaignForm(forms.Form):
     name = forms.CharField(max_length=120, validators=[validate_shown_name])
     boards = forms.ModelMultipleChoiceField(
-        queryset=Board.objects.none(), to_field_name="name", widget=forms.CheckboxSelectMultiple,
+        queryset=Board.objects.none(),
+        to_field_name="name",
+        widget=forms.CheckboxSelectMultiple,
         help_text="Boards in service whose host key is confirmed. Each one runs its part in "
         "parallel with the others.",
-    )  # fmt: skip
+    )
     peer = forms.ChoiceField(
         required=False,
         help_text="The other end of network benchmarks; benchmarks without one ignore it.",
@@ -142,26 +160,35 @@ class CampaignForm(forms.Form):
         widget=forms.RadioSelect,
     )
     repetitions = forms.IntegerField(
-        label="Count", required=False, min_value=1, max_value=specs.MAX_REPETITIONS,
+        label="Count",
+        required=False,
+        min_value=1,
+        max_value=specs.MAX_REPETITIONS,
         help_text="Empty: the benchmarks' own default (the largest of them).",
-    )  # fmt: skip
+    )
     # Adaptive: empty fields take specs.check()'s defaults.
     repetitions_min = forms.IntegerField(label="at least", required=False, initial=3, min_value=2)
     repetitions_max = forms.IntegerField(label="at most", required=False, initial=10, min_value=2)
     target_pct = forms.FloatField(
         label="until the 95 % CI is within ± this % of the mean",
-        required=False, initial=2.0, min_value=0.1,
-    )  # fmt: skip
+        required=False,
+        initial=2.0,
+        min_value=0.1,
+    )
     resolve_pct = forms.FloatField(
         label="or until a change of this % can be seen at the noise",
-        required=False, min_value=0.1, max_value=100,
+        required=False,
+        min_value=0.1,
+        max_value=100,
         help_text="Adds trials until a group has the number a change of this size needs at "
         "its relative SD (Welch at 0.05, 80 % of the time). Empty: the CI alone decides.",
-    )  # fmt: skip
+    )
     budget_s = forms.FloatField(
-        label="time budget (s)", required=False, min_value=1,
+        label="time budget (s)",
+        required=False,
+        min_value=1,
         help_text="Stop adding repetitions after this long, narrow or not. Empty: no budget.",
-    )  # fmt: skip
+    )
     order = forms.ChoiceField(
         choices=Campaign.Order.choices, initial=Campaign.Order.GROUPED, widget=forms.RadioSelect
     )
@@ -170,28 +197,35 @@ class CampaignForm(forms.Form):
     )
     # Empty quiet fields take the defaults of specs.DEFAULT_QUIET.
     quiet_load_below = forms.FloatField(
-        label="load average below", required=False, min_value=0,
+        label="load average below",
+        required=False,
+        min_value=0,
         initial=specs.DEFAULT_QUIET["load_below"],
-    )  # fmt: skip
+    )
     quiet_cpu_below_pct = forms.FloatField(
-        label="CPU use below (%)", required=False, min_value=0,
+        label="CPU use below (%)",
+        required=False,
+        min_value=0,
         initial=specs.DEFAULT_QUIET["cpu_below_pct"],
-    )  # fmt: skip
+    )
     quiet_cool_below_c = forms.FloatField(
         label="SoC cooler than (°C)", required=False, min_value=0, help_text="Empty: any."
     )
     quiet_deadline_s = forms.FloatField(
-        label="wait at most (s)", required=False, min_value=0,
+        label="wait at most (s)",
+        required=False,
+        min_value=0,
         initial=specs.DEFAULT_QUIET["deadline_s"],
         help_text="After this the trial starts anyway; the run records that it was not quiet.",
-    )  # fmt: skip
+    )
     rerun_suspect = forms.BooleanField(label="Re-run a suspect trial once", required=False)
     as_given = forms.BooleanField(
-        label="Run short trials as given", required=False,
+        label="Run short trials as given",
+        required=False,
         help_text="By default a trial shorter than its benchmark's minimum (a few seconds) is "
         "lengthened, so that it repeats well. Either way a trial under the benchmark's noise "
         "floor is suspect.",
-    )  # fmt: skip
+    )
     apply_mode = forms.ChoiceField(
         choices=Application.Mode.choices, initial=Application.Mode.TRIAL, widget=forms.RadioSelect
     )
@@ -232,12 +266,19 @@ class CampaignForm(forms.Form):
         """(benchmark, its "include" box, its parameter fields each with its "also with" field
         or None), for the template."""
         return [
-            (benchmark, self[use_field_name(benchmark)],
-             [(self[param_field_name(benchmark, param)],
-               self[vary_field_name(benchmark, param)] if varies(param) else None)
-              for param in benchmark.params])
+            (
+                benchmark,
+                self[use_field_name(benchmark)],
+                [
+                    (
+                        self[param_field_name(benchmark, param)],
+                        self[vary_field_name(benchmark, param)] if varies(param) else None,
+                    )
+                    for param in benchmark.params
+                ],
+            )
             for benchmark in self.benchmarks
-        ]  # fmt: skip
+        ]
 
     def clean(self):
         cleaned = super().clean()
@@ -289,8 +330,9 @@ class CampaignForm(forms.Form):
                 field = param_field_name(benchmark, param)
                 raw = cleaned.get(field)
                 try:
-                    params[param.name] = param.clean(None if raw == "" and param.kind != "text"
-                                                     else raw)  # fmt: skip
+                    params[param.name] = param.clean(
+                        None if raw == "" and param.kind != "text" else raw
+                    )
                 except ParamError as exc:
                     self.add_error(field, str(exc))
                 if varies(param):
@@ -318,9 +360,13 @@ class CampaignForm(forms.Form):
     def _repetitions(cleaned):
         if cleaned["repetition_mode"] == "fixed":
             return cleaned.get("repetitions")
-        fields = {"min": "repetitions_min", "max": "repetitions_max",
-                  "target_pct": "target_pct", "resolve_pct": "resolve_pct",
-                  "budget_s": "budget_s"}  # fmt: skip
+        fields = {
+            "min": "repetitions_min",
+            "max": "repetitions_max",
+            "target_pct": "target_pct",
+            "resolve_pct": "resolve_pct",
+            "budget_s": "budget_s",
+        }
         given = {key: cleaned.get(field) for key, field in fields.items()}
         return {key: value for key, value in given.items() if value is not None}
 
@@ -345,10 +391,14 @@ def question_initial(question: questions.Question) -> dict:
     """The builder's fields as the question's template fills them (boards are left to pick)."""
     spec = question.spec(boards=[])
     initial = {
-        "name": spec["name"], "question": question.key, "presets": spec["presets"],
-        "peer": spec["peer"], "repetition_mode": "fixed", "repetitions": spec["repetitions"],
+        "name": spec["name"],
+        "question": question.key,
+        "presets": spec["presets"],
+        "peer": spec["peer"],
+        "repetition_mode": "fixed",
+        "repetitions": spec["repetitions"],
         "order": spec["order"],
-    }  # fmt: skip
+    }
     for sweep in question.sweeps:
         benchmark = catalog.lookup(sweep.benchmark)
         initial[use_field_name(benchmark)] = True

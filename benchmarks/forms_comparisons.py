@@ -31,17 +31,20 @@ class SelectionForm(forms.Form):
     older campaigns. cleaned_data: "campaigns" (picked and pasted), "runs" (run ids)."""
 
     campaigns = forms.ModelMultipleChoiceField(
-        queryset=Campaign.objects.all(), to_field_name="code", required=False,
+        queryset=Campaign.objects.all(),
+        to_field_name="code",
+        required=False,
         widget=forms.SelectMultiple(attrs={"size": 6}),
         help_text=f"Every done run of these campaigns counts. The newest {CAMPAIGNS_LISTED} are "
         "listed; for an older campaign, paste its code (in its page's address) under Runs.",
-    )  # fmt: skip
+    )
     runs = forms.CharField(
-        required=False, label="Runs",
+        required=False,
+        label="Runs",
         widget=forms.Textarea(attrs={"rows": 2, "class": "mono"}),
         help_text="Run codes (the first column of a campaign's CSV), separated by spaces or "
         "lines, to add runs outside those campaigns; a campaign's code adds the campaign.",
-    )  # fmt: skip
+    )
 
     def __init__(self, data=None):
         super().__init__(data)
@@ -78,10 +81,11 @@ class ComparisonForm(SelectionForm):
     group_by = forms.ChoiceField(required=False, label="Group by")
     baseline = forms.CharField(required=False, max_length=200)
     include_suspects = forms.BooleanField(
-        required=False, label="Include suspect trials",
+        required=False,
+        label="Include suspect trials",
         help_text="Trials the telemetry marked suspect (throttling, a busy board...) are left "
         "out unless this is ticked.",
-    )  # fmt: skip
+    )
 
     def __init__(self, data=None):
         super().__init__(data)
@@ -122,17 +126,20 @@ class ComparisonForm(SelectionForm):
         metric = data["metric"] or self.fields["metric"].choices[0][0]
         benchmark, metric = metric.split(":", 1)
         return {
-            "benchmark": benchmark, "metric": metric,
-            "group_by": data["group_by"] or "preset", "baseline": data["baseline"],
+            "benchmark": benchmark,
+            "metric": metric,
+            "group_by": data["group_by"] or "preset",
+            "baseline": data["baseline"],
             "include_suspects": data["include_suspects"],
-        }  # fmt: skip
+        }
 
 
 class SaveComparisonForm(forms.Form):
     name = forms.CharField(
-        max_length=120, validators=[validate_shown_name],
+        max_length=120,
+        validators=[validate_shown_name],
         help_text="e.g. “overclock, 64-bit against 32-bit”.",
-    )  # fmt: skip
+    )
 
 
 def _capped(campaigns):
@@ -188,20 +195,30 @@ class ShareForm(forms.Form):
     """A new share link: how long it lives (or until which day) and whether it names boards."""
 
     expires_in = forms.TypedChoiceField(
-        label="Expires", coerce=int, empty_value=None, required=False,
-        choices=[("", "never"), *((str(days), f"after {days} day{'s' if days > 1 else ''}")
-                                  for days in sharing.EXPIRY_DAYS)],
-    )  # fmt: skip
+        label="Expires",
+        coerce=int,
+        empty_value=None,
+        required=False,
+        choices=[
+            ("", "never"),
+            *(
+                (str(days), f"after {days} day{'s' if days > 1 else ''}")
+                for days in sharing.EXPIRY_DAYS
+            ),
+        ],
+    )
     expires_on = forms.DateField(
-        label="or at the end of", required=False,
+        label="or at the end of",
+        required=False,
         widget=forms.DateInput(attrs={"type": "date"}),
         help_text="A day (in the server's time zone); it wins over the choice above.",
-    )  # fmt: skip
+    )
     show_board_names = forms.BooleanField(
-        required=False, label="Show board names",
+        required=False,
+        label="Show board names",
         help_text="Otherwise boards read “board 1”, “board 2”... Host names, addresses, users "
         "and serials are hidden either way.",
-    )  # fmt: skip
+    )
 
     def clean_expires_on(self):
         day = self.cleaned_data["expires_on"]

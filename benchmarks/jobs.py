@@ -18,7 +18,7 @@ from django.db import transaction
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from benchmarks import campaigns, runner
+from benchmarks import board_state, campaigns, runner
 from benchmarks.models import Lane, Run
 from devices import apply, work
 
@@ -35,7 +35,7 @@ def drive_lane(lane: Lane, hold: work.Hold):
         runner.execute(run, lane, hold)
     if lane.runs.filter(state=Run.State.QUEUED).exists():
         return work.AGAIN
-    runner.leave_as_found(lane, hold)
+    board_state.leave_as_found(lane, hold)
     return None
 
 

@@ -82,7 +82,7 @@ class Lane(BoardWork):
     heartbeat = models.DateTimeField(null=True, blank=True)
     # The board's state before the lane first applied a preset: {"version_id": the preset
     # version it last verified, or None for none, "words": the same for a page}. "As is" runs
-    # and the lane's end put it back (benchmarks.runner.state_before).
+    # and the lane's end put it back (benchmarks.board_state.before).
     before = models.JSONField(default=dict, blank=True)
     left = models.TextField(blank=True)  # how the lane left the board, in words
 
@@ -214,7 +214,7 @@ class Run(models.Model):
                     "config_fingerprint",
                 ],
                 name="run_comparison",
-            ),  # fmt: skip
+            ),
         ]
 
     def __str__(self):
@@ -263,8 +263,9 @@ def hidden_character(text: str) -> str:
     (controls have no name: "U+0085"); "" when there is none."""
     for character in text:
         if unicodedata.category(character) in HIDDEN_CATEGORIES:
-            return " ".join(filter(None, [f"U+{ord(character):04X}",
-                                          unicodedata.name(character, "")]))  # fmt: skip
+            return " ".join(
+                filter(None, [f"U+{ord(character):04X}", unicodedata.name(character, "")])
+            )
     return ""
 
 
@@ -296,8 +297,10 @@ class CustomBenchmark(models.Model):
     name = models.CharField(max_length=48, unique=True, validators=[slug_validator])
     title = models.CharField(max_length=120)
     description = models.TextField(blank=True)
-    command = models.TextField(help_text="Run with sh -c on the board. Parameters arrive as "
-                               "$PIFARM_<NAME> (upper-case), e.g. \"$PIFARM_SIZE\".")  # fmt: skip
+    command = models.TextField(
+        help_text="Run with sh -c on the board. Parameters arrive as "
+        '$PIFARM_<NAME> (upper-case), e.g. "$PIFARM_SIZE".'
+    )
     params = models.JSONField(
         default=dict,
         blank=True,
@@ -311,8 +314,9 @@ class CustomBenchmark(models.Model):
     metric = models.CharField(max_length=64, default="value", validators=[slug_validator])
     unit = models.CharField(max_length=32)
     higher_is_better = models.BooleanField(default=True)
-    tools = models.CharField(max_length=200, blank=True, help_text="Commands it needs, "
-                             "space-separated.")  # fmt: skip
+    tools = models.CharField(
+        max_length=200, blank=True, help_text="Commands it needs, space-separated."
+    )
     repetitions = models.PositiveSmallIntegerField(
         default=3, validators=[MinValueValidator(1), MaxValueValidator(1000)]
     )

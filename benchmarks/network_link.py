@@ -135,9 +135,10 @@ def references(unit: str, links: Mapping[str, Iterable[tuple]]) -> References | 
     if len(rates) > 1:
         spoken = " and ".join(f"{rate:g}" for rate in sorted(rates))
         return References(
-            unit, reason=f"the runs' links have different line rates ({spoken} Mbit/s), so "
-            "no line rate or goodput ceiling is drawn"
-        )  # fmt: skip
+            unit,
+            reason=f"the runs' links have different line rates ({spoken} Mbit/s), so "
+            "no line rate or goodput ceiling is drawn",
+        )
     (rate,) = rates
     ceilings = {}
     for key, pairs in links.items():

@@ -55,13 +55,19 @@ def expand(checked: Checked, campaign: Campaign, lanes: dict[int, Lane]) -> list
         for group, (version, pairs) in enumerate(_groups(checked, rng, board_index)):
             for position, (index, repetition) in enumerate(pairs):
                 item = checked.items[index]
-                runs.append(Run(
-                    campaign=campaign, lane=lanes[board.pk], board=board,
-                    sequence=group * GROUP_GAP + position * REPETITION_GAP,
-                    preset_version=version, benchmark=item.benchmark.name,
-                    definition_version=item.benchmark.version, params=item.params,
-                    repetition=repetition,
-                ))  # fmt: skip
+                runs.append(
+                    Run(
+                        campaign=campaign,
+                        lane=lanes[board.pk],
+                        board=board,
+                        sequence=group * GROUP_GAP + position * REPETITION_GAP,
+                        preset_version=version,
+                        benchmark=item.benchmark.name,
+                        definition_version=item.benchmark.version,
+                        params=item.params,
+                        repetition=repetition,
+                    )
+                )
     return runs
 
 
@@ -107,8 +113,10 @@ def warnings(checked: Checked) -> list[str]:
                 )
         for version in checked.versions:
             if version is not None:
-                found += [f"{version} on {board.name}: {words}"
-                          for words in presets.underclocks_on(board, version)]  # fmt: skip
+                found += [
+                    f"{version} on {board.name}: {words}"
+                    for words in presets.underclocks_on(board, version)
+                ]
     return found
 
 

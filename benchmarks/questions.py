@@ -151,7 +151,7 @@ BITNESS = Question(
             ("iperf3-udp-small", "packet_rate"),
             ("openvpn", "throughput"),
             ("wireguard", "throughput"),
-        ),  # fmt: skip
+        ),
         group_by="userland",
         baseline="32-bit userland",
         treatment="the 64-bit userland",

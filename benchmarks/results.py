@@ -152,14 +152,26 @@ def as_json(campaign: Campaign) -> list[dict]:
 def _csv_cells(run: Run) -> list:
     kernel_bits, userland_bits = bits(run)
     return [
-        run.code, run.board.name, run.preset_label, run.benchmark, run.definition_version,
-        json.dumps(run.params, sort_keys=True), run.repetition, run.state, run.reason,
-        run.suspect, "; ".join(run.suspect_reasons), kernel_bits or "", userland_bits or "",
-        run.snapshot.os_name if run.snapshot else "", tool_version(run), run.peer,
+        run.code,
+        run.board.name,
+        run.preset_label,
+        run.benchmark,
+        run.definition_version,
+        json.dumps(run.params, sort_keys=True),
+        run.repetition,
+        run.state,
+        run.reason,
+        run.suspect,
+        "; ".join(run.suspect_reasons),
+        kernel_bits or "",
+        userland_bits or "",
+        run.snapshot.os_name if run.snapshot else "",
+        tool_version(run),
+        run.peer,
         "" if run.measure_s is None else run.measure_s,
         run.started.isoformat() if run.started else "",
         run.finished.isoformat() if run.finished else "",
-    ]  # fmt: skip
+    ]
 
 
 def defused(cell):

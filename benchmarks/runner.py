@@ -11,31 +11,39 @@ import getpass
 import logging
 import socket
 import time
-from collections.abc import Callable
 from contextlib import ExitStack
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from benchmarks import catalog, effective, limits, network_link, results, telemetry, trial
+from benchmarks import (
+    adaptive,
+    board_state,
+    catalog,
+    effective,
+    limits,
+    network_link,
+    results,
+    telemetry,
+    trial,
+)
 from benchmarks.catalog import custom
-from benchmarks.catalog.spec import Benchmark, Command, Context, ParamError, ParseError
-from benchmarks.endpoints import BoardEndpoint, ControllerEndpoint, Detached, Endpoint
+from benchmarks.catalog.spec import Benchmark, Context, ParamError, ParseError
+from benchmarks.endpoints import BoardEndpoint, ControllerEndpoint, Endpoint
 from benchmarks.models import Lane, Measurement, Run
+from benchmarks.telemetry.samplers import SAMPLE_INTERVAL_S, SAMPLER_JOB, Samplers
 from benchmarks.tools import missing_tools
-from devices import apply, presets, remote, ssh, work
+from devices import remote, ssh, work
 from devices.credentials import CredentialError
 from devices.jobs import PROBE_TIMEOUT_S, clean_for_db, read_facts, save_snapshot
 from devices.locks import BoardBusy
-from devices.models import Application, Board, PresetVersion
+from devices.models import Application, Board
 from devices.probe import ProbeError
 from devices.work import mark_board, status_for
 
 log = logging.getLogger(__name__)
 
 RAM_DISK = "/dev/shm"  # noqa: S108 - the board's tmpfs (Raspberry Pi OS, every Debian)
-SAMPLER = "sampler"
-SAMPLE_INTERVAL_S = 1
 LOG_TAIL_CHARS = 2000
 CONNECT_TRIES = 3  # a board whose sshd restarts (after a dropped connection) gets a moment
 CONNECT_BACKOFF_S = 1.0  # the wait after the first failed try; it doubles after each
@@ -45,7 +53,7 @@ LANE_GIVES_UP_AFTER = 3  # runs in a row that could not reach the board: skip th
 def longest_step_s() -> float:
     """A lane's longest step between two renewals of its board's lock (devices.work): a poll
     of the measurement, or the pause before the last try to connect. Applying a preset holds
-    it longer (apply_version)."""
+    it longer (board_state.apply_version)."""
     return max(SAMPLE_INTERVAL_S, CONNECT_BACKOFF_S * 2 ** (CONNECT_TRIES - 2))
 
 
@@ -97,89 +105,6 @@ def end_interrupted(lane: Lane, why: str) -> int:
         )
     Lane.objects.filter(pk=lane.pk).update(step="")
     return ended
-
-
-def note_state_before(lane: Lane) -> None:
-    """At the lane's first run, whatever its preset: what the board ran until then."""
-    if lane.before:
-        return
-    last = lane.board.current_application
-    probe = lane.board.latest_snapshot
-    lane.before = {
-        "version_id": last.version_id if last else None,
-        "words": str(last.version) if last else "no preset of pifarm's: its own config.txt",
-        "governor": probe.facts.get("governor") if probe else None,
-    }
-    Lane.objects.filter(pk=lane.pk).update(before=lane.before)
-
-
-def state_before(lane: Lane) -> PresetVersion | None:
-    """The version to apply so that the board is back in its state before the campaign: the
-    one it had verified, or stock (no managed block: the board's own config.txt) when it had
-    none. None when it is in that state as far as its applications tell (since the lane began,
-    another campaign's may have changed it)."""
-    if not lane.before:
-        return None
-    wanted = lane.before.get("version_id")
-    last = lane.board.current_application
-    now = last.version_id if last else None
-    if now == wanted:
-        return None
-    if wanted is not None:
-        return PresetVersion.objects.select_related("preset").get(pk=wanted)
-    stock = presets.stock_version()
-    return None if now == stock.pk else stock
-
-
-def apply_version(lane: Lane, version: PresetVersion, hold: work.Hold) -> Application | None:
-    """Apply version to the lane's board with the lane's lock held, through the one
-    application path (devices.apply). IntegrityError: someone's own application waits."""
-    with transaction.atomic():
-        application = Application.objects.create(
-            board=lane.board,
-            version=version,
-            mode=lane.campaign.spec.get("apply_mode", Application.Mode.TRIAL),
-            requested_by=lane.campaign.created_by,
-        )
-    with hold.longer(work.lock_ttl(apply.longest_step_s())):  # a reboot goes long
-        return apply.apply_holding(application, hold)
-
-
-def leave_as_found(lane: Lane, hold: work.Hold) -> None:
-    """At the lane's end (done, cancelled or failed): the board gets back its state before
-    the campaign, unless the spec says "keep". What happened is kept in the lane's `left`."""
-    if not lane.before:  # no run of the lane began: nothing of it touched the board
-        return
-    if lane.campaign.spec.get("keep"):
-        last = lane.board.current_application
-        kept = last.version if last else "no preset of pifarm's"
-        left = f"kept as the campaign left it (keep): {kept}"
-    elif (version := state_before(lane)) is None:
-        left = f"as before the campaign: {lane.before['words']}"
-    else:
-        words = f"putting back {version} (the state before the campaign)"
-        log.info("lane %s: %s", lane.pk, words)
-        Lane.objects.filter(pk=lane.pk).update(step=words, heartbeat=timezone.now())
-        try:
-            application = apply_version(lane, version, hold)
-        except IntegrityError:
-            application = None
-            left = "not put back: an application someone queued for the board goes first"
-        else:
-            if application is not None and application.state == Application.State.VERIFIED:
-                left = f"put back as before the campaign: {version}"
-                governor = lane.before.get("governor")
-                if version.governor and governor and governor != version.governor:
-                    # A board of no preset of pifarm's gets stock, whose governor is ondemand:
-                    # one set by hand before is not pifarm's to know how to set again.
-                    left += (
-                        f", but its governor was {governor} before the campaign and is "
-                        f"{version.governor} now"
-                    )
-            else:
-                outcome = application.reason if application else "it was not started"
-                left = f"could not be put back to {version}: {outcome}"
-    Lane.objects.filter(pk=lane.pk).update(step="", left=clean_for_db(left))
 
 
 def run_paths(pk: int) -> dict:
@@ -237,10 +162,13 @@ class _Running:
         log.info("run %s ended %s: %s", self.run.pk, stop.state, stop.reason)
         with transaction.atomic():
             Run.objects.filter(pk=self.run.pk, state=Run.State.RUNNING).update(
-                state=stop.state, reason=clean_for_db(stop.reason), step="",
-                finished=timezone.now(), environment=clean_for_db(self.environment),
+                state=stop.state,
+                reason=clean_for_db(stop.reason),
+                step="",
+                finished=timezone.now(),
+                environment=clean_for_db(self.environment),
                 application=self.application,
-            )  # fmt: skip
+            )
             rest = self.lane.runs.filter(state=Run.State.QUEUED)
             if stop.skip == "preset":
                 rest = rest.filter(preset_version=self.run.preset_version)
@@ -272,8 +200,10 @@ class _Running:
             # Who the other end was: a host name and the address the board reached it at.
             host = socket.gethostname() if ctx.peer_is_controller else self.lane.peer_board.host
             self.environment["peer_identity"] = {
-                "name": self.lane.peer_name, "host": host, "address": ctx.peer_address,
-            }  # fmt: skip
+                "name": self.lane.peer_name,
+                "host": host,
+                "address": ctx.peer_address,
+            }
             if benchmark.category in network_link.NETWORK_CATEGORIES:
                 self.environment["link"] = self.link(board_end, ctx.peer_address)
         self.wait_quiet(board_end)
@@ -315,10 +245,10 @@ class _Running:
     def ensure_preset(self) -> None:
         """Bring the board to the run's preset version, or for "as is" back to its state
         before the campaign, unless it is there already."""
-        note_state_before(self.lane)
+        board_state.note_before(self.lane)
         version = self.run.preset_version
         if version is None:
-            version = state_before(self.lane)
+            version = board_state.before(self.lane)
             if version is None:  # the board is as it was before the campaign
                 self.application = self.board.current_application
                 return
@@ -336,7 +266,7 @@ class _Running:
         else:
             self.step(f"applying {version}")
         try:
-            application = apply_version(self.lane, version, self.hold)
+            application = board_state.apply_version(self.lane, version, self.hold)
         except IntegrityError:
             # Someone's own application of this board waits for it: let it go first.
             Run.objects.filter(pk=self.run.pk).update(state=Run.State.QUEUED, started=None)
@@ -505,7 +435,7 @@ class _Running:
                 benchmark.plan(params, ctx),
                 mine,
                 ctx,
-                extra=(("board", SAMPLER), ("peer", SAMPLER)),
+                extra=(("board", SAMPLER_JOB), ("peer", SAMPLER_JOB)),
             )
             environment = {**leftover.environment, "cleanup_pending": False}
             if problems:
@@ -529,8 +459,11 @@ class _Running:
             )
         except ssh.SSHError as exc:
             raise self.lost(exc) from None
-        self.environment["quiet"] = {"reached": found.reached, "waited_s": found.waited_s,
-                                     "words": found.words}  # fmt: skip
+        self.environment["quiet"] = {
+            "reached": found.reached,
+            "waited_s": found.waited_s,
+            "words": found.words,
+        }
 
     def quiet_round(self) -> None:
         self.alive()
@@ -544,7 +477,7 @@ class _Running:
             )
         )
         plan = benchmark.plan(params, ctx)
-        samplers = _Samplers(ends, ctx, sampled, benchmark.timeout_s + 120, plan.measure)
+        samplers = Samplers(ends, ctx, sampled, benchmark.timeout_s + 120, plan.measure)
 
         def measuring():
             self.step(f"measuring: {benchmark.title}")
@@ -592,7 +525,7 @@ class _Running:
             raw_truncated=len(text.encode()) >= trial.OUTPUT_CAP,
         )
 
-    def keep_samples(self, samplers: "_Samplers") -> None:
+    def keep_samples(self, samplers: Samplers) -> None:
         Run.objects.filter(pk=self.run.pk).update(
             telemetry=samplers.dicts("board"), peer_telemetry=samplers.dicts("peer")
         )
@@ -639,11 +572,15 @@ class _Running:
         )
         with transaction.atomic():
             Measurement.objects.bulk_create(
-                Measurement(run_id=self.run.pk, metric=metric.name,
-                            value=float(parsed.values[metric.name]), unit=metric.unit,
-                            higher_is_better=metric.higher_is_better)
+                Measurement(
+                    run_id=self.run.pk,
+                    metric=metric.name,
+                    value=float(parsed.values[metric.name]),
+                    unit=metric.unit,
+                    higher_is_better=metric.higher_is_better,
+                )
                 for metric in benchmark.metrics
-            )  # fmt: skip
+            )
             Run.objects.filter(pk=self.run.pk, state=Run.State.RUNNING).update(
                 state=Run.State.DONE,
                 step="",
@@ -661,8 +598,6 @@ class _Running:
             )
         Lane.objects.filter(pk=self.lane.pk).update(step="", log_tail="")
         mark_board(self.board.pk, Board.Status.ONLINE)
-        from benchmarks import adaptive
-
         adaptive.after_run(self.run, benchmark, suspect=bool(reasons))
 
     def expected_arm_mhz(self) -> int | None:
@@ -673,53 +608,3 @@ class _Running:
             return int(str(version.options.get("arm_freq", "")).strip())
         except ValueError:
             return None
-
-
-class _Samplers:
-    """The telemetry sampler on each end, for the length of the measurement. On the
-    measurement's end it starts in the measurement's round trip, as its user."""
-
-    def __init__(self, ends, ctx: Context, names: tuple[str, ...], timeout: float,
-                 measure: Command):  # fmt: skip
-        self.ends, self.names, self.timeout, self.measure = ends, names, timeout, measure
-        self.dirs = {"board": ctx.workdir, "peer": ctx.peer_workdir}
-        self.samples: dict[str, list] = {}
-        self.problems: list[str] = []
-
-    def each(self, action: Callable[[str, Endpoint], None]) -> None:
-        for where, end in self.ends.items():
-            try:
-                action(where, end)
-            except ssh.SSHError as exc:  # telemetry is missing then: the run says so
-                self.problems.append(f"sampler on the {where}: {exc}")
-
-    def start(self) -> list[Detached]:
-        """Start the samplers away from the measurement; the one to start with it (the
-        measurement starts once it took its first sample)."""
-        argv = telemetry.sampler_argv(SAMPLE_INTERVAL_S, self.names)
-
-        def start_apart(where: str, end: Endpoint) -> None:
-            if where != self.measure.on:
-                end.start(self.dirs[where], SAMPLER, argv, self.timeout)
-
-        self.each(start_apart)
-        if self.measure.on not in self.ends:
-            return []
-        # Next to the measurement, the sampler also reads its process tree's CPU time.
-        measurement = f"{self.dirs[self.measure.on]}/{trial.MEASURE}"
-        argv = telemetry.sampler_argv(SAMPLE_INTERVAL_S, self.names, trial=measurement)
-        return [Detached(SAMPLER, argv, self.timeout, ready=telemetry.SAMPLE_DONE)]
-
-    def stop(self) -> None:
-        def read(where: str, end: Endpoint) -> None:
-            sudo = self.measure.sudo and where == self.measure.on
-            text = end.stop_and_read(self.dirs[where], SAMPLER, 4 * 1024 * 1024, sudo=sudo).text
-            try:
-                self.samples[where] = telemetry.parse_samples(text)
-            except ValueError as exc:
-                self.problems.append(f"sampler on the {where}: {exc}")
-
-        self.each(read)
-
-    def dicts(self, where: str) -> list[dict]:
-        return [sample.to_dict() for sample in self.samples.get(where, [])]

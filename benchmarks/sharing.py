@@ -78,9 +78,9 @@ def _ends_alike(found, asked) -> bool:
 
 def revoke(link: ShareLink) -> bool:
     """Revoke link; False if it was revoked already (a second click changes nothing)."""
-    return bool(ShareLink.objects.filter(pk=link.pk, revoked__isnull=True).update(
-        revoked=timezone.now()
-    ))  # fmt: skip
+    return bool(
+        ShareLink.objects.filter(pk=link.pk, revoked__isnull=True).update(revoked=timezone.now())
+    )
 
 
 def expiry(days: int | None = None, on: datetime.date | None = None):
@@ -156,7 +156,7 @@ class Hider:
                 environment={
                     name: value if name in OUR_FIGURES else text(value)
                     for name, value in group.environment.items()
-                },  # fmt: skip
+                },
             )
             for group in result.groups
         ]
@@ -183,8 +183,9 @@ class Hider:
         shown = self.board if result.group_by == "board" else self.text
         hidden = {group.key: shown(group.key) for group in result.groups}
         alike, taken = Counter(hidden.values()), set(hidden.values())
-        return {key: _numbered(name, taken) if alike[name] > 1 else name
-                for key, name in hidden.items()}  # fmt: skip
+        return {
+            key: _numbered(name, taken) if alike[name] > 1 else name for key, name in hidden.items()
+        }
 
     def text(self, value: str) -> str:
         if (found := self._seen.get(value)) is None:

@@ -95,8 +95,22 @@ class Checked:
 def check(spec) -> Checked:
     if not isinstance(spec, dict):
         raise SpecError("a campaign spec is a JSON object (or a YAML mapping)")
-    known = {"name", "boards", "presets", "benchmarks", "repetitions", "peer", "order", "seed",
-             "quiet", "rerun_suspect", "apply_mode", "question", "keep", "min_trial_s"}  # fmt: skip
+    known = {
+        "name",
+        "boards",
+        "presets",
+        "benchmarks",
+        "repetitions",
+        "peer",
+        "order",
+        "seed",
+        "quiet",
+        "rerun_suspect",
+        "apply_mode",
+        "question",
+        "keep",
+        "min_trial_s",
+    }
     unknown = sorted(set(spec) - known)
     if unknown:
         raise SpecError(
@@ -217,8 +231,11 @@ def _items(value, min_trial_s: float | None = None) -> list[Item]:
 def _min_trial_s(value) -> float | None:
     if value is None:
         return None
-    if (isinstance(value, bool) or not isinstance(value, int | float)
-            or not 0 <= value <= MAX_MIN_TRIAL_S):  # fmt: skip
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not 0 <= value <= MAX_MIN_TRIAL_S
+    ):
         raise SpecError(
             f"min_trial_s is a number of seconds from 0 (run the parameters as given) to "
             f"{MAX_MIN_TRIAL_S}, not {shown(value)}"
@@ -250,8 +267,10 @@ def swept(benchmark: Benchmark, params: dict, vary: dict[str, list], listed: int
     are more than a spec lists: counted before any is built (a few fields of a few dozen
     values each make millions, gigabytes of them)."""
     declared = {param.name: param for param in benchmark.params}
-    values = {key: _distinct(declared.get(key), [params.get(key), *others])
-              for key, others in vary.items()}  # fmt: skip
+    values = {
+        key: _distinct(declared.get(key), [params.get(key), *others])
+        for key, others in vary.items()
+    }
     _refuse_long(listed + math.prod(map(len, values.values())), "benchmarks")
     return [
         {"name": benchmark.name, "params": {**params, **dict(zip(values, chosen, strict=True))}}
@@ -285,8 +304,10 @@ def _peer(value, boards: list[Board], items: list[Item]):
     needing = [item.benchmark.name for item in items if item.benchmark.needs_peer]
     if value in (None, ""):
         if needing:
-            raise SpecError(f"{', '.join(needing)} needs a peer: give \"peer\": \"controller\" "
-                            "or the name of another board")  # fmt: skip
+            raise SpecError(
+                f'{", ".join(needing)} needs a peer: give "peer": "controller" '
+                "or the name of another board"
+            )
         return None
     if value == CONTROLLER:
         return CONTROLLER
@@ -384,8 +405,10 @@ def _repetitions(value, items: list[Item]) -> Repetitions:
         return Repetitions(count, count, None, None)
     unknown = set(value) - {"min", "max", "target_pct", "resolve_pct", "budget_s"}
     if unknown:
-        raise SpecError(f"adaptive repetitions take min, max, target_pct, resolve_pct and "
-                        f"budget_s, not {', '.join(sorted(unknown))}")  # fmt: skip
+        raise SpecError(
+            f"adaptive repetitions take min, max, target_pct, resolve_pct and "
+            f"budget_s, not {', '.join(sorted(unknown))}"
+        )
     minimum = _count(value.get("min", 3), "repetitions min")
     maximum = _count(value.get("max", 10), "repetitions max")
     if minimum < 2 or maximum < minimum:
@@ -397,21 +420,29 @@ def _repetitions(value, items: list[Item]) -> Repetitions:
     if target is not None and (not _finite_number(target) or not 0 < target <= 100):
         raise SpecError("target_pct is the CI's half-width in % of the mean: from 0 to 100")
     if resolve is not None and (not _finite_number(resolve) or not 0 < resolve <= 100):
-        raise SpecError("resolve_pct is the change, in % of the mean, to have the trials to see: "
-                        "from 0 to 100")  # fmt: skip
+        raise SpecError(
+            "resolve_pct is the change, in % of the mean, to have the trials to see: from 0 to 100"
+        )
     if budget is not None and (not _finite_number(budget) or budget <= 0):
         raise SpecError("budget_s is a number of seconds above 0")
     return Repetitions(
-        minimum, maximum, None if target is None else float(target),
-        float(budget) if budget else None, None if resolve is None else float(resolve),
-    )  # fmt: skip
+        minimum,
+        maximum,
+        None if target is None else float(target),
+        float(budget) if budget else None,
+        None if resolve is None else float(resolve),
+    )
 
 
 def _repetitions_spec(repetitions: Repetitions):
     if not repetitions.adaptive:
         return repetitions.minimum
-    spec = {"min": repetitions.minimum, "max": repetitions.maximum,
-            "target_pct": repetitions.target_pct, "budget_s": repetitions.budget_s}  # fmt: skip
+    spec = {
+        "min": repetitions.minimum,
+        "max": repetitions.maximum,
+        "target_pct": repetitions.target_pct,
+        "budget_s": repetitions.budget_s,
+    }
     if repetitions.resolve_pct is not None:
         spec["resolve_pct"] = repetitions.resolve_pct
     return spec

@@ -98,8 +98,9 @@ def describe(values) -> Description:
     # of trials, and statistics.stdev's exact fractions took 6 ms for 16,000 of them.
     # numpy's mean sums pairwise and its sd takes two passes: accurate to the last digits
     # that matter here. The figures are Python floats (JSON, templates).
-    values = np.asarray(values if isinstance(values, list | tuple | np.ndarray) else list(values),
-                        float)  # fmt: skip
+    values = np.asarray(
+        values if isinstance(values, list | tuple | np.ndarray) else list(values), float
+    )
     if not values.size:
         raise ValueError("no values to describe")
     if not np.isfinite(values).all():
@@ -111,10 +112,16 @@ def describe(values) -> Description:
         half = _t_quantile(n - 1) * sd / math.sqrt(n)
         low, high = float(mean - half), float(mean + half)
     return Description(
-        n=n, mean=mean, median=_median(values), sd=sd,
+        n=n,
+        mean=mean,
+        median=_median(values),
+        sd=sd,
         relative_sd=sd / abs(mean) if sd is not None and mean else None,
-        ci_low=low, ci_high=high, min=float(values.min()), max=float(values.max()),
-    )  # fmt: skip
+        ci_low=low,
+        ci_high=high,
+        min=float(values.min()),
+        max=float(values.max()),
+    )
 
 
 @dataclass(frozen=True)

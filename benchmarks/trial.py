@@ -59,8 +59,9 @@ class Hooks:
     measured: Callable[[], None] = lambda: None  # just after it ended, however it ended
 
 
-def clean_up_after(plan: Plan, ends: Mapping[str, Endpoint], ctx: Context,
-                   extra: tuple[tuple[str, str], ...] = ()) -> list[str]:  # fmt: skip
+def clean_up_after(
+    plan: Plan, ends: Mapping[str, Endpoint], ctx: Context, extra: tuple[tuple[str, str], ...] = ()
+) -> list[str]:
     """Undo what a trial whose job died may have left: stop its detached commands, run its
     teardown, remove its directories. extra: (end, name) of other detached commands (the
     sampler). Returns what went wrong, in words."""
@@ -73,8 +74,9 @@ def clean_up_after(plan: Plan, ends: Mapping[str, Endpoint], ctx: Context,
     return [line for line in trial.log if "failed" in line]
 
 
-def run(plan: Plan, ends: Mapping[str, Endpoint], ctx: Context,
-        hooks: Hooks | None = None) -> Outcome:  # fmt: skip
+def run(
+    plan: Plan, ends: Mapping[str, Endpoint], ctx: Context, hooks: Hooks | None = None
+) -> Outcome:
     trial = _Trial(plan, ends, ctx, hooks or Hooks())
     try:
         return trial.run()
@@ -134,8 +136,9 @@ class _Trial:
             )
         return result
 
-    def start_detached(self, command: Command, name: str, timeout: float,
-                       after: Sequence[Detached] = ()) -> None:  # fmt: skip
+    def start_detached(
+        self, command: Command, name: str, timeout: float, after: Sequence[Detached] = ()
+    ) -> None:
         self.note(f"starting {command.argv[0]} on the {command.on}")
         directory = self.dirs[command.on]
         self.end(command).start(

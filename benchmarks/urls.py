@@ -69,7 +69,7 @@ urlpatterns = [
             shares.share_export,
             {"kind": kind},
             name=f"share_{kind}",
-        )  # fmt: skip
+        )
         for kind in ("csv", "json", "md")
     ),
     path("tokens/", tokens.token_list, name="tokens"),

@@ -453,8 +453,10 @@ class _Applying:
                 f"config.txt may hold {self.version}: check it ({error})",
             ) from None
         if digest != steps.sha256(self.original):
-            raise self.restore_failed(f"Applying {self.version} failed ({error}).",
-                                      "config.txt does not match the old file")  # fmt: skip
+            raise self.restore_failed(
+                f"Applying {self.version} failed ({error}).",
+                "config.txt does not match the old file",
+            )
         raise _stop(
             State.FAILED,
             f"Nothing was changed: {error}. The board was not rebooted, and {self.config_path} "

@@ -259,8 +259,9 @@ def throttled_check(state: BoardState) -> dict:
     return check("0x0", f"{state.throttled:#x}", note=throttle_summary(state.throttled))
 
 
-def restore_checks(before: BoardState, after: BoardState, options, wanted_sha: str,
-                   got_sha: str | None) -> dict:  # fmt: skip
+def restore_checks(
+    before: BoardState, after: BoardState, options, wanted_sha: str, got_sha: str | None
+) -> dict:
     """After a roll-back: the old file byte for byte, and the old effective values."""
     checks = {
         "after restore: config.txt sha256": check(

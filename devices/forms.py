@@ -85,8 +85,9 @@ class BoardForm(forms.ModelForm):
         cleaned["secret"] = secret or None
         if self.errors and self.data.get(self.add_prefix("private_key"), "").strip():
             # The key is never sent back to the browser, so say why the box is empty.
-            self.add_error(None, "Nothing was saved. For safety the private key was not kept: "
-                                 "paste it again.")  # fmt: skip
+            self.add_error(
+                None, "Nothing was saved. For safety the private key was not kept: paste it again."
+            )
         return cleaned
 
     def save(self, commit=True):

@@ -19,9 +19,10 @@ class PresetForm(forms.ModelForm):
     unless a finding is an error."""
 
     families = forms.MultipleChoiceField(
-        choices=FAMILY_CHOICES, widget=forms.CheckboxSelectMultiple,
+        choices=FAMILY_CHOICES,
+        widget=forms.CheckboxSelectMultiple,
         help_text="The boards it is meant for; the lines are checked for each.",
-    )  # fmt: skip
+    )
     options = forms.CharField(
         label="config.txt lines",
         widget=forms.Textarea(attrs={"rows": 10, "spellcheck": "false", "class": "mono"}),

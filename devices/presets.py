@@ -67,8 +67,11 @@ def example_version(example: ExamplePreset) -> PresetVersion:
         name=example.name,
         defaults={"families": example.families, "description": example.description},
     )
-    content = {"options": example.options, "governor": example.governor,
-               "acknowledge_warranty": False}  # fmt: skip
+    content = {
+        "options": example.options,
+        "governor": example.governor,
+        "acknowledge_warranty": False,
+    }
     for version in preset.versions.order_by("-number"):
         if same_content(version, **content):
             return version
@@ -239,8 +242,12 @@ def findings_for(
     ]
 
 
-def checked_options(options: dict, families: list[str], acknowledge_warranty: bool = False,
-                    acknowledge_boot: bool = False) -> dict[str, str]:  # fmt: skip
+def checked_options(
+    options: dict,
+    families: list[str],
+    acknowledge_warranty: bool = False,
+    acknowledge_boot: bool = False,
+) -> dict[str, str]:
     """options as the lines they write, or InvalidPreset naming the first errors. A preset
     meant for no family in particular is held to what is an error on every family."""
     try:
@@ -249,8 +256,9 @@ def checked_options(options: dict, families: list[str], acknowledge_warranty: bo
     except ValueError as exc:
         raise InvalidPreset(str(exc)) from None
     try:
-        found = findings_for(text, families or list(FAMILIES), acknowledge_warranty,
-                             acknowledge_boot)  # fmt: skip
+        found = findings_for(
+            text, families or list(FAMILIES), acknowledge_warranty, acknowledge_boot
+        )
     except ValueError as exc:  # a family pifarm does not know
         raise InvalidPreset(str(exc)) from None
     errors = _errors(found, everywhere=not families)
@@ -282,9 +290,17 @@ def _errors(found: list[tuple[str, configtxt.Finding]], everywhere: bool) -> lis
     return errors
 
 
-def new_version(preset: Preset, *, options: dict, governor: str = "", note: str = "",
-                acknowledge_warranty: bool = False, acknowledge_boot: bool = False,
-                author=None, parent: PresetVersion | None = None) -> PresetVersion:  # fmt: skip
+def new_version(
+    preset: Preset,
+    *,
+    options: dict,
+    governor: str = "",
+    note: str = "",
+    acknowledge_warranty: bool = False,
+    acknowledge_boot: bool = False,
+    author=None,
+    parent: PresetVersion | None = None,
+) -> PresetVersion:
     """The next version of preset, numbered in order even when two people save at once.
     Raises InvalidPreset when the content has an error for the preset's families."""
     if governor and governor not in PresetVersion.Governor.values:
@@ -306,9 +322,15 @@ def new_version(preset: Preset, *, options: dict, governor: str = "", note: str 
         )
 
 
-def same_content(version: PresetVersion | None, *, options: dict, governor: str,
-                 acknowledge_warranty: bool, acknowledge_boot: bool = False,
-                 **ignored) -> bool:  # fmt: skip
+def same_content(
+    version: PresetVersion | None,
+    *,
+    options: dict,
+    governor: str,
+    acknowledge_warranty: bool,
+    acknowledge_boot: bool = False,
+    **ignored,
+) -> bool:
     """Would a new version repeat this one? Then saving makes none."""
     return (
         version is not None

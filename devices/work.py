@@ -162,8 +162,12 @@ class Kind:
     def interrupt(self, row: BoardWork, why: str = "", crash: str = "") -> int:
         if self.interrupted is not None:
             return self.interrupted(row, why, crash)
-        return end(row, State.FAILED, crash_words(crash) if crash else f"{why}; start it again",
-                   unfinished=True)  # fmt: skip
+        return end(
+            row,
+            State.FAILED,
+            crash_words(crash) if crash else f"{why}; start it again",
+            unfinished=True,
+        )
 
     def reason_when_busy(self, row: BoardWork) -> str:
         if self.busy_reason is not None:
@@ -508,11 +512,15 @@ def _time_limits(model: type[BoardWork], now: datetime) -> int:
             why = "the worker running it stopped before it finished (killed?)"
             ended += kind.interrupt(row, why=why)
     stale = [
-        (model.objects.filter(state=State.QUEUED, created__lt=now - QUEUED_STALE_AFTER),
-         "no worker took it within an hour: is a worker running for its queue?"),
-        (model.objects.filter(state=State.WAITING, next_try__lt=now - QUEUED_STALE_AFTER),
-         f"it waited for the board, but {NO_SCHEDULER}"),
-    ]  # fmt: skip
+        (
+            model.objects.filter(state=State.QUEUED, created__lt=now - QUEUED_STALE_AFTER),
+            "no worker took it within an hour: is a worker running for its queue?",
+        ),
+        (
+            model.objects.filter(state=State.WAITING, next_try__lt=now - QUEUED_STALE_AFTER),
+            f"it waited for the board, but {NO_SCHEDULER}",
+        ),
+    ]
     for rows, why in stale:
         for row in rows.select_related("board"):
             ended += kind_of(row).fail_untouched(row, why)

@@ -110,8 +110,18 @@ def make_usb_wire(ns: str, host: str) -> None:
     own on it, and the host hands it whole, checksummed frames (a packet socket gets no
     offload metadata, so a TAP would get a GSO frame or a TCP checksum left to hardware)."""
     run(["ip", "netns", "exec", ns, "nft", "-f", "-"], input=USB_WIRE_NFT)
-    run(["ip", "netns", "exec", ns, "sysctl", "-q", "-w",
-         f"net.ipv6.conf.{USB_WIRE}.disable_ipv6=1"])  # fmt: skip
+    run(
+        [
+            "ip",
+            "netns",
+            "exec",
+            ns,
+            "sysctl",
+            "-q",
+            "-w",
+            f"net.ipv6.conf.{USB_WIRE}.disable_ipv6=1",
+        ]
+    )
     run(["ethtool", "-K", host, "tx", "off", "tso", "off", "gso", "off"])
 
 

@@ -223,9 +223,16 @@ def _step(what: str, cmd: list[str], log: Path) -> None:
 
 def _debootstrap(root: Path, packages, mirror: str, keyring: str, debs: Path, log: Path) -> None:
     cmd = [
-        "debootstrap", f"--arch={ARCH}", "--variant=minbase", f"--include={','.join(packages)}",
-        f"--cache-dir={debs}", f"--keyring={keyring}", SUITE, str(root), mirror,
-    ]  # fmt: skip
+        "debootstrap",
+        f"--arch={ARCH}",
+        "--variant=minbase",
+        f"--include={','.join(packages)}",
+        f"--cache-dir={debs}",
+        f"--keyring={keyring}",
+        SUITE,
+        str(root),
+        mirror,
+    ]
     _step("debootstrap", cmd, log)
 
 

@@ -45,7 +45,12 @@ def manage(env: dict, *args, stdin=None) -> str:
     """manage.py run in a process of its own with env (a DATABASE_URL, say); its output."""
     done = subprocess.run(
         [sys.executable, "manage.py", *args],
-        cwd=ROOT, env=env, input=stdin, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        cwd=ROOT,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout

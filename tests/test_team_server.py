@@ -39,15 +39,26 @@ def test_a_worker_process_checks_a_board_through_postgres_and_redis(
     key = tmp_path / "key"
     key.write_text(node.private_key_pem)
     manage(
-        env, "register_board", "team-pi", node.host, "--user", node.user,
-        "--key-file", str(key), "--fingerprint", node.host_key_fingerprint, "--no-probe",
-    )  # fmt: skip
+        env,
+        "register_board",
+        "team-pi",
+        node.host,
+        "--user",
+        node.user,
+        "--key-file",
+        str(key),
+        "--fingerprint",
+        node.host_key_fingerprint,
+        "--no-probe",
+    )
     manage(env, "healthcheck")
     manage(env, "rqworker", "default", "--burst")
     status = manage(
-        env, "shell", "-c",
+        env,
+        "shell",
+        "-c",
         "from devices.models import Board; print(Board.objects.get(name='team-pi').status)",
-    )  # fmt: skip
+    )
     assert status.strip().splitlines()[-1] == "online"
     assert not (tmp_path / "redis.sock").exists(), "the embedded Redis ran despite REDIS_URL"
     redis.Redis.from_url(REDIS_URL).flushdb()

@@ -27,8 +27,11 @@ def web_server(tmp_path):
     env = {**inherited_environment(), "PIFARM_DATA_DIR": str(tmp_path)}
     server = subprocess.Popen(
         [str(gunicorn), "pifarm.wsgi", "--bind", f"127.0.0.1:{port}"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )  # fmt: skip
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -58,11 +61,13 @@ def test_the_largest_selection_the_builder_takes_reaches_it(web_server):
         {
             "campaigns": [CODE] * CAMPAIGNS_MAX,
             "runs": "\r\n".join([CODE] * RUN_CODES_MAX),
-            "metric": "openssl_speed:throughput_16384", "group_by": "param:cipher",
-            "baseline": "界" * 200, "include_suspects": "on",
+            "metric": "openssl_speed:throughput_16384",
+            "group_by": "param:cipher",
+            "baseline": "界" * 200,
+            "include_suspects": "on",
         },
         doseq=True,
-    )  # fmt: skip
+    )
     path = f"/comparisons/new/?{query}"
     assert len(f"GET {path} HTTP/1.1") > 4094  # gunicorn's default limit
     assert status_of(web_server, path) == 302  # to the login page: not 414, too long

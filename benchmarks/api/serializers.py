@@ -58,10 +58,23 @@ class BoardSerializer(serializers.ModelSerializer):
     class Meta:
         model = Board
         fields = [
-            "code", "name", "status", "status_reason", "last_seen", "tags", "queue",
-            "created", "retired", "host_key_confirmed", "latest_probe",
-            "host", "port", "username", "serial", "hostname",
-        ]  # fmt: skip
+            "code",
+            "name",
+            "status",
+            "status_reason",
+            "last_seen",
+            "tags",
+            "queue",
+            "created",
+            "retired",
+            "host_key_confirmed",
+            "latest_probe",
+            "host",
+            "port",
+            "username",
+            "serial",
+            "hostname",
+        ]
 
     def to_representation(self, board):
         data = super().to_representation(board)
@@ -93,9 +106,17 @@ class PresetVersionSerializer(serializers.ModelSerializer):
     class Meta:
         model = PresetVersion
         fields = [
-            "number", "spec_name", "options", "governor", "acknowledge_warranty",
-            "acknowledge_boot", "note", "author", "parent", "created",
-        ]  # fmt: skip
+            "number",
+            "spec_name",
+            "options",
+            "governor",
+            "acknowledge_warranty",
+            "acknowledge_boot",
+            "note",
+            "author",
+            "parent",
+            "created",
+        ]
 
     def get_parent(self, version) -> int | None:
         """The number of the version it was made from (within the preset it was cloned in)."""
@@ -128,9 +149,16 @@ class CampaignSerializer(serializers.ModelSerializer):
     class Meta:
         model = Campaign
         fields = [
-            "code", "name", "state", "spec", "created_by", "created", "finished",
-            "estimated_s", "run_counts",
-        ]  # fmt: skip
+            "code",
+            "name",
+            "state",
+            "spec",
+            "created_by",
+            "created",
+            "finished",
+            "estimated_s",
+            "run_counts",
+        ]
 
     def get_run_counts(self, campaign) -> dict[str, int]:
         """Runs by state, every state present."""
@@ -153,9 +181,19 @@ class LaneSerializer(serializers.ModelSerializer):
     class Meta:
         model = Lane
         fields = [
-            "board", "board_code", "peer", "state", "step", "log_tail", "error", "started",
-            "finished", "runs_total", "runs_ended", "eta_s",
-        ]  # fmt: skip
+            "board",
+            "board_code",
+            "peer",
+            "state",
+            "step",
+            "log_tail",
+            "error",
+            "started",
+            "finished",
+            "runs_total",
+            "runs_ended",
+            "eta_s",
+        ]
 
 
 class ProgressSerializer(serializers.Serializer):
@@ -213,12 +251,35 @@ class RunSerializer(serializers.ModelSerializer):
     class Meta:
         model = Run
         fields = [
-            "code", "campaign", "board", "board_code", "sequence", "preset", "preset_version",
-            "benchmark", "definition_version", "params", "repetition", "state", "step",
-            "reason", "suspect", "suspect_reasons", "rerun_of", "retry_of", "peer",
-            "kernel_bits", "userland_bits", "os", "tool_version", "created", "started",
-            "finished", "measure_s", "values",
-        ]  # fmt: skip
+            "code",
+            "campaign",
+            "board",
+            "board_code",
+            "sequence",
+            "preset",
+            "preset_version",
+            "benchmark",
+            "definition_version",
+            "params",
+            "repetition",
+            "state",
+            "step",
+            "reason",
+            "suspect",
+            "suspect_reasons",
+            "rerun_of",
+            "retry_of",
+            "peer",
+            "kernel_bits",
+            "userland_bits",
+            "os",
+            "tool_version",
+            "created",
+            "started",
+            "finished",
+            "measure_s",
+            "values",
+        ]
 
     @extend_schema_field(OpenApiTypes.OBJECT)
     def get_preset_version(self, run):
@@ -274,8 +335,16 @@ class MeasurementSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Measurement
-        fields = ["run", "campaign", "board", "benchmark", "metric", "value", "unit",
-                  "higher_is_better"]  # fmt: skip
+        fields = [
+            "run",
+            "campaign",
+            "board",
+            "benchmark",
+            "metric",
+            "value",
+            "unit",
+            "higher_is_better",
+        ]
 
 
 class ComparisonSerializer(serializers.ModelSerializer):

@@ -162,9 +162,12 @@ def _search(pattern: str, text: str) -> str:
         raise ParseError(f"the benchmark's pattern is refused: {problem}")
     try:
         done = subprocess.run(
-            [sys.executable, "-I", "-c", _SEARCH], input=json.dumps([pattern, text]).encode(),
-            capture_output=True, timeout=REGEX_TIME_LIMIT_S, check=True,
-        )  # fmt: skip
+            [sys.executable, "-I", "-c", _SEARCH],
+            input=json.dumps([pattern, text]).encode(),
+            capture_output=True,
+            timeout=REGEX_TIME_LIMIT_S,
+            check=True,
+        )
     except subprocess.TimeoutExpired:
         raise ParseError(
             f"the pattern {pattern[:80]!r} took more than {REGEX_TIME_LIMIT_S} s on this "

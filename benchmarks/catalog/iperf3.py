@@ -51,9 +51,18 @@ def server(on: Where, address: str, port: int, seconds: float, *, wait_for_addre
 
 def client(address: str, port: int, seconds: int, *options: str) -> tuple[str, ...]:
     return (
-        "iperf3", "-c", address, "-p", str(port), "-t", str(seconds), "-J",
-        "--connect-timeout", CONNECT_TIMEOUT_MS, *options,
-    )  # fmt: skip
+        "iperf3",
+        "-c",
+        address,
+        "-p",
+        str(port),
+        "-t",
+        str(seconds),
+        "-J",
+        "--connect-timeout",
+        CONNECT_TIMEOUT_MS,
+        *options,
+    )
 
 
 def report(text: str) -> dict[str, Any]:

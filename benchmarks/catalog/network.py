@@ -314,8 +314,9 @@ def write_private(on, path: str, content: bytes) -> Command:
     return Command(on, ("sh", "-c", _WRITE_PRIVATE, "pifarm-write", path), stdin=content)
 
 
-def scp_plan(size: str, cipher: str, ctx: Context, board_address: str, seconds: float,
-             at_least: int) -> Plan:  # fmt: skip
+def scp_plan(
+    size: str, cipher: str, ctx: Context, board_address: str, seconds: float, at_least: int
+) -> Plan:
     """The peer copies a file of random bytes off the board's RAM disk with scp, from a
     throwaway sshd on the board (the trial's port, bound to board_address), and times it.
 
@@ -327,12 +328,28 @@ def scp_plan(size: str, cipher: str, ctx: Context, board_address: str, seconds: 
         raise ParamError("scp needs the board's user name (the engine gives it as board_user)")
     board, peer, size_bytes = ctx.workdir, ctx.peer_workdir, parse_size(size)
     source = f"{ctx.board_user}@{board_address}:{board}/sent"
-    fill = ("sh", "-c", 'head -c "$2" /dev/urandom > "$1"', "pifarm-fill", f"{board}/sent",
-            str(size_bytes))  # fmt: skip
+    fill = (
+        "sh",
+        "-c",
+        'head -c "$2" /dev/urandom > "$1"',
+        "pifarm-fill",
+        f"{board}/sent",
+        str(size_bytes),
+    )
     timed = (
-        "sh", "-c", _TIMED_SCP, "pifarm-scp", source, str(size_bytes), cipher, str(ctx.port),
-        f"{peer}/id_scp", f"{peer}/known_hosts", f"{peer}/received", str(at_least),
-    )  # fmt: skip
+        "sh",
+        "-c",
+        _TIMED_SCP,
+        "pifarm-scp",
+        source,
+        str(size_bytes),
+        cipher,
+        str(ctx.port),
+        f"{peer}/id_scp",
+        f"{peer}/known_hosts",
+        f"{peer}/received",
+        str(at_least),
+    )
     return Plan(
         setup=(Command("board", fill, timeout_s=seconds), *_scp_keys(ctx, board_address)),
         servers=(
@@ -359,13 +376,32 @@ def _scp_keys(ctx: Context, board_address: str) -> tuple[Command, ...]:
 def _sshd(ctx: Context, address: str) -> tuple[str, ...]:
     board = ctx.workdir
     return (
-        SSHD, "-D", "-e", "-f", "/dev/null", "-p", str(ctx.port),
-        "-o", f"ListenAddress={address}", "-h", f"{board}/ssh_host_key",
-        "-o", f"AuthorizedKeysFile={board}/authorized_keys", "-o", "PidFile=none",
-        "-o", "StrictModes=no", "-o", "PasswordAuthentication=no",
-        "-o", "KbdInteractiveAuthentication=no", "-o", f"AllowUsers={ctx.board_user}",
-        "-o", "Subsystem=sftp internal-sftp",  # scp speaks SFTP since OpenSSH 9.0
-    )  # fmt: skip
+        SSHD,
+        "-D",
+        "-e",
+        "-f",
+        "/dev/null",
+        "-p",
+        str(ctx.port),
+        "-o",
+        f"ListenAddress={address}",
+        "-h",
+        f"{board}/ssh_host_key",
+        "-o",
+        f"AuthorizedKeysFile={board}/authorized_keys",
+        "-o",
+        "PidFile=none",
+        "-o",
+        "StrictModes=no",
+        "-o",
+        "PasswordAuthentication=no",
+        "-o",
+        "KbdInteractiveAuthentication=no",
+        "-o",
+        f"AllowUsers={ctx.board_user}",
+        "-o",
+        "Subsystem=sftp internal-sftp",  # scp speaks SFTP since OpenSSH 9.0
+    )
 
 
 def scp_figures(text: str) -> tuple[dict[str, float], dict]:
@@ -384,9 +420,13 @@ def scp_figures(text: str) -> tuple[dict[str, float], dict]:
 
 def _scp_plan(params: dict, ctx: Context) -> Plan:
     return scp_plan(
-        params["size"], params["cipher"], ctx, ctx.board_address, SCP.timeout_s,
+        params["size"],
+        params["cipher"],
+        ctx,
+        ctx.board_address,
+        SCP.timeout_s,
         params["min_seconds"],
-    )  # fmt: skip
+    )
 
 
 def _scp_parse(outputs, params) -> Parsed:

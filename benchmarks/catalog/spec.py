@@ -109,8 +109,16 @@ class Param:
         if self.kind == "bool":
             if isinstance(raw, bool):
                 return raw
-            words = {"true": True, "on": True, "yes": True, "1": True,
-                     "false": False, "off": False, "no": False, "0": False}  # fmt: skip
+            words = {
+                "true": True,
+                "on": True,
+                "yes": True,
+                "1": True,
+                "false": False,
+                "off": False,
+                "no": False,
+                "0": False,
+            }
             if str(raw).strip().lower() not in words:
                 raise ValueError(f"{shown(raw)} is not on or off")
             return words[str(raw).strip().lower()]
@@ -158,10 +166,13 @@ def repeat_param() -> Param:
     many seconds have passed, so that a small size still makes a trial that repeats well.
     0 (once) by default: a campaign raises it to the benchmark's minimum trial length."""
     return Param(
-        "min_seconds", "int", 0,
+        "min_seconds",
+        "int",
+        0,
         "repeat the work within the trial until this many seconds have passed (0: once)",
-        min=0, max=600,
-    )  # fmt: skip
+        min=0,
+        max=600,
+    )
 
 
 @dataclass(frozen=True)

@@ -78,8 +78,17 @@ _DD_LINE = re.compile(
 def _dd_plan(params: dict, ctx: Context) -> Plan:
     path = _test_file(params, ctx, "dd")
     block = parse_size(params["block_size"])
-    script = ("sh", "-c", _TIMED_DD, "dd", path, str(block), str(params["count"]), ctx.workdir,
-              str(params["min_seconds"]))  # fmt: skip
+    script = (
+        "sh",
+        "-c",
+        _TIMED_DD,
+        "dd",
+        path,
+        str(block),
+        str(params["count"]),
+        ctx.workdir,
+        str(params["min_seconds"]),
+    )
     return Plan(
         measure=Command("board", script, timeout_s=600 + params["min_seconds"]),
         teardown=(Command("board", ("rm", "-f", "--", path)),),

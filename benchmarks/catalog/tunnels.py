@@ -67,8 +67,9 @@ ip link delete dev "$1"
 """
 
 
-def _through_tunnel(ctx: Context, argv: tuple[str, ...], seconds: float,
-                    on: str = "board") -> Command:  # fmt: skip
+def _through_tunnel(
+    ctx: Context, argv: tuple[str, ...], seconds: float, on: str = "board"
+) -> Command:
     """argv on `on`, once the tunnel passes a ping to the other end. Root: ping needs it
     where it has no capability of its own (and tunnels need root)."""
     other = ctx.tunnel["peer_ip"] if on == "board" else ctx.tunnel["board_ip"]
@@ -122,14 +123,38 @@ def _openvpn(on: Where, params: dict, ctx: Context, workdir: str, other_fingerpr
     inner = (tunnel["board_ip"], tunnel["peer_ip"])
     local, remote = inner if on == "board" else reversed(inner)
     argv = (
-        "openvpn", "--dev", tunnel["ifname"], "--dev-type", "tun", "--proto", "udp",
-        "--ifconfig", local, remote,
-        "--cert", f"{workdir}/tls.crt", "--key", f"{workdir}/tls.key",
-        "--peer-fingerprint", other_fingerprint,
-        "--data-ciphers", cipher, "--data-ciphers-fallback", cipher, *_providers(cipher),
-        "--tun-mtu", str(params["mtu"]), *COMPRESSION[params["compression"]],
-        "--ping", "2", "--ping-exit", "30", "--verb", "3", "--suppress-timestamps",
-    )  # fmt: skip
+        "openvpn",
+        "--dev",
+        tunnel["ifname"],
+        "--dev-type",
+        "tun",
+        "--proto",
+        "udp",
+        "--ifconfig",
+        local,
+        remote,
+        "--cert",
+        f"{workdir}/tls.crt",
+        "--key",
+        f"{workdir}/tls.key",
+        "--peer-fingerprint",
+        other_fingerprint,
+        "--data-ciphers",
+        cipher,
+        "--data-ciphers-fallback",
+        cipher,
+        *_providers(cipher),
+        "--tun-mtu",
+        str(params["mtu"]),
+        *COMPRESSION[params["compression"]],
+        "--ping",
+        "2",
+        "--ping-exit",
+        "30",
+        "--verb",
+        "3",
+        "--suppress-timestamps",
+    )
     if on == "board":
         return (*argv, "--tls-client", "--nobind", "--remote", ctx.peer_address, tunnel["port"])
     listen = ("--local", ctx.peer_address, "--lport", tunnel["port"])
@@ -270,10 +295,20 @@ def _wireguard_plan(params: dict, ctx: Context) -> Plan:
         workdir, inner, endpoint = ends[on]
         setup.append(network.write_private(on, f"{workdir}/wg.key", pairs[on].private))
         argv = (
-            "sh", "-c", _WIREGUARD_UP, "pifarm-wireguard", tunnel["ifname"], f"{workdir}/wg.key",
-            tunnel["port"], f"{inner}/{tunnel['prefix']}", pairs[other].public, ends[other][1],
-            endpoint, f"{workdir}/{MODE_FILE}", str(int(seconds)),
-        )  # fmt: skip
+            "sh",
+            "-c",
+            _WIREGUARD_UP,
+            "pifarm-wireguard",
+            tunnel["ifname"],
+            f"{workdir}/wg.key",
+            tunnel["port"],
+            f"{inner}/{tunnel['prefix']}",
+            pairs[other].public,
+            ends[other][1],
+            endpoint,
+            f"{workdir}/{MODE_FILE}",
+            str(int(seconds)),
+        )
         servers.append(Command(on, argv, timeout_s=seconds, sudo=True))
     server, measure = _iperf3_through(ctx, params["duration"])
     return Plan(

@@ -50,6 +50,6 @@ class Migration(migrations.Migration):
                 fields=["campaign", "state", "benchmark", "suspect", "board", "clock_mhz",
                         "snapshot", "preset_version", "tool_version"],
                 name="run_comparison",
-            ),  # fmt: skip
+            ),
         ),
     ]

@@ -12,8 +12,13 @@ from typing import Any
 
 from devices import vcgencmd
 
-UNITS = {"t": "s", "arm_mhz": "MHz", "temp_c": "°C", "cpu_busy_pct": "% of all cores",
-         "procs": "% of one core"}  # fmt: skip
+UNITS = {
+    "t": "s",
+    "arm_mhz": "MHz",
+    "temp_c": "°C",
+    "cpu_busy_pct": "% of all cores",
+    "procs": "% of one core",
+}
 
 
 def timeline(samples: Iterable[dict[str, Any]]) -> dict[str, Any]:
@@ -23,12 +28,17 @@ def timeline(samples: Iterable[dict[str, Any]]) -> dict[str, Any]:
     names = sorted({name for sample in samples for name in sample.get("procs") or {}})
     return {
         "t": [sample["t"] for sample in samples],
-        **{key: [sample.get(key) for sample in samples]
-           for key in ("arm_mhz", "temp_c", "cpu_busy_pct")},
-        "throttled": [_throttled(sample["t"], sample["throttled"]) for sample in samples
-                      if isinstance(sample.get("throttled"), int)],
+        **{
+            key: [sample.get(key) for sample in samples]
+            for key in ("arm_mhz", "temp_c", "cpu_busy_pct")
+        },
+        "throttled": [
+            _throttled(sample["t"], sample["throttled"])
+            for sample in samples
+            if isinstance(sample.get("throttled"), int)
+        ],
         "procs": {name: [_proc_pct(sample, name) for sample in samples] for name in names},
-    }  # fmt: skip
+    }
 
 
 def _throttled(t: float, value: int) -> dict[str, Any]:

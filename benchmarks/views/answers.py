@@ -22,8 +22,13 @@ def campaign_answer(request, code):
         raise Http404("This campaign was not made from a question: it has no answer page.")
     found = answers.answer(campaign, include_suspects=request.GET.get("include_suspects") == "on")
     forest = charts.forest(found.overview) if found.overview and found.overview.rows else None
-    context = {"campaign": campaign, "answer": found, "forest": forest, "reload_s": RELOAD_S,
-               "run_codes_max": answers.RUN_CODES_MAX}  # fmt: skip
+    context = {
+        "campaign": campaign,
+        "answer": found,
+        "forest": forest,
+        "reload_s": RELOAD_S,
+        "run_codes_max": answers.RUN_CODES_MAX,
+    }
     return render(request, "benchmarks/answer.html", context)
 
 

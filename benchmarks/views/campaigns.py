@@ -48,10 +48,16 @@ def campaign_list(request):
     )
     page = Paginator(listed, CAMPAIGNS_PER_PAGE).get_page(request.GET.get("page"))
     rows = [
-        (campaign, [(state, getattr(campaign, f"n_{state}")) for state in Run.State.values
-                    if getattr(campaign, f"n_{state}")])
+        (
+            campaign,
+            [
+                (state, getattr(campaign, f"n_{state}"))
+                for state in Run.State.values
+                if getattr(campaign, f"n_{state}")
+            ],
+        )
         for campaign in page.object_list
-    ]  # fmt: skip
+    ]
     return render(request, "benchmarks/campaigns.html", {"rows": rows, "page": page})
 
 

@@ -36,8 +36,10 @@ def _computed(runs, choice: dict):
 
 def _shown(result) -> dict:
     """What the result's template needs besides the result: the runs one may look into."""
-    return {"trial_choices": comparisons.trial_choices(result) if result else [],
-            "any_run": TEMPLATE_RUN}  # fmt: skip
+    return {
+        "trial_choices": comparisons.trial_choices(result) if result else [],
+        "any_run": TEMPLATE_RUN,
+    }
 
 
 @permission_required("benchmarks.view_run")
@@ -58,9 +60,15 @@ def comparison_new(request):
     problem = ""
     if form.is_bound and form.is_valid():
         result, figures, problem = _computed(form.selected_runs, form.choice)
-    context = {"form": form, "result": result, "figures": figures, "problem": problem,
-               "save_form": SaveComparisonForm(), "query": request.GET.urlencode(),
-               **_shown(result)}  # fmt: skip
+    context = {
+        "form": form,
+        "result": result,
+        "figures": figures,
+        "problem": problem,
+        "save_form": SaveComparisonForm(),
+        "query": request.GET.urlencode(),
+        **_shown(result),
+    }
     return render(request, "benchmarks/comparison_new.html", context)
 
 
@@ -73,8 +81,13 @@ def comparison_save(request):
         result, figures, problem = (
             _computed(form.selected_runs, form.choice) if form.is_valid() else (None, None, "")
         )
-        context = {"form": form, "save_form": save, "result": result, "figures": figures,
-                   "problem": problem or "The comparison was not saved."}  # fmt: skip
+        context = {
+            "form": form,
+            "save_form": save,
+            "result": result,
+            "figures": figures,
+            "problem": problem or "The comparison was not saved.",
+        }
         return render(request, "benchmarks/comparison_new.html", context, status=400)
     # The baseline the result used: a posted one that is not a group (typed by hand, or left
     # from another grouping) falls back to the first group, which the saved page would show
@@ -103,8 +116,9 @@ def _saved(user, name: str, choice: dict, form: ComparisonForm) -> Comparison:
 
 def _chosen(selection: dict) -> tuple[set, set]:
     """The ids of a selection's campaigns and runs (objects or ids)."""
-    return tuple({getattr(item, "pk", item) for item in selection[key]}
-                 for key in ("campaigns", "runs"))  # fmt: skip
+    return tuple(
+        {getattr(item, "pk", item) for item in selection[key]} for key in ("campaigns", "runs")
+    )
 
 
 @permission_required("benchmarks.view_run")
@@ -118,12 +132,16 @@ def comparison_page(request, comparison: Comparison, share_form=None, status=200
     result, figures, problem = _computed(exports.runs_of(comparison), exports.choice(comparison))
     may_share = sharing.may_share(request.user, comparison)
     context = {
-        "comparison": comparison, "result": result, "figures": figures, "problem": problem,
-        "may_share": may_share, "share_form": share_form or ShareForm(),
+        "comparison": comparison,
+        "result": result,
+        "figures": figures,
+        "problem": problem,
+        "may_share": may_share,
+        "share_form": share_form or ShareForm(),
         "shares": list(comparison.shares.all()),
         "markdown": _markdown(request, comparison, result, may_share) if result else "",
         **_shown(result),
-    }  # fmt: skip
+    }
     return render(request, "benchmarks/comparison.html", context, status=status)
 
 

@@ -39,7 +39,11 @@ def _telemetry_of(run: Run) -> dict:
         ends["peer"] = {"name": run.peer, **timeline(run.peer_telemetry)}
     figures = charts.telemetry(title, ends)
     return {
-        "run": str(run.code), "title": title, "preset": run.preset_label, "units": UNITS,
-        "ends": ends, "figures": figures,
+        "run": str(run.code),
+        "title": title,
+        "preset": run.preset_label,
+        "units": UNITS,
+        "ends": ends,
+        "figures": figures,
         "note": "" if figures else "This run recorded no telemetry.",
-    }  # fmt: skip
+    }

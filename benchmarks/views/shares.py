@@ -56,9 +56,15 @@ def share_page(request, token):
         return gone
     result, figures, problem, name = _shared(link)
     page = request.build_absolute_uri(link.get_absolute_url())
-    context = {"link": link, "name": name, "result": result, "figures": figures,
-               "problem": problem, "markdown": exports.as_markdown(result, page) if result else "",
-               "created": link.comparison.created}  # fmt: skip
+    context = {
+        "link": link,
+        "name": name,
+        "result": result,
+        "figures": figures,
+        "problem": problem,
+        "markdown": exports.as_markdown(result, page) if result else "",
+        "created": link.comparison.created,
+    }
     return render(request, "benchmarks/share.html", context)
 
 

@@ -118,8 +118,9 @@ def _boot_options(config: ConfigFile, acknowledged: bool) -> Iterator[Finding]:
     for line in config.lines:
         if line.kind in ("setting", "initramfs") and line.name in BOOT_OPTIONS:
             if acknowledged:
-                yield Finding(line.number, WARNING, f"{line.name} decides what the board boots "
-                              "(acknowledged)")  # fmt: skip
+                yield Finding(
+                    line.number, WARNING, f"{line.name} decides what the board boots (acknowledged)"
+                )
             else:
                 yield Finding(
                     line.number,

@@ -25,9 +25,16 @@ def probe(board, **columns):
 def test_a_board_shows_its_state_and_its_latest_probe(client, viewer):
     board = make_board("bench-a", tags="lab, pi4")
     probe(board, model="old probe")
-    probe(board, model="Raspberry Pi 4 Model B Rev 1.4", revision="c03114", kernel_bits=64,
-          userland_bits=32, os_name="Debian GNU/Linux 12 (bookworm)", temperature_c=51.5,
-          throttled=0)  # fmt: skip
+    probe(
+        board,
+        model="Raspberry Pi 4 Model B Rev 1.4",
+        revision="c03114",
+        kernel_bits=64,
+        userland_bits=32,
+        os_name="Debian GNU/Linux 12 (bookworm)",
+        temperature_c=51.5,
+        throttled=0,
+    )
     body = Api(client, viewer).get(BOARDS).json()
     assert body["count"] == 1 and body["next"] is None
     [row] = body["results"]
@@ -37,10 +44,15 @@ def test_a_board_shows_its_state_and_its_latest_probe(client, viewer):
     probe_row = dict(row["latest_probe"])
     assert probe_row.pop("taken_at")
     assert probe_row == {
-        "model": "Raspberry Pi 4 Model B Rev 1.4", "revision": "c03114", "simulated": True,
-        "kernel_bits": 64, "userland_bits": 32, "os_name": "Debian GNU/Linux 12 (bookworm)",
-        "temperature_c": 51.5, "throttled": 0,
-    }  # fmt: skip
+        "model": "Raspberry Pi 4 Model B Rev 1.4",
+        "revision": "c03114",
+        "simulated": True,
+        "kernel_bits": 64,
+        "userland_bits": 32,
+        "os_name": "Debian GNU/Linux 12 (bookworm)",
+        "temperature_c": 51.5,
+        "throttled": 0,
+    }
 
 
 def test_a_board_never_probed_has_no_latest_probe(client, viewer):

@@ -41,12 +41,26 @@ def test_the_list_counts_each_campaigns_runs_by_state(client, viewer, board):
     make_campaign(board, name="newer", states=["queued"])
     api = Api(client, viewer)
     newer, older = api.get(CAMPAIGNS).json()["results"]
-    assert set(older) == {"code", "name", "state", "spec", "created_by", "created", "finished",
-                          "estimated_s", "run_counts"}  # fmt: skip
+    assert set(older) == {
+        "code",
+        "name",
+        "state",
+        "spec",
+        "created_by",
+        "created",
+        "finished",
+        "estimated_s",
+        "run_counts",
+    }
     assert (newer["name"], older["name"]) == ("newer", "older")
     assert older["run_counts"] == {
-        "queued": 0, "running": 0, "done": 2, "failed": 1, "cancelled": 0, "skipped": 0
-    }  # fmt: skip
+        "queued": 0,
+        "running": 0,
+        "done": 2,
+        "failed": 1,
+        "cancelled": 0,
+        "skipped": 0,
+    }
     assert older["spec"]["boards"] == ["bench-a"]
 
 
@@ -70,8 +84,10 @@ def test_a_campaign_shows_its_progress_lane_by_lane(client, viewer, board):
     [lane] = progress["lanes"]
     assert lane["board"] == "bench-a" and lane["board_code"] == str(board.code)
     assert (lane["state"], lane["step"], lane["log_tail"]) == (
-        "running", "measuring sha1sum", "16M hashed"
-    )  # fmt: skip
+        "running",
+        "measuring sha1sum",
+        "16M hashed",
+    )
     assert (lane["runs_total"], lane["runs_ended"], lane["peer"]) == (3, 1, "")
 
 
@@ -147,8 +163,10 @@ def test_an_operator_cancels_a_campaign_and_a_second_cancel_says_it_ended(client
     api = Api(client, operator)
     response = api.post(cancel(campaign))
     assert response.status_code == 200
-    assert response.json() == {"detail": "Cancelled to stop: 2 runs stopped or dropped.",
-                               "stopped": 2}  # fmt: skip
+    assert response.json() == {
+        "detail": "Cancelled to stop: 2 runs stopped or dropped.",
+        "stopped": 2,
+    }
     assert campaign.runs.filter(state=Run.State.CANCELLED).count() == 2
     again = api.post(cancel(campaign))
     assert again.status_code == 409

@@ -22,10 +22,18 @@ def comparison(viewer):
 
 def test_the_list_names_each_comparison_and_its_choices(client, viewer, comparison):
     listed = every_page(Api(client, viewer), reverse("api:comparison-list"))
-    assert [{key: item[key] for key in ("code", "name", "benchmark", "metric", "group_by")}
-            for item in listed] == [{
-        "code": str(comparison.code), "name": "overclock against stock", "benchmark": "sha1sum",
-        "metric": "throughput", "group_by": "preset"}]  # fmt: skip
+    assert [
+        {key: item[key] for key in ("code", "name", "benchmark", "metric", "group_by")}
+        for item in listed
+    ] == [
+        {
+            "code": str(comparison.code),
+            "name": "overclock against stock",
+            "benchmark": "sha1sum",
+            "metric": "throughput",
+            "group_by": "preset",
+        }
+    ]
 
 
 def test_the_detail_is_the_statistics_of_the_json_download(client, viewer, comparison):

@@ -42,10 +42,15 @@ def lab():
     peer.set_credential(Board.AuthMethod.PASSWORD, PASSWORD)
     peer.save()
     snapshot = FactSnapshot.objects.create(
-        board=board, model="Raspberry Pi 4 Model B Rev 1.4", revision="c03114", kernel_bits=64,
-        userland_bits=64, os_name="Debian GNU/Linux 12 (bookworm)", temperature_c=48.2,
+        board=board,
+        model="Raspberry Pi 4 Model B Rev 1.4",
+        revision="c03114",
+        kernel_bits=64,
+        userland_bits=64,
+        os_name="Debian GNU/Linux 12 (bookworm)",
+        temperature_c=48.2,
         facts={"serial": SERIAL, "hostname": HOSTNAME, "simulated": True},
-    )  # fmt: skip
+    )
     make_preset(name="leak preset")
     campaign = make_campaign(board, name="leak campaign", states=["done", "failed"])
     Lane.objects.filter(campaign=campaign).update(
@@ -57,15 +62,19 @@ def lab():
     done, failed = campaign.runs.order_by("sequence")
     end = timezone.now() - timedelta(minutes=1)
     Run.objects.filter(pk=done.pk).update(
-        snapshot=snapshot, started=end - timedelta(seconds=5), finished=end, peer="bench-peer",
+        snapshot=snapshot,
+        started=end - timedelta(seconds=5),
+        finished=end,
+        peer="bench-peer",
         details={"tool_version": f"Linux {HOSTNAME} 6.1.0-rpi7-rpi-v8 aarch64"},
         environment={
             "peer_identity": {"name": "bench-peer", "host": PEER_HOST, "address": CONTROLLER_IP},
             "quiet": {"reached": True, "waited_s": 1.5},
             "cleanup_problems": [f"on {BOARD_IP}: nft table pifarm_fw5201 was left"],
         },
-        suspect=True, suspect_reasons=[f"{HOSTNAME} throttled while measuring"],
-    )  # fmt: skip
+        suspect=True,
+        suspect_reasons=[f"{HOSTNAME} throttled while measuring"],
+    )
     Run.objects.filter(pk=failed.pk).update(
         state=Run.State.FAILED,
         reason=f"could not connect to bench-leak: {BOARD_IP}:{PORT} refused the connection",
@@ -78,9 +87,12 @@ def lab():
     name = f"leak campaign on {PEER_HOST}"
     Campaign.objects.filter(pk=campaign.pk).update(name=name, spec={**campaign.spec, "name": name})
     comparison = Comparison.objects.create(
-        name=f"{BOARD_IP} against {PEER_HOST}", benchmark="sha1sum", metric="throughput",
-        group_by="campaign", include_suspects=True,
-    )  # fmt: skip
+        name=f"{BOARD_IP} against {PEER_HOST}",
+        benchmark="sha1sum",
+        metric="throughput",
+        group_by="campaign",
+        include_suspects=True,
+    )
     comparison.campaigns.set([campaign])
     return board, peer
 
@@ -102,9 +114,11 @@ def every_answer(api: Api) -> str:
 def secrets_of(*boards: Board) -> list[str]:
     key_lines = [line for line in TEST_PRIVATE_KEY.splitlines() if "PRIVATE KEY" not in line]
     return [
-        PASSWORD, *key_lines[:2], TEST_PUBLIC_KEY.split()[1],
+        PASSWORD,
+        *key_lines[:2],
+        TEST_PUBLIC_KEY.split()[1],
         *(board.credential_ciphertext for board in boards),
-    ]  # fmt: skip
+    ]
 
 
 def test_a_default_token_sees_no_credential_and_no_address(client, viewer, lab):

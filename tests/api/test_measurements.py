@@ -35,10 +35,15 @@ def test_a_measurement_names_its_run_campaign_board_and_benchmark(client, viewer
     run, _ = measured
     first = Api(client, viewer).get(MEASUREMENTS).json()["results"][0]
     assert first == {
-        "run": str(run.code), "campaign": str(run.campaign.code), "board": "bench-a",
-        "benchmark": "sha1sum", "metric": "seconds", "value": 0.04, "unit": "s",
+        "run": str(run.code),
+        "campaign": str(run.campaign.code),
+        "board": "bench-a",
+        "benchmark": "sha1sum",
+        "metric": "seconds",
+        "value": 0.04,
+        "unit": "s",
         "higher_is_better": True,
-    }  # fmt: skip
+    }
 
 
 def test_measurements_filter_by_campaign_run_metric_benchmark_and_board(client, viewer, measured):

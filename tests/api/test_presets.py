@@ -17,12 +17,23 @@ PRESETS = reverse("api:preset-list")
 def test_a_preset_lists_its_versions_newest_first(client, viewer, user):
     preset = make_preset(name="Pi 4 mild", options={"arm_freq": "1600"}, author=user)
     presets.new_version(
-        preset, options={"arm_freq": "1700"}, governor="ondemand", note="a bit more",
-        author=user, parent=preset.latest,
-    )  # fmt: skip
+        preset,
+        options={"arm_freq": "1700"},
+        governor="ondemand",
+        note="a bit more",
+        author=user,
+        parent=preset.latest,
+    )
     [row] = Api(client, viewer).get(PRESETS).json()["results"]
-    assert set(row) == {"code", "name", "description", "families", "created_by", "created",
-                        "versions"}  # fmt: skip
+    assert set(row) == {
+        "code",
+        "name",
+        "description",
+        "families",
+        "created_by",
+        "created",
+        "versions",
+    }
     assert (row["name"], row["families"], row["created_by"]) == ("Pi 4 mild", ["pi4"], None)
     newest, first = row["versions"]
     assert newest["spec_name"] == "Pi 4 mild@2" and first["spec_name"] == "Pi 4 mild@1"

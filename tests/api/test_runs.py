@@ -28,10 +28,12 @@ def two_campaigns():
         board=bench_a, kernel_bits=64, userland_bits=32, os_name="Raspberry Pi OS", facts={}
     )
     Run.objects.filter(pk=done.pk).update(
-        snapshot=snapshot, details={"tool_version": "sha1sum (GNU coreutils) 9.1"},
-        preset_version=make_preset(name="mild").latest, measure_s=1.25,
+        snapshot=snapshot,
+        details={"tool_version": "sha1sum (GNU coreutils) 9.1"},
+        preset_version=make_preset(name="mild").latest,
+        measure_s=1.25,
         environment={"quiet": {"reached": True, "waited_s": 0.5}},
-    )  # fmt: skip
+    )
     Run.objects.filter(pk=failed.pk).update(
         suspect=True, suspect_reasons=["the board throttled"], reason="timed out"
     )
@@ -51,8 +53,11 @@ def test_a_run_shows_its_values_preset_and_conditions(client, viewer, two_campai
     done = first.runs.get(state=Run.State.DONE)
     row = Api(client, viewer).get(RUNS, campaign=first.code).json()["results"][0]
     assert row["code"] == str(done.code) and row["campaign"] == str(first.code)
-    assert (row["board"], row["benchmark"], row["params"]) == ("bench-a", "sha1sum",
-                                                               {"size": "16M"})  # fmt: skip
+    assert (row["board"], row["benchmark"], row["params"]) == (
+        "bench-a",
+        "sha1sum",
+        {"size": "16M"},
+    )
     assert row["preset"] == "mild v1"
     assert row["preset_version"] == {"preset": str(done.preset_version.preset.code), "number": 1}
     assert (row["kernel_bits"], row["userland_bits"], row["os"]) == (64, 32, "Raspberry Pi OS")

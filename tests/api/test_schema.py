@@ -19,14 +19,24 @@ def test_the_schema_describes_every_endpoint_and_the_token(client, viewer):
     schema = response.json()
     assert schema["info"]["title"] == "pifarm API"
     assert set(schema["paths"]) == {
-        "/api/v1/boards/", "/api/v1/boards/{code}/", "/api/v1/presets/",
-        "/api/v1/presets/{code}/", "/api/v1/campaigns/", "/api/v1/campaigns/{code}/",
-        "/api/v1/campaigns/{code}/cancel/", "/api/v1/runs/", "/api/v1/runs/{code}/",
-        "/api/v1/measurements/", "/api/v1/comparisons/", "/api/v1/comparisons/{code}/",
-    }  # fmt: skip
+        "/api/v1/boards/",
+        "/api/v1/boards/{code}/",
+        "/api/v1/presets/",
+        "/api/v1/presets/{code}/",
+        "/api/v1/campaigns/",
+        "/api/v1/campaigns/{code}/",
+        "/api/v1/campaigns/{code}/cancel/",
+        "/api/v1/runs/",
+        "/api/v1/runs/{code}/",
+        "/api/v1/measurements/",
+        "/api/v1/comparisons/",
+        "/api/v1/comparisons/{code}/",
+    }
     assert schema["components"]["securitySchemes"]["token"] == {
-        "type": "http", "scheme": "bearer", "description": "A token made on the API tokens page."
-    }  # fmt: skip
+        "type": "http",
+        "scheme": "bearer",
+        "description": "A token made on the API tokens page.",
+    }
     filters = {p["name"] for p in schema["paths"]["/api/v1/measurements/"]["get"]["parameters"]}
     assert filters == {"campaign", "run", "metric", "benchmark", "board", "page", "page_size"}
 

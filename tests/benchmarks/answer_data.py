@@ -13,9 +13,11 @@ DOWN, UP = {"direction": "peer-to-board"}, {"direction": "board-to-peer"}
 
 def question_campaign(key: str, finished=True) -> Campaign:
     return Campaign.objects.create(
-        name=key, spec={"question": key}, state="finished" if finished else "running",
+        name=key,
+        spec={"question": key},
+        state="finished" if finished else "running",
         finished=timezone.now() if finished else None,
-    )  # fmt: skip
+    )
 
 
 def network_runs(campaign, download, upload, scp):
@@ -24,10 +26,17 @@ def network_runs(campaign, download, upload, scp):
     classic = presets.example_version(presets.CLASSIC_OVERCLOCK)
     for preset, values in ((None, STOCK), (classic, None)):
         for params, chosen in ((DOWN, download), (UP, upload)):
-            trials(lane, values or chosen, benchmark="iperf3-tcp", unit="Mbit/s",
-                   params=params, preset_version=preset)  # fmt: skip
-        trials(lane, [v / 10 for v in values or scp], benchmark="scp", params={},
-               preset_version=preset)  # fmt: skip
+            trials(
+                lane,
+                values or chosen,
+                benchmark="iperf3-tcp",
+                unit="Mbit/s",
+                params=params,
+                preset_version=preset,
+            )
+        trials(
+            lane, [v / 10 for v in values or scp], benchmark="scp", params={}, preset_version=preset
+        )
     return lane
 
 

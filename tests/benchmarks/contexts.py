@@ -113,8 +113,12 @@ def left_on_controller(ctx: Context) -> list[str]:
 
 def _left(run, ctx: Context) -> list[str]:
     ifname, port = ctx.tunnel["ifname"], str(ctx.port)
-    patterns = (f"openvpn.*{ifname}", f"wireguard-go.*{ifname}", f"iperf3.* -p {port}",
-                f"sshd.* -p {port}")  # fmt: skip
+    patterns = (
+        f"openvpn.*{ifname}",
+        f"wireguard-go.*{ifname}",
+        f"iperf3.* -p {port}",
+        f"sshd.* -p {port}",
+    )
     left = []
     for pattern in patterns:
         found = run(["pgrep", "-a", "-f", pattern]).stdout

@@ -18,8 +18,14 @@ def make_campaign(board, name="bench campaign", states=("queued",), **fields) ->
 
 
 def add_run(lane: Lane, **fields) -> Run:
-    fields = {"benchmark": "sha1sum", "definition_version": 1, "params": {"size": "16M"},
-              "sequence": lane.runs.count() * 10, "repetition": 1, **fields}  # fmt: skip
+    fields = {
+        "benchmark": "sha1sum",
+        "definition_version": 1,
+        "params": {"size": "16M"},
+        "sequence": lane.runs.count() * 10,
+        "repetition": 1,
+        **fields,
+    }
     return Run.objects.create(campaign=lane.campaign, lane=lane, board=lane.board, **fields)
 
 
@@ -36,11 +42,19 @@ def add_runs(lane: Lane, count: int, **fields) -> list[Run]:
     thousands of runs, as the engine's bulk_create makes them)."""
     first = lane.runs.count()
     runs = [
-        Run(campaign=lane.campaign, lane=lane, board=lane.board, benchmark="sha1sum",
-            definition_version=1, params={"size": "16M"}, sequence=(first + i) * 10,
-            repetition=first + i + 1, **fields)
+        Run(
+            campaign=lane.campaign,
+            lane=lane,
+            board=lane.board,
+            benchmark="sha1sum",
+            definition_version=1,
+            params={"size": "16M"},
+            sequence=(first + i) * 10,
+            repetition=first + i + 1,
+            **fields,
+        )
         for i in range(count)
-    ]  # fmt: skip
+    ]
     return Run.objects.bulk_create(runs, batch_size=500)
 
 
@@ -58,11 +72,17 @@ def lane_on(campaign, name, model="Raspberry Pi 4 Model B Rev 1.5", kernel=64, u
     board = make_board(name, host=f"10.213.9.{10 + campaign.lanes.count()}")
     lane = Lane.objects.create(campaign=campaign, board=board)
     lane.snapshot = FactSnapshot.objects.create(
-        board=board, model=model, kernel_bits=kernel, userland_bits=userland,
+        board=board,
+        model=model,
+        kernel_bits=kernel,
+        userland_bits=userland,
         os_name="Debian GNU/Linux 12 (bookworm)",
-        facts={"kernel_release": "6.6.51-v8+", "governor": "performance",
-               "firmware_version": {"version": "d2f7a1b"}},
-    )  # fmt: skip
+        facts={
+            "kernel_release": "6.6.51-v8+",
+            "governor": "performance",
+            "firmware_version": {"version": "d2f7a1b"},
+        },
+    )
     return lane
 
 
@@ -71,9 +91,13 @@ def reflashed(lane, userland=32):
     (see trials) run on the same board, with the new probe."""
     again = copy.copy(lane)
     again.snapshot = FactSnapshot.objects.create(
-        board=lane.board, model=lane.snapshot.model, kernel_bits=lane.snapshot.kernel_bits,
-        userland_bits=userland, os_name=lane.snapshot.os_name, facts=lane.snapshot.facts,
-    )  # fmt: skip
+        board=lane.board,
+        model=lane.snapshot.model,
+        kernel_bits=lane.snapshot.kernel_bits,
+        userland_bits=userland,
+        os_name=lane.snapshot.os_name,
+        facts=lane.snapshot.facts,
+    )
     return again
 
 

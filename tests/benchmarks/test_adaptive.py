@@ -85,8 +85,9 @@ def lane_of(db, values, **repetitions):
 def test_resolve_pct_adds_trials_until_a_change_of_that_size_can_be_seen(db, values, more):
     lane = lane_of(db, values, resolve_pct=2)
     assert "target_pct" not in lane.campaign.spec["repetitions"]
-    adaptive.after_run(lane.runs.order_by("sequence").last(), catalog.lookup("sha1sum"),
-                       suspect=False)  # fmt: skip
+    adaptive.after_run(
+        lane.runs.order_by("sequence").last(), catalog.lookup("sha1sum"), suspect=False
+    )
     assert lane.runs.filter(state=Run.State.QUEUED).count() == more
 
 
@@ -96,12 +97,20 @@ def test_a_spec_with_resolve_pct_keeps_it_and_needs_no_ci_target(db):
         "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEVsAsmHAC2PZUVRWx3OKy0Q8Q6v7mGm2Vf3Yw1f1HgX"
     )
     board.save()
-    spec = {"name": "x", "boards": [board.name], "benchmarks": ["intloop"],
-            "repetitions": {"min": 3, "max": 20, "resolve_pct": 2}}  # fmt: skip
+    spec = {
+        "name": "x",
+        "boards": [board.name],
+        "benchmarks": ["intloop"],
+        "repetitions": {"min": 3, "max": 20, "resolve_pct": 2},
+    }
     checked = specs.check(spec)
     assert checked.repetitions.adaptive and checked.repetitions.target_pct is None
     assert checked.spec["repetitions"] == {
-        "min": 3, "max": 20, "target_pct": None, "budget_s": None, "resolve_pct": 2.0
-    }  # fmt: skip
+        "min": 3,
+        "max": 20,
+        "target_pct": None,
+        "budget_s": None,
+        "resolve_pct": 2.0,
+    }
     with pytest.raises(specs.SpecError, match="resolve_pct is the change"):
         specs.check({**spec, "repetitions": {"resolve_pct": 0}})

@@ -20,9 +20,20 @@ def run():
 
 
 def custom_benchmark_data(**changes) -> dict:
-    return {"name": "my-dd", "title": "dd", "command": "dd if=/dev/zero", "params": "{}",
-            "parser": "regex", "pattern": "(?P<value>\\d+)", "metric": "value", "unit": "MB/s",
-            "higher_is_better": "on", "repetitions": "3", "timeout_s": "60", **changes}  # fmt: skip
+    return {
+        "name": "my-dd",
+        "title": "dd",
+        "command": "dd if=/dev/zero",
+        "params": "{}",
+        "parser": "regex",
+        "pattern": "(?P<value>\\d+)",
+        "metric": "value",
+        "unit": "MB/s",
+        "higher_is_better": "on",
+        "repetitions": "3",
+        "timeout_s": "60",
+        **changes,
+    }
 
 
 def test_an_admin_adds_a_custom_benchmark(client, user):
@@ -73,8 +84,10 @@ def test_a_run_shows_its_measurements_and_cannot_be_changed(client, user, run):
 
 def test_runs_and_campaigns_are_never_deleted_in_the_admin(client, user, run):
     client.force_login(user)
-    for url in [reverse("admin:benchmarks_run_delete", args=[run.pk]),
-                reverse("admin:benchmarks_campaign_delete", args=[run.campaign.pk])]:  # fmt: skip
+    for url in [
+        reverse("admin:benchmarks_run_delete", args=[run.pk]),
+        reverse("admin:benchmarks_campaign_delete", args=[run.campaign.pk]),
+    ]:
         assert client.post(url, {"post": "yes"}).status_code == 403
     assert Run.objects.filter(pk=run.pk).exists()
 

@@ -53,8 +53,13 @@ def test_a_section_judges_its_group_as_the_summary_row_does():
 def test_a_section_group_without_a_summary_row_keeps_the_section_s_own_adjustment():
     campaign = holm_campaign()
     # On a Pi 4 with an overclock only: no board as it is there to pair with, so no row.
-    trials(lane_on(campaign, "pi4"), [8.0, 8.1, 7.9], benchmark="scp", params={},
-           preset_version=overclock())  # fmt: skip
+    trials(
+        lane_on(campaign, "pi4"),
+        [8.0, 8.1, 7.9],
+        benchmark="scp",
+        params={},
+        preset_version=overclock(),
+    )
     found = answers.answer(campaign)
     section = next(section for section in found.sections if section.result.benchmark == "scp")
     compared = section.result.comparisons
@@ -140,10 +145,14 @@ def test_openvpn_names_the_fastest_setting_and_the_cipher_the_build_lacked():
         for run in trials(lane, values, benchmark="openvpn-scp", params={**base, "cipher": cipher}):
             run.environment = {"telemetry": cpu, "peer_telemetry": {"procs_mean_pct": {"sshd": 5}}}
             run.save()
-    add_run(lane, state=Run.State.FAILED, benchmark="openvpn-scp",
-            params={**base, "cipher": "BF-CBC"},
-            reason="setting up failed on the board: sh exited with 1: BF-CBC is not available "
-                   "in this OpenVPN build (OpenVPN 2.6.3)")  # fmt: skip
+    add_run(
+        lane,
+        state=Run.State.FAILED,
+        benchmark="openvpn-scp",
+        params={**base, "cipher": "BF-CBC"},
+        reason="setting up failed on the board: sh exited with 1: BF-CBC is not available "
+        "in this OpenVPN build (OpenVPN 2.6.3)",
+    )
     found = answers.answer(campaign)
     best = stats.describe([4.0, 4.2])
     assert found.sentence == (
@@ -186,13 +195,31 @@ def bitness_campaign(lame_64_reasons: list[str], boards: int = 1):
         lanes = {32: first, 64: reflashed(first, userland=64)}
     else:
         lanes = {bits: lane_on(campaign, f"pi4-{bits}", userland=bits) for bits in (32, 64)}
-    trials(lanes[32], [100.0, 101.0, 99.0], benchmark="intloop", params={"seconds": 10},
-           metric="iterations_per_second", unit="iter/s")  # fmt: skip
-    trials(lanes[64], [120.0, 121.0, 119.0], benchmark="intloop", params={"seconds": 10},
-           metric="iterations_per_second", unit="iter/s")  # fmt: skip
+    trials(
+        lanes[32],
+        [100.0, 101.0, 99.0],
+        benchmark="intloop",
+        params={"seconds": 10},
+        metric="iterations_per_second",
+        unit="iter/s",
+    )
+    trials(
+        lanes[64],
+        [120.0, 121.0, 119.0],
+        benchmark="intloop",
+        params={"seconds": 10},
+        metric="iterations_per_second",
+        unit="iter/s",
+    )
     for bits, values in ((32, [5.0, 5.1, 4.9]), (64, [7.0, 6.9, 7.1])):
-        runs = trials(lanes[bits], values, benchmark="lame", params={"seconds": 20},
-                      metric="realtime", unit="x real time")  # fmt: skip
+        runs = trials(
+            lanes[bits],
+            values,
+            benchmark="lame",
+            params={"seconds": 20},
+            metric="realtime",
+            unit="x real time",
+        )
         if bits == 64:
             for run, reason in zip(runs, lame_64_reasons, strict=False):
                 Run.objects.filter(pk=run.pk).update(suspect=True, suspect_reasons=[reason])
@@ -291,9 +318,9 @@ def test_the_peer_that_used_a_whole_core_is_named_as_the_limit():
     telemetry = {"procs_mean_pct": {"iperf3": 40.0}, "cores_busy_mean_pct": [40.0, 3.0]}
     campaign.runs.update(
         peer="controller",
-        environment=LINK_100 | {"telemetry": telemetry,
-                                "peer_telemetry": {"procs_mean_pct": {"iperf3": 96.0}}},
-    )  # fmt: skip
+        environment=LINK_100
+        | {"telemetry": telemetry, "peer_telemetry": {"procs_mean_pct": {"iperf3": 96.0}}},
+    )
     found = answers.answer(campaign)
     download = next(section for section in found.sections if "peer-to-board" in section.title)
     assert {group: hit.words for group, hit in download.limited_by.items()} == {
@@ -310,8 +337,9 @@ def test_openvpn_s_fastest_setting_says_the_peer_may_have_limited_it():
     campaign = question_campaign("openvpn")
     lane = lane_on(campaign, "pi4")
     params = {"size": "50M", "compression": "off", "mtu": 1500, "cipher": "AES-128-GCM"}
-    for run, peer_pct in zip(trials(lane, [9.0, 9.2], benchmark="openvpn-scp", params=params),
-                             (65.0, 83.0), strict=True):  # fmt: skip
+    for run, peer_pct in zip(
+        trials(lane, [9.0, 9.2], benchmark="openvpn-scp", params=params), (65.0, 83.0), strict=True
+    ):
         run.peer = "controller"
         run.environment = {
             "telemetry": {"procs_mean_pct": {"openvpn": 28.0, "sshd": 19.0}},
@@ -337,8 +365,9 @@ def test_openvpn_names_a_setting_whose_trials_were_all_suspect():
     lane = lane_on(campaign, "pi4")
     base = {"size": "50M", "compression": "off", "mtu": 1500}
     trials(lane, [9.0, 9.2], benchmark="openvpn-scp", params={**base, "cipher": "AES-128-GCM"})
-    for run in trials(lane, [12.0, 12.2], benchmark="openvpn-scp",
-                      params={**base, "cipher": "CHACHA20-POLY1305"}):  # fmt: skip
+    for run in trials(
+        lane, [12.0, 12.2], benchmark="openvpn-scp", params={**base, "cipher": "CHACHA20-POLY1305"}
+    ):
         Run.objects.filter(pk=run.pk).update(suspect=True, suspect_reasons=["swap in use grew"])
     assert answers.answer(campaign).sentence.endswith(
         "with cipher AES-128-GCM, compression off, mtu 1500, as the board is; cipher "
@@ -356,17 +385,21 @@ def test_a_significant_change_under_the_minimum_effect_is_said_as_such():
         "No: the overclock made iperf3-tcp throughput (direction board-to-peer) 1.1 % faster "
         "(95 % CI 0.6 to 1.5 %)"
     )
-    assert sentence.endswith("scp throughput 1.1 % faster (95 % CI 0.6 to 1.5 %): significant, "
-                             "but under the 2 % that counts.")  # fmt: skip
+    assert sentence.endswith(
+        "scp throughput 1.1 % faster (95 % CI 0.6 to 1.5 %): significant, "
+        "but under the 2 % that counts."
+    )
 
 
 def test_a_baseline_of_zero_is_compared_in_the_metric_s_unit():
     campaign = question_campaign("network")
     lane = network_runs(campaign, download=FASTER, upload=STOCK, scp=STOCK)
     stock_download = Measurement.objects.filter(
-        run__lane=lane, run__benchmark="iperf3-tcp", run__preset_version=None,
+        run__lane=lane,
+        run__benchmark="iperf3-tcp",
+        run__preset_version=None,
         run__params__direction="peer-to-board",
-    )  # fmt: skip
+    )
     for measurement, value in zip(stock_download, [0.0, 0.1, -0.1], strict=True):
         Measurement.objects.filter(pk=measurement.pk).update(value=value)
     sentence = answers.answer(campaign).sentence
@@ -382,15 +415,21 @@ def test_the_answer_says_what_ran_an_underclock_and_what_a_simulation_can_show()
     lane.snapshot.revision = "a02082"  # a Pi 3: its arm_freq default is 1200 MHz
     lane.snapshot.facts["simulated"] = True
     lane.snapshot.save()
-    state = {"config_sha256": "c" * 64, "managed": {}, "firmware": {"arm_freq": "1200"},
-             "governor": "ondemand"}  # fmt: skip
+    state = {
+        "config_sha256": "c" * 64,
+        "managed": {},
+        "firmware": {"arm_freq": "1200"},
+        "governor": "ondemand",
+    }
     lane.runs.filter(preset_version=None).update(
         environment={"effective": state}, config_fingerprint="f" * 12
     )
     found = answers.answer(campaign)
     classic = presets.example_version(presets.CLASSIC_OVERCLOCK)
-    assert f"{classic} on pi3: arm_freq 900 is below this board's default of 1200 MHz: an " \
-           "underclock" in found.warnings  # fmt: skip
+    assert (
+        f"{classic} on pi3: arm_freq 900 is below this board's default of 1200 MHz: an "
+        "underclock" in found.warnings
+    )
     assert found.what_ran[0] == (
         "pi3, as the board is: arm_freq 1200, governor ondemand; config.txt cccccccc (no pifarm "
         "block)"

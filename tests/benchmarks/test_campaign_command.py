@@ -26,12 +26,21 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def manage(*argv, stdin: str | None = None) -> subprocess.CompletedProcess:
     """The command as a person runs it, on the test database and Redis."""
-    env = {**os.environ, "DATABASE_URL": f"sqlite:///{connection.settings_dict['NAME']}",
-           "REDIS_URL": settings.REDIS_URL}  # fmt: skip
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{connection.settings_dict['NAME']}",
+        "REDIS_URL": settings.REDIS_URL,
+    }
     return subprocess.run(
-        [sys.executable, "manage.py", *argv], cwd=ROOT, env=env, input=stdin,
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+        [sys.executable, "manage.py", *argv],
+        cwd=ROOT,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 @pytest.mark.slow
@@ -52,9 +61,13 @@ def test_the_catalog_lists_metrics_parameters_tools_and_peers():
 @pytest.mark.slow
 def test_a_custom_benchmark_that_cannot_be_used_is_named_and_the_others_listed():
     CustomBenchmark.objects.create(
-        name="nulldef", title="null default", command="true", params={"p": None},
-        pattern="(?P<value>x)", unit="x",
-    )  # fmt: skip
+        name="nulldef",
+        title="null default",
+        command="true",
+        params={"p": None},
+        pattern="(?P<value>x)",
+        unit="x",
+    )
     for argv in [("benchmarks",), ("benchmarks", "--json")]:
         listed = manage(*argv)
         assert listed.returncode == 0, listed.stderr
@@ -102,12 +115,25 @@ def test_a_refused_spec_exits_2_with_the_reason_and_starts_nothing(tmp_path):
 def test_a_campaign_with_a_skipped_run_exits_1(pisim_farm, run_jobs, tmp_path):
     board = register_node(pisim_farm.nodes["pi4"])
     CustomBenchmark.objects.create(
-        name="needs-frobnicate", title="needs a tool", command="frobnicate", tools="frobnicate",
-        pattern=r"(?P<value>\d+)", unit="x",
-    )  # fmt: skip
+        name="needs-frobnicate",
+        title="needs a tool",
+        command="frobnicate",
+        tools="frobnicate",
+        pattern=r"(?P<value>\d+)",
+        unit="x",
+    )
     spec = tmp_path / "spec.json"
-    spec.write_text(json.dumps({"name": "skips", "boards": [board.name], "repetitions": 1,
-                                "benchmarks": ["needs-frobnicate"], "quiet": False}))  # fmt: skip
+    spec.write_text(
+        json.dumps(
+            {
+                "name": "skips",
+                "boards": [board.name],
+                "repetitions": 1,
+                "benchmarks": ["needs-frobnicate"],
+                "quiet": False,
+            }
+        )
+    )
     call_command("campaign", "start", str(spec))  # started, nothing ended yet: no error
     run_jobs()
     campaign = Campaign.objects.get()
@@ -144,8 +170,9 @@ def test_a_refusal_shows_what_it_refused_cut_short(tmp_path, changes):
     """A spec file is any size; its refusal is a line or two."""
     make_board("bench-a")
     spec = tmp_path / "spec.json"
-    spec.write_text(json.dumps({"name": "x", "boards": ["bench-a"], "benchmarks": ["sha1sum"],
-                                **changes}))  # fmt: skip
+    spec.write_text(
+        json.dumps({"name": "x", "boards": ["bench-a"], "benchmarks": ["sha1sum"], **changes})
+    )
     with pytest.raises(CommandError) as refused:
         call_command("campaign", "start", str(spec))
     assert refused.value.returncode == 2
@@ -191,8 +218,15 @@ def test_follow_waits_for_the_campaign_to_finish_not_for_its_runs(monkeypatch):
 
     def follow():
         try:
-            call_command("campaign", "status", str(campaign.code), "--follow", "--json",
-                         stdout=out, stderr=err)  # fmt: skip
+            call_command(
+                "campaign",
+                "status",
+                str(campaign.code),
+                "--follow",
+                "--json",
+                stdout=out,
+                stderr=err,
+            )
         finally:
             connection.close()
 
@@ -215,14 +249,26 @@ def test_an_adaptive_campaign_is_followed_to_its_last_trial(pisim_farm, start_wo
     printed (following stopped after the minimum, with exit 0)."""
     board = register_node(pisim_farm.nodes["pi4"])
     CustomBenchmark.objects.create(
-        name="noise", title="random values", command="od -An -N2 -tu2 /dev/urandom",
-        tools="od", pattern=r"(?P<value>\d+)", unit="x",
-    )  # fmt: skip
+        name="noise",
+        title="random values",
+        command="od -An -N2 -tu2 /dev/urandom",
+        tools="od",
+        pattern=r"(?P<value>\d+)",
+        unit="x",
+    )
     spec = tmp_path / "spec.json"
     repetitions = {"min": 2, "max": 5, "target_pct": 0.001}
-    spec.write_text(json.dumps({"name": "adaptive", "boards": [board.name],
-                                "benchmarks": ["noise"], "quiet": False,
-                                "repetitions": repetitions}))  # fmt: skip
+    spec.write_text(
+        json.dumps(
+            {
+                "name": "adaptive",
+                "boards": [board.name],
+                "benchmarks": ["noise"],
+                "quiet": False,
+                "repetitions": repetitions,
+            }
+        )
+    )
     start_worker()
     done = manage("campaign", "start", str(spec), "--follow", "--json")
     assert done.returncode == 0, done.stderr
@@ -235,8 +281,9 @@ def test_a_start_warns_as_the_preview_does(tmp_path, monkeypatch):
     monkeypatch.setattr("devices.work.queue", lambda lane: None)
     make_board("bench-unprobed")
     spec = tmp_path / "spec.json"
-    spec.write_text(json.dumps({"name": "x", "boards": ["bench-unprobed"],
-                                "benchmarks": ["sha1sum"]}))  # fmt: skip
+    spec.write_text(
+        json.dumps({"name": "x", "boards": ["bench-unprobed"], "benchmarks": ["sha1sum"]})
+    )
     err = io.StringIO()
     call_command("campaign", "start", str(spec), stderr=err)
     assert (

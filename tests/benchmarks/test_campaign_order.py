@@ -37,10 +37,13 @@ def spec(boards, fast, **changes) -> dict:
 def lane_order(campaign, board) -> list[tuple[str, str, int]]:
     runs = Run.objects.filter(campaign=campaign, board=board).order_by("sequence")
     return [
-        (str(run.preset_version.preset) if run.preset_version else "as is", run.benchmark,
-         run.repetition)
+        (
+            str(run.preset_version.preset) if run.preset_version else "as is",
+            run.benchmark,
+            run.repetition,
+        )
         for run in runs.select_related("preset_version__preset")
-    ]  # fmt: skip
+    ]
 
 
 def presets_in_turn(order) -> list[str]:
@@ -62,9 +65,11 @@ def test_rounds_alternate_their_order_and_each_board_starts_with_another_preset(
     assert presets_in_turn(first) == ["as is", "fast", "as is", "fast"]
     assert presets_in_turn(second) == ["fast", "as is", "fast", "as is"]
     assert first[:4] == [
-        ("as is", "sha1sum", 1), ("as is", "openssl-speed", 1),
-        ("fast", "sha1sum", 1), ("fast", "openssl-speed", 1),
-    ]  # fmt: skip
+        ("as is", "sha1sum", 1),
+        ("as is", "openssl-speed", 1),
+        ("fast", "sha1sum", 1),
+        ("fast", "openssl-speed", 1),
+    ]
     assert [repetition for _, _, repetition in first] == [1] * 4 + [2] * 4 + [3] * 4
     # every trial of the matrix, once
     assert sorted(first) == sorted(
@@ -84,11 +89,16 @@ def test_the_preset_rounds_reverse_every_other_round():
 def test_one_preset_keeps_the_order_the_spec_asks_for(boards, fast, monkeypatch):
     monkeypatch.setattr("devices.work.queue", lambda lane: None)
     campaign = campaigns.start(spec(boards[:1], fast, presets=[fast], order="grouped"))
-    assert [(benchmark, repetition) for _, benchmark, repetition in
-            lane_order(campaign, boards[0])] == [
-        ("sha1sum", 1), ("sha1sum", 2), ("sha1sum", 3),
-        ("openssl-speed", 1), ("openssl-speed", 2), ("openssl-speed", 3),
-    ]  # fmt: skip
+    assert [
+        (benchmark, repetition) for _, benchmark, repetition in lane_order(campaign, boards[0])
+    ] == [
+        ("sha1sum", 1),
+        ("sha1sum", 2),
+        ("sha1sum", 3),
+        ("openssl-speed", 1),
+        ("openssl-speed", 2),
+        ("openssl-speed", 3),
+    ]
 
 
 def test_the_estimate_counts_an_application_at_each_change_and_one_to_leave(boards, fast):

@@ -77,9 +77,13 @@ def test_a_name_in_any_script_with_symbols_is_accepted(board):
 
 def test_a_custom_benchmark_saved_with_a_default_it_cannot_take_is_refused_by_name(board):
     CustomBenchmark.objects.create(
-        name="longdef", title="long default", command="true", params={"p": "x" * 300},
-        pattern="(?P<value>x)", unit="x",
-    )  # fmt: skip
+        name="longdef",
+        title="long default",
+        command="true",
+        params={"p": "x" * 300},
+        pattern="(?P<value>x)",
+        unit="x",
+    )
     with pytest.raises(specs.SpecError) as refused:
         specs.check(spec(board, benchmarks=["longdef"]))
     assert str(refused.value) == (
@@ -181,7 +185,7 @@ def test_a_sweep_runs_a_value_given_again_in_other_words_once():
         ("float", "٣.5"),
         ("size", "٣M"),
         ("size", "1_0M"),
-    ],  # fmt: skip
+    ],
 )
 def test_numbers_are_ascii_digits_only(kind, raw):
     """Python's int() and float() read underscores and other scripts' digits."""

@@ -161,8 +161,12 @@ def test_garbage_text_is_a_parse_error_never_a_crash(name, text):
 
 
 @settings(max_examples=150, deadline=None)
-@given(name=st.sampled_from(tuple(REAL)), path=st.lists(st.text(max_size=30), max_size=3),
-       value=JSON_VALUES, data=st.data())  # fmt: skip
+@given(
+    name=st.sampled_from(tuple(REAL)),
+    path=st.lists(st.text(max_size=30), max_size=3),
+    value=JSON_VALUES,
+    data=st.data(),
+)
 def test_a_real_report_with_a_field_replaced_by_garbage_never_crashes(name, path, value, data):
     report_ = report(REAL[name])
     where = report_
@@ -245,10 +249,17 @@ def test_scp_gives_the_board_no_key_to_the_peer():
     """The board under test is not trusted with a way into its peer: the peer fetches."""
     benchmark = lookup("scp")
     plan = benchmark.plan(benchmark.clean_params({}), contexts.on_paper())
-    written = {command.argv[-1].rsplit("/", 1)[-1]: command.on for command in plan.setup
-               if command.stdin is not None}  # fmt: skip
-    assert written == {"id_scp": "peer", "known_hosts": "peer", "ssh_host_key": "board",
-                       "authorized_keys": "board"}  # fmt: skip
+    written = {
+        command.argv[-1].rsplit("/", 1)[-1]: command.on
+        for command in plan.setup
+        if command.stdin is not None
+    }
+    assert written == {
+        "id_scp": "peer",
+        "known_hosts": "peer",
+        "ssh_host_key": "board",
+        "authorized_keys": "board",
+    }
     assert plan.measure.on == "peer" and plan.servers[0].on == "board"
 
 

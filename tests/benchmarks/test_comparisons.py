@@ -22,8 +22,9 @@ def test_groups_by_preset_have_the_statistics_of_their_trials(campaign):
     lane = lane_on(campaign, "bench-a")
     trials(lane, BASELINE)
     trials(lane, FASTER, preset_version=overclock())
-    result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "sha1sum",
-                                 "throughput", "preset")  # fmt: skip
+    result = comparisons.compare(
+        comparisons.runs_selected([campaign.pk]), "sha1sum", "throughput", "preset"
+    )
     assert [group.key for group in result.groups] == ["as the board is", "fast v2"]
     assert result.baseline == "as the board is"
     assert result.groups[1].description == stats.describe(FASTER)
@@ -58,8 +59,9 @@ def test_bitness_groups_and_the_chosen_baseline(campaign):
     trials(lane_on(campaign, "bench-64"), FASTER)
     trials(lane_on(campaign, "bench-32", userland=32), BASELINE)
     baseline = "64-bit kernel, 32-bit userland"
-    result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "sha1sum",
-                                 "throughput", "bits", baseline=baseline)  # fmt: skip
+    result = comparisons.compare(
+        comparisons.runs_selected([campaign.pk]), "sha1sum", "throughput", "bits", baseline=baseline
+    )
     assert result.baseline == baseline
     assert set(result.comparisons) == {"64-bit kernel, 64-bit userland"}
     assert result.comparisons["64-bit kernel, 64-bit userland"].ratio == pytest.approx(1.2)
@@ -69,8 +71,9 @@ def test_a_parameter_groups_runs_and_numbers_sort_by_size(campaign):
     lane = lane_on(campaign, "bench-a")
     trials(lane, BASELINE, params={"size": "9000"})
     trials(lane, FASTER, params={"size": "1400"})
-    result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "sha1sum",
-                                 "throughput", "param:size")  # fmt: skip
+    result = comparisons.compare(
+        comparisons.runs_selected([campaign.pk]), "sha1sum", "throughput", "param:size"
+    )
     assert [group.key for group in result.groups] == ["1400", "9000"]
     assert "param:size" in comparisons.group_by_choices("sha1sum")
 
@@ -78,8 +81,9 @@ def test_a_parameter_groups_runs_and_numbers_sort_by_size(campaign):
 def test_several_boards_of_a_model_keep_their_own_spread(campaign):
     trials(lane_on(campaign, "bench-a"), BASELINE)
     trials(lane_on(campaign, "bench-b"), FASTER)
-    result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "sha1sum",
-                                 "throughput", "board_model")  # fmt: skip
+    result = comparisons.compare(
+        comparisons.runs_selected([campaign.pk]), "sha1sum", "throughput", "board_model"
+    )
     (group,) = result.groups
     assert group.several_boards
     assert group.boards == {"bench-a": stats.describe(BASELINE), "bench-b": stats.describe(FASTER)}
@@ -88,8 +92,9 @@ def test_several_boards_of_a_model_keep_their_own_spread(campaign):
 def test_the_environment_names_what_each_group_ran_on(campaign):
     lane = lane_on(campaign, "bench-a")
     trials(lane, BASELINE, tool_version="sha1sum (GNU coreutils) 9.1", clock_mhz=1800.0)
-    result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "sha1sum",
-                                 "throughput", "preset")  # fmt: skip
+    result = comparisons.compare(
+        comparisons.runs_selected([campaign.pk]), "sha1sum", "throughput", "preset"
+    )
     environment = result.groups[0].environment
     assert environment["board model"] == "Raspberry Pi 4 Model B Rev 1.5"
     assert environment["kernel"] == "6.6.51-v8+"
@@ -103,10 +108,16 @@ def test_the_environment_names_what_each_group_ran_on(campaign):
 def test_the_c_benchmarks_compiler_is_among_the_tool_versions(campaign):
     details = {"compiler": "cc (Debian 12.2.0-14) 12.2.0"}
     # The runner keeps the parser's version line in Run.tool_version (benchmarks.runner).
-    trials(lane_on(campaign, "bench-a"), BASELINE, benchmark="intloop", details=details,
-           tool_version=results.main_tool_version(details))  # fmt: skip
-    result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "intloop",
-                                 "throughput", "preset")  # fmt: skip
+    trials(
+        lane_on(campaign, "bench-a"),
+        BASELINE,
+        benchmark="intloop",
+        details=details,
+        tool_version=results.main_tool_version(details),
+    )
+    result = comparisons.compare(
+        comparisons.runs_selected([campaign.pk]), "intloop", "throughput", "preset"
+    )
     assert result.groups[0].environment["tool versions"] == "cc (Debian 12.2.0-14) 12.2.0"
 
 
@@ -134,8 +145,9 @@ def test_a_metric_no_run_measured_is_refused(campaign):
 
 def queries_for(campaign) -> int:
     with CaptureQueriesContext(connection) as queries:
-        comparisons.compare(comparisons.runs_selected([campaign.pk]), "sha1sum", "throughput",
-                            "preset")  # fmt: skip
+        comparisons.compare(
+            comparisons.runs_selected([campaign.pk]), "sha1sum", "throughput", "preset"
+        )
     return len(queries)
 
 
@@ -166,16 +178,24 @@ LINK_100 = {"link": {"device": "eth0", "mbit": 100, "mtu": 1500}}
 
 
 def iperf3_trials(lane, values, environment=LINK_100, **fields):
-    return trials(lane, values, benchmark="iperf3-tcp", unit="Mbit/s", params={},
-                  environment=environment, **fields)  # fmt: skip
+    return trials(
+        lane,
+        values,
+        benchmark="iperf3-tcp",
+        unit="Mbit/s",
+        params={},
+        environment=environment,
+        **fields,
+    )
 
 
 def test_a_network_throughput_has_its_links_line_rate_and_goodput_ceiling(campaign):
     lane = lane_on(campaign, "bench-a")
     iperf3_trials(lane, [91.0, 92.0, 93.0])
     iperf3_trials(lane, [93.0, 93.5, 94.0], preset_version=overclock())
-    result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "iperf3-tcp",
-                                 "throughput", "preset")  # fmt: skip
+    result = comparisons.compare(
+        comparisons.runs_selected([campaign.pk]), "iperf3-tcp", "throughput", "preset"
+    )
     assert result.references.line_rate == 100
     assert result.references.ceiling == pytest.approx(94.148, abs=0.001)
 
@@ -184,8 +204,9 @@ def test_groups_on_links_of_different_line_rates_are_said_to_differ(campaign):
     iperf3_trials(lane_on(campaign, "bench-a"), [91.0, 92.0])
     gigabit = {"link": {"device": "eth0", "mbit": 1000, "mtu": 1500}}
     iperf3_trials(lane_on(campaign, "bench-b"), [900.0, 910.0], environment=gigabit)
-    result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "iperf3-tcp",
-                                 "throughput", "board")  # fmt: skip
+    result = comparisons.compare(
+        comparisons.runs_selected([campaign.pk]), "iperf3-tcp", "throughput", "board"
+    )
     assert result.references.line_rate is None
     assert "different line rates (100 and 1000 Mbit/s)" in result.references.note
 
@@ -195,8 +216,9 @@ def test_a_line_rate_that_is_not_a_number_of_mbit_is_taken_as_not_recorded(campa
     """parse() writes numbers only; another version's or a hand's JSON may hold anything."""
     lane = lane_on(campaign, "bench-a")
     iperf3_trials(lane, [91.0, 92.0], environment={"link": {"mbit": garbage, "mtu": [1500]}})
-    result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "iperf3-tcp",
-                                 "throughput", "preset")  # fmt: skip
+    result = comparisons.compare(
+        comparisons.runs_selected([campaign.pk]), "iperf3-tcp", "throughput", "preset"
+    )
     assert result.references.line_rate is None
     assert result.references.note == "the runs recorded no line rate of their link"
 
@@ -206,25 +228,33 @@ def test_a_parameter_grouped_by_is_named_as_the_pages_write_it(campaign):
     values joined with +."""
     lane = lane_on(campaign, "bench-a")
     for locked, values in ((False, [900.0, 910.0]), (True, [950.0, 960.0])):
-        trials(lane, values, benchmark="membw", unit="MB/s",
-               params={"size": "64M", "passes": 3, "require_mlock": locked})  # fmt: skip
-    result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "membw",
-                                 "throughput", "param:require_mlock")  # fmt: skip
+        trials(
+            lane,
+            values,
+            benchmark="membw",
+            unit="MB/s",
+            params={"size": "64M", "passes": 3, "require_mlock": locked},
+        )
+    result = comparisons.compare(
+        comparisons.runs_selected([campaign.pk]), "membw", "throughput", "param:require_mlock"
+    )
     assert [group.key for group in result.groups] == ["off", "on"]
 
 
 def test_other_metrics_have_no_reference_lines(campaign):
     trials(lane_on(campaign, "bench-a"), BASELINE)
-    result = comparisons.compare(comparisons.runs_selected([campaign.pk]), "sha1sum",
-                                 "throughput", "preset")  # fmt: skip
+    result = comparisons.compare(
+        comparisons.runs_selected([campaign.pk]), "sha1sum", "throughput", "preset"
+    )
     assert result.references is None
 
 
 def test_each_trial_keeps_its_run_and_its_runs_measured_clock(campaign):
     lane = lane_on(campaign, "bench-a")
     made = trials(lane, [100.0, 101.0], clock_mhz=1500.0) + trials(lane, [99.0])
-    (group,) = comparisons.compare(comparisons.runs_selected([campaign.pk]), "sha1sum",
-                                   "throughput", "preset").groups  # fmt: skip
+    (group,) = comparisons.compare(
+        comparisons.runs_selected([campaign.pk]), "sha1sum", "throughput", "preset"
+    ).groups
     assert sorted(zip(group.run_ids, group.values, group.clocks, strict=True)) == sorted(
         [(made[0].pk, 100.0, 1500.0), (made[1].pk, 101.0, 1500.0), (made[2].pk, 99.0, None)]
     )
@@ -321,14 +351,23 @@ def test_an_overview_row_of_sides_on_boards_of_their_own_is_confounded(campaign)
 def test_a_group_says_what_its_runs_ran_and_where_it_mixed_configurations(campaign):
     """ "As is" ran the board's own config.txt on bench-a, but bench-b's changed in between
     (someone edited it): that group is not one treatment there, and the page says so."""
-    own = {"config_sha256": "a" * 64, "managed": {}, "firmware": {"arm_freq": "1500"},
-           "governor": "ondemand", "userland_bits": 64}  # fmt: skip
+    own = {
+        "config_sha256": "a" * 64,
+        "managed": {},
+        "firmware": {"arm_freq": "1500"},
+        "governor": "ondemand",
+        "userland_bits": 64,
+    }
     edited = {**own, "config_sha256": "b" * 64, "firmware": {"arm_freq": "1800"}}
     for name, states in (("bench-a", [own, own]), ("bench-b", [own, edited])):
         lane = lane_on(campaign, name)
         for value, state in zip(BASELINE, states, strict=False):
-            trials(lane, [value], environment={"effective": state},
-                   config_fingerprint=effective.fingerprint(state))  # fmt: skip
+            trials(
+                lane,
+                [value],
+                environment={"effective": state},
+                config_fingerprint=effective.fingerprint(state),
+            )
     result = comparisons.compare(
         comparisons.runs_selected([campaign.pk]), "sha1sum", "throughput", "preset"
     )
@@ -370,14 +409,26 @@ def test_a_group_of_suspect_trials_only_is_named_not_dropped_silently(campaign):
 def test_runs_group_by_what_they_ran_whatever_preset_they_were_filed_under(campaign):
     """ "As is" on a board someone had overclocked by hand ran what the preset runs: grouped by
     configuration, the two are one group."""
-    stock = {"config_sha256": "a" * 64, "firmware": {"arm_freq": "1500"}, "governor": "ondemand",
-             "userland_bits": 64}  # fmt: skip
+    stock = {
+        "config_sha256": "a" * 64,
+        "firmware": {"arm_freq": "1500"},
+        "governor": "ondemand",
+        "userland_bits": 64,
+    }
     fast = {**stock, "config_sha256": "b" * 64, "firmware": {"arm_freq": "2000"}}
     lane = lane_on(campaign, "bench-a")
-    for values, state, preset in ((BASELINE, stock, None), (FASTER, fast, None),
-                                  (FASTER, fast, overclock())):  # fmt: skip
-        trials(lane, values, preset_version=preset, environment={"effective": state},
-               config_fingerprint=effective.fingerprint(state))  # fmt: skip
+    for values, state, preset in (
+        (BASELINE, stock, None),
+        (FASTER, fast, None),
+        (FASTER, fast, overclock()),
+    ):
+        trials(
+            lane,
+            values,
+            preset_version=preset,
+            environment={"effective": state},
+            config_fingerprint=effective.fingerprint(state),
+        )
     result = comparisons.compare(
         comparisons.runs_selected([campaign.pk]), "sha1sum", "throughput", "configuration"
     )

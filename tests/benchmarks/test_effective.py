@@ -8,11 +8,17 @@ OWN = "dtparam=audio=on\n"
 
 def test_the_state_reads_the_digest_the_block_and_the_firmware_s_clocks():
     config = blocks.apply_block(OWN.encode(), "arm_freq=900\n", "fast v1").decode()
-    state = effective.state({
-        "config_txt": config, "governor": "ondemand", "kernel_release": "6.6.51",
-        "kernel_bits": 32, "userland_bits": 32, "firmware_version": {"version": "c72ad6b"},
-        "firmware_config": {"arm_freq": "900", "core_freq": "250", "hdmi_group": "0"},
-    })  # fmt: skip
+    state = effective.state(
+        {
+            "config_txt": config,
+            "governor": "ondemand",
+            "kernel_release": "6.6.51",
+            "kernel_bits": 32,
+            "userland_bits": 32,
+            "firmware_version": {"version": "c72ad6b"},
+            "firmware_config": {"arm_freq": "900", "core_freq": "250", "hdmi_group": "0"},
+        }
+    )
     assert state["managed"] == {"arm_freq": "900"}
     assert state["firmware"] == {"arm_freq": "900", "core_freq": "250"}
     assert len(state["config_sha256"]) == 64

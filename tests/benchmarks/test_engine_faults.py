@@ -43,7 +43,7 @@ def sleeping(board, *seconds: str, name="faults", repetitions=1) -> Campaign:
             "quiet": False,
             "repetitions": repetitions,
             "benchmarks": [{"name": "sleeper", "params": {"seconds": s}} for s in seconds],
-        }  # fmt: skip
+        }
     )
 
 

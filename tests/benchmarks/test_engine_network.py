@@ -34,7 +34,7 @@ def test_iperf3_through_the_engine_on_the_100_mbit_board_reports_the_line_rate(
             "repetitions": 1,
             "benchmarks": [{"name": "iperf3-tcp", "params": {"duration": 2}}],
             "min_trial_s": 0,
-        }  # fmt: skip
+        }
     )
     run_jobs()
     run = campaign.runs.get()
@@ -65,7 +65,7 @@ def test_a_cancelled_openvpn_run_leaves_nothing_on_the_board_or_the_peer(pisim_f
             "quiet": False,
             "repetitions": 1,
             "benchmarks": [{"name": "openvpn", "params": {"duration": 30}}],
-        }  # fmt: skip
+        }
     )
     run = campaign.runs.get()
 
@@ -111,7 +111,7 @@ def test_an_overclock_lifts_the_cpu_bound_100_mbit_link_of_a_simulated_pi_3(
             "repetitions": 2,
             "benchmarks": [{"name": "iperf3-tcp", "params": {"duration": 2}}],
             "min_trial_s": 0,
-        }  # fmt: skip
+        }
     )
     run_jobs()
     best = {}
@@ -135,7 +135,7 @@ def test_scp_to_the_controller_runs_through_the_engine(pisim_farm, run_jobs):
             "repetitions": 1,
             "benchmarks": [{"name": "scp", "params": {"size": "8M"}}],
             "min_trial_s": 0,
-        }  # fmt: skip
+        }
     )
     run_jobs()
     run = campaign.runs.get()

@@ -35,8 +35,9 @@ def test_the_network_question_runs_on_a_pi_3_and_is_answered(pisim_node_factory,
         "iperf3-tcp throughput (direction peer-to-board)",
         "scp throughput",
     ]
-    assert all(row.comparison.n_values == row.comparison.n_baseline == 2
-               for row in found.overview.rows)  # fmt: skip
+    assert all(
+        row.comparison.n_values == row.comparison.n_baseline == 2 for row in found.overview.rows
+    )
     assert found.link_mbit == 100
     assert found.sentence.startswith(("Yes", "No", "Partly")), found.sentence
     assert found.sentence.endswith("(on a 100 Mbit/s link).")

@@ -43,7 +43,7 @@ def run_once(board, run_jobs, name: str, given: dict | None = None, **definition
             "repetitions": 1,
             "quiet": NO_QUIET,
             "benchmarks": [{"name": name, "params": given or {}}],
-        }  # fmt: skip
+        }
     )
     run_jobs()
     return campaign.runs.get()
@@ -69,7 +69,7 @@ def test_a_preset_the_board_cannot_boot_skips_its_runs_and_the_rest_goes_on(
             "benchmarks": ["sleeper"],
             "repetitions": 2,
             "quiet": NO_QUIET,
-        }  # fmt: skip
+        }
     )
     run_jobs()
     runs = list(campaign.runs.order_by("sequence"))
@@ -94,9 +94,14 @@ def test_a_parameter_with_shell_metacharacters_arrives_as_one_literal_word(pisim
     board = register_node(node)
     word = "$(touch /tmp/pwned-pifarm); `id` 'quoted' \"double\" ; | & > < * \\ \n end"
     run = run_once(
-        board, run_jobs, "echo-length", {"word": word}, command='echo "length=${#PIFARM_WORD}"',
-        params={"word": "x"}, pattern=r"length=(?P<value>\d+)",
-    )  # fmt: skip
+        board,
+        run_jobs,
+        "echo-length",
+        {"word": word},
+        command='echo "length=${#PIFARM_WORD}"',
+        params={"word": "x"},
+        pattern=r"length=(?P<value>\d+)",
+    )
     assert run.state == Run.State.DONE, run.reason
     assert run.measurements.get().value == len(word)
     assert "pwned" not in node.run_as_root(["ls", "/tmp"], check=True).stdout.decode()
@@ -107,10 +112,13 @@ def test_a_default_the_admin_stored_reaches_the_command_as_written(pisim_farm, r
     gets that text, not a repr of it."""
     default = ('--fast "quoted" ' * 20)[: custom_rules.MAX_PARAM_LENGTH]
     run = run_once(
-        register_node(pisim_farm.nodes["pi4"]), run_jobs, "echo-default",
+        register_node(pisim_farm.nodes["pi4"]),
+        run_jobs,
+        "echo-default",
         command='echo "length=${#PIFARM_WORD} start=${PIFARM_WORD%% *}"',
-        params={"word": default}, pattern=r"length=(?P<value>\d+)",
-    )  # fmt: skip
+        params={"word": default},
+        pattern=r"length=(?P<value>\d+)",
+    )
     assert run.state == Run.State.DONE, run.reason
     assert run.params == {"word": default}
     assert run.measurements.get().value == len(default)
@@ -120,9 +128,13 @@ def test_a_default_the_admin_stored_reaches_the_command_as_written(pisim_farm, r
 def test_a_missing_tool_skips_the_run_and_says_which(pisim_farm, run_jobs):
     board = register_node(pisim_farm.nodes["pi4"])
     CustomBenchmark.objects.create(
-        name="needs-frobnicate", title="needs a tool no board has", command="frobnicate",
-        tools="frobnicate sha1sum", pattern=r"(?P<value>\d+)", unit="x",
-    )  # fmt: skip
+        name="needs-frobnicate",
+        title="needs a tool no board has",
+        command="frobnicate",
+        tools="frobnicate sha1sum",
+        pattern=r"(?P<value>\d+)",
+        unit="x",
+    )
     campaign = campaigns.start(
         {
             "name": "tools",
@@ -130,7 +142,7 @@ def test_a_missing_tool_skips_the_run_and_says_which(pisim_farm, run_jobs):
             "benchmarks": ["needs-frobnicate"],
             "repetitions": 2,
             "quiet": NO_QUIET,
-        }  # fmt: skip
+        }
     )
     run_jobs()
     for state, reason in states(campaign):
@@ -168,7 +180,7 @@ def test_a_run_cancelled_while_it_measures_stops_on_the_board_and_the_next_run_g
                 {"name": "sleeper", "params": {"seconds": "300"}},
                 {"name": "sleeper", "params": {"seconds": "0.1"}},
             ],
-        }  # fmt: skip
+        }
     )
     first = campaign.runs.order_by("sequence").first()
 

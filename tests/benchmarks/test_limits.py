@@ -63,8 +63,11 @@ def test_ninety_percent_of_a_core_is_busy_and_a_hair_below_is_not():
 
 def test_a_trials_link_use_is_its_throughput_against_the_ceiling_of_its_mtu():
     assert link_use(94.0, "Mbit/s", {"mbit": 100, "mtu": 1500}) == {
-        "mbit": 94.0, "line_mbit": 100, "ceiling_mbit": 94.15, "of_ceiling": 0.998,
-    }  # fmt: skip
+        "mbit": 94.0,
+        "line_mbit": 100,
+        "ceiling_mbit": 94.15,
+        "of_ceiling": 0.998,
+    }
     # scp's MB/s in Mbit/s; a tunnel's own MTU over the link's
     use = link_use(11.0, "MB/s", {"mbit": 100, "mtu": 1500}, mtu=1400)
     assert use["mbit"] == 88.0 and use["ceiling_mbit"] == round(100 * 1348 / 1438, 2)

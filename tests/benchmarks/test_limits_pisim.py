@@ -23,15 +23,17 @@ def test_openvpn_between_two_boards_keeps_both_ends_cpu_and_the_link_s_use(pisim
             "repetitions": 1,
             "benchmarks": [{"name": "openvpn", "params": {"duration": 3}}],
             "min_trial_s": 0,
-        }  # fmt: skip
+        }
     )
     run_jobs()
     run = campaign.runs.get()
     assert run.state == Run.State.DONE, run.reason
     assert run.peer == peer.name
     assert run.environment["peer_identity"] == {
-        "name": peer.name, "host": peer.host, "address": peer.host,
-    }  # fmt: skip
+        "name": peer.name,
+        "host": peer.host,
+        "address": peer.host,
+    }
     board_cpu = run.environment["telemetry"]["procs_mean_pct"]
     peer_cpu = run.environment["peer_telemetry"]["procs_mean_pct"]
     print("board", board_cpu, run.environment["telemetry"]["cores_busy_mean_pct"])
@@ -67,7 +69,7 @@ def test_openvpn_from_a_pi_1_to_a_pi_4_is_limited_by_the_pi_1(pisim_node_factory
             "quiet": False,
             "repetitions": 1,
             "benchmarks": [{"name": "openvpn", "params": {"duration": 6}}],
-        }  # fmt: skip
+        }
     )
     run_jobs()
     run = campaign.runs.get()

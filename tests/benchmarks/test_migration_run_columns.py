@@ -32,14 +32,27 @@ def test_existing_runs_get_their_clock_and_version_from_their_json():
     lane = Lane.objects.create(campaign=campaign, board=board)
 
     def run(sequence, **fields):
-        return Run.objects.create(campaign=campaign, lane=lane, board=board, sequence=sequence,
-                                  benchmark="iperf3-tcp", definition_version=1, repetition=1,
-                                  **fields).pk  # fmt: skip
+        return Run.objects.create(
+            campaign=campaign,
+            lane=lane,
+            board=board,
+            sequence=sequence,
+            benchmark="iperf3-tcp",
+            definition_version=1,
+            repetition=1,
+            **fields,
+        ).pk
 
-    clocked = run(1, environment={"telemetry": {"arm_mhz_under_load": {"median": 1450.5}}},
-                  details={"iperf3_version": "iperf 3.12", "seconds": 2})  # fmt: skip
-    unread = run(2, environment={"telemetry": {"arm_mhz_under_load": None}},
-                 details={"tool_version": "x" * 300})  # fmt: skip
+    clocked = run(
+        1,
+        environment={"telemetry": {"arm_mhz_under_load": {"median": 1450.5}}},
+        details={"iperf3_version": "iperf 3.12", "seconds": 2},
+    )
+    unread = run(
+        2,
+        environment={"telemetry": {"arm_mhz_under_load": None}},
+        details={"tool_version": "x" * 300},
+    )
     bare = run(3)
     try:
         new = migrated_to(AFTER).get_model("benchmarks", "Run")

@@ -52,8 +52,10 @@ def test_no_recorded_line_rate_is_said_and_other_units_have_no_lines():
 
 def test_what_a_board_prints_of_its_link_is_read_only_in_its_form():
     assert network_link.parse("device eth0\nspeed 100\nmtu 1500\n") == {
-        "device": "eth0", "mbit": 100, "mtu": 1500,
-    }  # fmt: skip
+        "device": "eth0",
+        "mbit": 100,
+        "mtu": 1500,
+    }
     # no carrier (EINVAL) and "unknown" (-1) are no speed; junk is nothing
     assert network_link.parse("device eth0\nspeed \nmtu 1500")["mbit"] is None
     assert network_link.parse("device wlan0\nspeed -1\nmtu 99999999999")["mbit"] is None

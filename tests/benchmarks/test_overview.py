@@ -27,10 +27,22 @@ def test_each_benchmark_metric_is_a_row_of_64_against_32_bit_userland(campaign):
     lane_32 = reflashed(lane_64)  # the same board: its own level is not in the comparison
     trials(lane_64, FAST)
     trials(lane_32, SLOW)
-    trials(lane_64, [5.0, 5.1, 4.9], metric="iterations_per_second", unit="iter/s",
-           benchmark="intloop", params={"seconds": 5})  # fmt: skip
-    trials(lane_32, [5.0, 5.0, 5.1], metric="iterations_per_second", unit="iter/s",
-           benchmark="intloop", params={"seconds": 5})  # fmt: skip
+    trials(
+        lane_64,
+        [5.0, 5.1, 4.9],
+        metric="iterations_per_second",
+        unit="iter/s",
+        benchmark="intloop",
+        params={"seconds": 5},
+    )
+    trials(
+        lane_32,
+        [5.0, 5.0, 5.1],
+        metric="iterations_per_second",
+        unit="iter/s",
+        benchmark="intloop",
+        params={"seconds": 5},
+    )
     found = comparisons.overview(runs(campaign), "userland", "32-bit userland")
     assert [(row.benchmark, row.metric) for row in found.rows] == [
         ("intloop", "iterations_per_second"),
@@ -100,6 +112,7 @@ def test_the_chosen_metrics_only(campaign):
     trials(lane, FAST, preset_version=overclock())
     trials(lane, SLOW, metric="seconds", unit="s")
     trials(lane, SLOW, metric="seconds", unit="s", preset_version=overclock(name="other"))
-    found = comparisons.overview(runs(campaign), "preset", comparisons.AS_IS,
-                                 metrics=[("sha1sum", "throughput")])  # fmt: skip
+    found = comparisons.overview(
+        runs(campaign), "preset", comparisons.AS_IS, metrics=[("sha1sum", "throughput")]
+    )
     assert [(row.metric, row.group) for row in found.rows] == [("throughput", "fast v2")]

@@ -21,17 +21,21 @@ def probed(name: str, revision: str, userland_bits: int = 64):
     board = make_board(name, host=f"10.213.9.{20 + len(name)}")
     model = {PI3: "Raspberry Pi 3 Model B Rev 1.2", PI4: "Raspberry Pi 4 Model B Rev 1.4"}
     FactSnapshot.objects.create(
-        board=board, revision=revision, model=model[revision], userland_bits=userland_bits,
+        board=board,
+        revision=revision,
+        model=model[revision],
+        userland_bits=userland_bits,
         facts={},
-    )  # fmt: skip
+    )
     return board
 
 
 def runs_of(spec: dict) -> int:
     checked = specs.check(spec)
     campaign = Campaign.objects.create(name="x", spec=checked.spec)
-    lanes = {board.pk: Lane.objects.create(campaign=campaign, board=board)
-             for board in checked.boards}  # fmt: skip
+    lanes = {
+        board.pk: Lane.objects.create(campaign=campaign, board=board) for board in checked.boards
+    }
     return len(plans.expand(checked, campaign, lanes))
 
 
@@ -63,8 +67,17 @@ def test_the_64_bit_question_runs_every_benchmark_once_per_board():
     boards = [probed("pi4-32", PI4, userland_bits=32).name, probed("pi4-64", PI4).name]
     spec = questions.BITNESS.spec(boards)
     names = [entry["name"] for entry in specs.check(spec).spec["benchmarks"]]
-    assert names == ["intloop", "sha1sum", "membw", "flac", "lame", "iperf3-tcp",
-                     "iperf3-udp-small", "openvpn", "wireguard"]  # fmt: skip
+    assert names == [
+        "intloop",
+        "sha1sum",
+        "membw",
+        "flac",
+        "lame",
+        "iperf3-tcp",
+        "iperf3-udp-small",
+        "openvpn",
+        "wireguard",
+    ]
     assert runs_of(spec) == 2 * 9 * 3
 
 
@@ -87,7 +100,7 @@ def test_the_64_bit_question_is_refused_for_boards_of_two_models():
         match="compares boards of one model, and these are "
         "of 2: Raspberry Pi 3 Model B Rev 1.2, Raspberry Pi 4 Model B Rev 1.4",
     ):
-        specs.check(questions.BITNESS.spec(boards))  # fmt: skip
+        specs.check(questions.BITNESS.spec(boards))
 
 
 def test_one_preset_version_named_twice_is_refused():
@@ -140,8 +153,13 @@ def test_the_filled_in_builder_posts_the_question_s_own_spec(client, operator):
     client.force_login(operator)
     form = client.get(f"{NEW}?question=network").context["form"]
     data = {name: value for name, value in form.initial.items() if value is not None}
-    data |= {"boards": [board.name], "seed": "7", "action": "preview",
-             "quiet": "on", "apply_mode": "trial"}  # fmt: skip
+    data |= {
+        "boards": [board.name],
+        "seed": "7",
+        "action": "preview",
+        "quiet": "on",
+        "apply_mode": "trial",
+    }
     data = {key: "on" if value is True else value for key, value in data.items()}
     response = client.post(NEW, data)
     assert response.status_code == 200, response.context["form"].errors
@@ -162,18 +180,28 @@ def test_the_builder_offers_the_questions(client, operator):
 def test_an_other_value_the_parameter_refuses_is_shown_at_its_field(client, operator):
     board = probed("pi3", PI3)
     client.force_login(operator)
-    data = {"name": "both ways", "boards": [board.name], "peer": "controller",
-            "presets": ["as-is"], "use-iperf3-tcp": "on", "vary-iperf3-tcp-direction": "sideways",
-            "repetition_mode": "fixed", "repetitions": "1", "order": "grouped",
-            "apply_mode": "trial", "action": "preview"}  # fmt: skip
+    data = {
+        "name": "both ways",
+        "boards": [board.name],
+        "peer": "controller",
+        "presets": ["as-is"],
+        "use-iperf3-tcp": "on",
+        "vary-iperf3-tcp-direction": "sideways",
+        "repetition_mode": "fixed",
+        "repetitions": "1",
+        "order": "grouped",
+        "apply_mode": "trial",
+        "action": "preview",
+    }
     response = client.post(NEW, data)
     assert response.status_code == 400
     assert "vary-iperf3-tcp-direction" in response.context["form"].errors
     data["vary-iperf3-tcp-direction"] = "peer-to-board, board-to-peer"  # the first is kept once
     spec = client.post(NEW, data).context["form"].checked.spec
     assert [entry["params"]["direction"] for entry in spec["benchmarks"]] == [
-        "board-to-peer", "peer-to-board"
-    ]  # fmt: skip
+        "board-to-peer",
+        "peer-to-board",
+    ]
 
 
 def test_a_posted_question_that_is_not_one_is_shown_as_the_reason(client, operator):

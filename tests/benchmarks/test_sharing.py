@@ -175,8 +175,12 @@ def test_the_share_page_needs_no_login_and_is_not_indexed(client, viewer, compar
     assert "board 1" in text and "bench-a" not in text
     # the board's user is "pi": hidden as a word of its own, not in the model's name
     assert "Raspberry Pi 4 Model B Rev 1.5" in text and Board.objects.get().username == "pi"
-    for login_only in ("/login", reverse("benchmarks:comparisons"), reverse("devices:dashboard")
-                       + '"', "Log out"):  # fmt: skip
+    for login_only in (
+        "/login",
+        reverse("benchmarks:comparisons"),
+        reverse("devices:dashboard") + '"',
+        "Log out",
+    ):
         assert login_only not in text, login_only
     assert not re.search(rf"\b{viewer.username}\b", text)  # the owner's user name
 
@@ -264,9 +268,12 @@ def test_a_head_is_answered_and_every_answer_under_s_is_not_indexed(viewer, comp
     assert head.status_code == 200 and not_indexed(head)
     with_csrf = Client(enforce_csrf_checks=True)
     for response, status in (
-        (with_csrf.post(url), 403), (with_csrf.put(url), 403), (Client().post(url), 405),
-        (Client().get(url + "x"), 404), (Client().get(url + "comparison.csv/"), 404),
-    ):  # fmt: skip
+        (with_csrf.post(url), 403),
+        (with_csrf.put(url), 403),
+        (Client().post(url), 405),
+        (Client().get(url + "x"), 404),
+        (Client().get(url + "comparison.csv/"), 404),
+    ):
         assert response.status_code == status and not_indexed(response), response
 
 
@@ -383,21 +390,33 @@ def leaky(viewer):
     for board, values in ((ip_board, BASELINE), (dns_board, FASTER)):
         lane = Lane.objects.create(campaign=campaign, board=board)
         snapshot = FactSnapshot.objects.create(
-            board=board, model="Raspberry Pi 4 Model B Rev 1.5", kernel_bits=64,
-            userland_bits=64, os_name=f"Debian GNU/Linux 12 ({HOSTNAME} {SERIAL})",
-            facts={"serial": SERIAL, "hostname": HOSTNAME,
-                   "kernel_release": f"6.6.51-v8+ #1 {USERNAME}@{BOARD_DNS}",
-                   "governor": "ondemand", "firmware_version": {"version": f"{BOARD_IP}"}},
-        )  # fmt: skip
+            board=board,
+            model="Raspberry Pi 4 Model B Rev 1.5",
+            kernel_bits=64,
+            userland_bits=64,
+            os_name=f"Debian GNU/Linux 12 ({HOSTNAME} {SERIAL})",
+            facts={
+                "serial": SERIAL,
+                "hostname": HOSTNAME,
+                "kernel_release": f"6.6.51-v8+ #1 {USERNAME}@{BOARD_DNS}",
+                "governor": "ondemand",
+                "firmware_version": {"version": f"{BOARD_IP}"},
+            },
+        )
         lane.snapshot = snapshot
-        details = {"tool_version": f"Linux {HOSTNAME} {USERNAME}@{BOARD_IP}:22 sha1sum 9.1 "
-                                   f"(built by {USERNAME} in /home/{USERNAME})"}  # fmt: skip
+        details = {
+            "tool_version": f"Linux {HOSTNAME} {USERNAME}@{BOARD_IP}:22 sha1sum 9.1 "
+            f"(built by {USERNAME} in /home/{USERNAME})"
+        }
         trials(lane, values, details=details)
         trials(lane, values, details=details, preset_version=version)
     comparison = Comparison.objects.create(
-        owner=viewer, name=f"{BOARD_DNS} against {BOARD_IP}", benchmark="sha1sum",
-        metric="throughput", group_by="campaign",
-    )  # fmt: skip
+        owner=viewer,
+        name=f"{BOARD_DNS} against {BOARD_IP}",
+        benchmark="sha1sum",
+        metric="throughput",
+        group_by="campaign",
+    )
     comparison.campaigns.set([campaign])
     return comparison
 
@@ -470,16 +489,21 @@ def compared(owner, group_by, lanes_values, name="look-alikes") -> Comparison:
 
 def figures_by_group(client, link) -> dict:
     groups = public(client, link, "comparison.json").json()["groups"]
-    return {group["group"]: (round(group["mean"]), group["verdict"].split(" (")[0])
-            for group in groups}  # fmt: skip
+    return {
+        group["group"]: (round(group["mean"]), group["verdict"].split(" (")[0]) for group in groups
+    }
 
 
 def test_campaigns_that_differ_only_by_a_hidden_address_stay_apart(client, viewer):
-    comparison = compared(viewer, "campaign", {
-        ("base", "bench-a"): [101.0, 102.0, 103.0],
-        ("nightly on 10.213.9.20", "bench-b"): [151.0, 152.0, 153.0],
-        ("nightly on 10.213.9.21", "bench-c"): [51.0, 52.0, 53.0],
-    })  # fmt: skip
+    comparison = compared(
+        viewer,
+        "campaign",
+        {
+            ("base", "bench-a"): [101.0, 102.0, 103.0],
+            ("nightly on 10.213.9.20", "bench-b"): [151.0, 152.0, 153.0],
+            ("nightly on 10.213.9.21", "bench-c"): [51.0, 52.0, 53.0],
+        },
+    )
     link = sharing.create(comparison, viewer)
     # Each campaign on a board of its own: confounded with the board, which the words name by
     # their aliases, and each group by its name as shown.
@@ -504,9 +528,14 @@ def test_campaigns_that_differ_only_by_a_hidden_address_stay_apart(client, viewe
 
 def test_board_names_shown_are_not_hidden_as_hosts_or_users(client, viewer):
     """Board "pi" (its SSH user is pi) and "pinas" (its probe's host name): shown as named."""
-    comparison = compared(viewer, "board", {
-        ("stock", "pi"): [101.0, 102.0, 103.0], ("stock", "pinas"): [151.0, 152.0, 153.0],
-    })  # fmt: skip
+    comparison = compared(
+        viewer,
+        "board",
+        {
+            ("stock", "pi"): [101.0, 102.0, 103.0],
+            ("stock", "pinas"): [151.0, 152.0, 153.0],
+        },
+    )
     FactSnapshot.objects.filter(board__name="pinas").update(facts={"hostname": "pinas"})
     assert Board.objects.get(name="pi").username == "pi"
     link = sharing.create(comparison, viewer, show_board_names=True)
@@ -523,13 +552,18 @@ def test_board_names_shown_are_not_hidden_as_hosts_or_users(client, viewer):
 
 
 def test_every_group_keeps_its_point_and_its_boards_when_hidden(client, viewer):
-    comparison = compared(viewer, "campaign", {
-        ("base", "bench-a"): [101.0, 102.0, 103.0], ("base", "bench-b"): [101.0, 102.0, 103.0],
-        ("nightly on 10.213.9.20", "bench-a"): [151.0, 152.0, 153.0],
-        ("nightly on 10.213.9.20", "bench-b"): [149.0, 150.0, 151.0],
-        ("nightly on 10.213.9.21", "bench-a"): [51.0, 52.0, 53.0],
-        ("nightly on 10.213.9.21", "bench-b"): [53.0, 54.0, 55.0],
-    })  # fmt: skip
+    comparison = compared(
+        viewer,
+        "campaign",
+        {
+            ("base", "bench-a"): [101.0, 102.0, 103.0],
+            ("base", "bench-b"): [101.0, 102.0, 103.0],
+            ("nightly on 10.213.9.20", "bench-a"): [151.0, 152.0, 153.0],
+            ("nightly on 10.213.9.20", "bench-b"): [149.0, 150.0, 151.0],
+            ("nightly on 10.213.9.21", "bench-a"): [51.0, 52.0, 53.0],
+            ("nightly on 10.213.9.21", "bench-b"): [53.0, 54.0, 55.0],
+        },
+    )
     link = sharing.create(comparison, viewer)
     groups = public(client, link, "comparison.json").json()["groups"]
     assert [sorted(group["boards"]) for group in groups] == [["board 1", "board 2"]] * 3
@@ -553,8 +587,10 @@ def test_the_markdown_with_a_share_link_is_that_links_own_hidden_markdown(client
         assert word not in shared, word
     client.force_login(viewer)
     sharing.revoke(link)
-    for text in (client.get(url).content.decode(),
-                 client.get(leaky.get_absolute_url()).context["markdown"]):  # fmt: skip
+    for text in (
+        client.get(url).content.decode(),
+        client.get(leaky.get_absolute_url()).context["markdown"],
+    ):
         assert link.token not in text and "Share it first to get a link." in text
 
 
@@ -562,13 +598,22 @@ def test_the_reference_lines_and_their_note_follow_the_hidden_names(client, view
     """A group's own ceiling (each board at its MTU) and the note on a group of several MTUs
     name the groups as the page does: the note named the board, the ceilings were dropped."""
     campaign = Campaign.objects.create(name="links", spec={})
-    for name, mtus in (("bench-a", [1500, 1500]), ("bench-b", [9000, 9000]),
-                       ("bench-c", [1500, 9000])):  # fmt: skip
+    for name, mtus in (
+        ("bench-a", [1500, 1500]),
+        ("bench-b", [9000, 9000]),
+        ("bench-c", [1500, 9000]),
+    ):
         lane = lane_on(campaign, name)
         for value, mtu in zip([91.0, 92.0], mtus, strict=True):
             environment = {"link": {"device": "eth0", "mbit": 100, "mtu": mtu}}
-            trials(lane, [value], benchmark="iperf3-tcp", unit="Mbit/s", params={},
-                   environment=environment)  # fmt: skip
+            trials(
+                lane,
+                [value],
+                benchmark="iperf3-tcp",
+                unit="Mbit/s",
+                params={},
+                environment=environment,
+            )
     comparison = saved_comparison(viewer, campaign, benchmark="iperf3-tcp", group_by="board")
     response = public(client, sharing.create(comparison, viewer))
     page = response.content.decode()

@@ -36,9 +36,12 @@ while True:
 
 def _board(node):
     target = ssh.Target(
-        node.host, node.port, node.user, Credential("key", node.private_key_pem),
+        node.host,
+        node.port,
+        node.user,
+        Credential("key", node.private_key_pem),
         node.host_key_public,
-    )  # fmt: skip
+    )
     return ssh.Session(target, ssh.Timeouts(connect=5, banner=5, auth=5))
 
 
@@ -362,8 +365,13 @@ def trial(*changes, **common):
     readings = {key: value for key, value in common.items() if key in READINGS}
     samples = [Sample(t=0.0, **{**usual, **readings})]
     for i, change in enumerate(changes, start=1):
-        loaded = {"cpu_busy_pct": 52.0, "cpu_user_pct": 50.0, "cpu_sys_pct": 2.0,
-                  "procs": {"tool": 100.0}, "sampler_pct": 2.0}  # fmt: skip
+        loaded = {
+            "cpu_busy_pct": 52.0,
+            "cpu_user_pct": 50.0,
+            "cpu_sys_pct": 2.0,
+            "procs": {"tool": 100.0},
+            "sampler_pct": 2.0,
+        }
         samples.append(Sample(t=float(i), **{**usual, **loaded, **common, **change}))
     return samples
 
@@ -397,14 +405,14 @@ SUSPECT_CASES = {
             "the Arm clock under load was at a median of 600 MHz (600-1200 MHz over 3 samples), "
             "below the preset's arm_freq 1500 MHz"
         ],
-    ),  # fmt: skip
+    ),
     "a busy process not of the benchmark": (
         trial(*CLEAN, procs={"tool": 100.0, "sshd": 90.0}, cpu_busy_pct=98.0, sampler_pct=0.0),
         [
             "background CPU averaged 48 % of the board (not the benchmark's processes; "
             "the limit is 25 %)"
         ],
-    ),  # fmt: skip
+    ),
     "swap grew": (
         trial({}, {"swap_used_kb": 6000}, {"swap_used_kb": 12288}, {}),
         ["swap in use grew by 12 MB"],
@@ -417,7 +425,7 @@ SUSPECT_CASES = {
             "telemetry is missing: the sampler recorded no interval of the trial, only its first "
             "reading"
         ],
-    ),  # fmt: skip
+    ),
 }
 
 
@@ -605,9 +613,24 @@ def test_a_simulated_boards_background_is_counted_in_its_own_units():
 
 # --- fuzzing the parser with what a broken or hostile board could print ---
 
-KEYS = ["sample", "end", "vc", "uptime", "stat", "core", "loadavg", "cur_freq_khz",
-        "thermal_milli_c", "swap_kb", "self", "proc", "trial_times", "clk_tck", "cpus",
-        "pifarm-sampler"]  # fmt: skip
+KEYS = [
+    "sample",
+    "end",
+    "vc",
+    "uptime",
+    "stat",
+    "core",
+    "loadavg",
+    "cur_freq_khz",
+    "thermal_milli_c",
+    "swap_kb",
+    "self",
+    "proc",
+    "trial_times",
+    "clk_tck",
+    "cpus",
+    "pifarm-sampler",
+]
 VALUES = st.one_of(
     st.text(max_size=40),
     st.lists(st.integers(min_value=-5, max_value=10**30).map(str), max_size=11).map(" ".join),

@@ -140,9 +140,13 @@ def test_a_custom_benchmark_is_never_lengthened_nor_judged_short(db):
     from benchmarks.catalog import custom
 
     CustomBenchmark.objects.create(
-        name="quick", title="quick", command="echo value=1", pattern=r"value=(?P<value>\d+)",
-        unit="x", params={"seconds": "1"},
-    )  # fmt: skip
+        name="quick",
+        title="quick",
+        command="echo value=1",
+        pattern=r"value=(?P<value>\d+)",
+        unit="x",
+        params={"seconds": "1"},
+    )
     quick = custom.lookup("quick")
     assert quick.lengthened(quick.clean_params({}))[1] == ""
     assert quick.too_short(0.01) == ""
@@ -189,8 +193,12 @@ def test_a_min_trial_s_that_is_not_a_number_of_seconds_is_refused(board, value):
 
 @pytest.mark.django_db
 def test_a_stored_spec_of_another_shape_gives_no_note(board):
-    for stored in ([], {"benchmarks": "intloop"}, {"benchmarks": [{"params": {}}]},
-                   {"benchmarks": [{"name": "intloop"}], "min_trial_s": "x"}):  # fmt: skip
+    for stored in (
+        [],
+        {"benchmarks": "intloop"},
+        {"benchmarks": [{"params": {}}]},
+        {"benchmarks": [{"name": "intloop"}], "min_trial_s": "x"},
+    ):
         assert specs.lengthened(stored) == []
 
 
@@ -209,9 +217,19 @@ def test_the_builder_preview_says_what_will_be_lengthened_unless_asked_not_to(
     client, operator, board
 ):
     client.force_login(operator)
-    data = {"name": "quick", "boards": [board.name], "peer": "", "presets": ["as-is"],
-            "use-intloop": "on", "p-intloop-seconds": "1", "repetition_mode": "fixed",
-            "repetitions": "3", "order": "grouped", "apply_mode": "trial", "seed": "1"}  # fmt: skip
+    data = {
+        "name": "quick",
+        "boards": [board.name],
+        "peer": "",
+        "presets": ["as-is"],
+        "use-intloop": "on",
+        "p-intloop-seconds": "1",
+        "repetition_mode": "fixed",
+        "repetitions": "3",
+        "order": "grouped",
+        "apply_mode": "trial",
+        "seed": "1",
+    }
     preview = client.post(NEW, data).content.decode()
     assert "Lengthened to repeat well" in preview
     assert "intloop: seconds 1 raised to 3 s, its minimum trial length" in preview
@@ -232,14 +250,26 @@ def test_a_short_sha1sum_is_repeated_to_the_minimum_and_an_unlengthened_one_is_s
     sha1sum = [{"name": "sha1sum", "params": {"size": "16M"}}]
     quiet = {"deadline_s": 5, "cpu_below_pct": 90, "load_below": 50}
     lengthened = campaigns.start(
-        {"name": "long", "boards": [board.name], "benchmarks": sha1sum, "repetitions": 1,
-         "quiet": quiet, "min_trial_s": 2}
-    )  # fmt: skip
+        {
+            "name": "long",
+            "boards": [board.name],
+            "benchmarks": sha1sum,
+            "repetitions": 1,
+            "quiet": quiet,
+            "min_trial_s": 2,
+        }
+    )
     run_jobs()
     as_given = campaigns.start(
-        {"name": "short", "boards": [board.name], "benchmarks": sha1sum, "repetitions": 1,
-         "quiet": quiet, "min_trial_s": 0}
-    )  # fmt: skip
+        {
+            "name": "short",
+            "boards": [board.name],
+            "benchmarks": sha1sum,
+            "repetitions": 1,
+            "quiet": quiet,
+            "min_trial_s": 0,
+        }
+    )
     run_jobs()
     long_run, short_run = lengthened.runs.get(), as_given.runs.get()
     assert (long_run.state, short_run.state) == ("done", "done"), [

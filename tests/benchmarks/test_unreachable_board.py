@@ -31,9 +31,12 @@ def short_waits(monkeypatch):
 @pytest.fixture
 def echo(db):
     return CustomBenchmark.objects.create(
-        name="echo", title="echo", command="echo value=1", pattern=r"value=(?P<value>\d+)",
+        name="echo",
+        title="echo",
+        command="echo value=1",
+        pattern=r"value=(?P<value>\d+)",
         unit="x",
-    )  # fmt: skip
+    )
 
 
 def campaign_on(board: Board, preset: str, repetitions: int = 1):

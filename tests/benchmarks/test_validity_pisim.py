@@ -48,7 +48,7 @@ def test_a_quiet_32_bit_board_keeps_every_trial(farm, run_jobs, family):
             "repetitions": TRIALS,
             "peer": "controller",
             "benchmarks": [{"name": name, "params": params}],
-        }  # fmt: skip
+        }
     )
     run_jobs()
     runs = list(campaign.runs.order_by("sequence"))

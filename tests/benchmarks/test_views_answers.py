@@ -29,9 +29,8 @@ def test_the_answer_page_says_the_answer_then_each_metric_s_charts(client, viewe
     assert html.unescape(sentence.group(1)).startswith("Yes, a little: the overclock made")
     assert 'http-equiv="refresh"' not in body  # finished: nothing to wait for
     for index in range(3):  # download, upload, scp: each its comparison
-        figure = json.loads(html.unescape(re.search(
-            rf'<script id="metric-{index}-means-chart" type="application/json">(.*?)</script>',
-            body, re.S).group(1)))  # fmt: skip
+        chart = rf'<script id="metric-{index}-means-chart" type="application/json">(.*?)</script>'
+        figure = json.loads(html.unescape(re.search(chart, body, re.S).group(1)))
         assert figure["layout"]["yaxis"]["title"]["text"].endswith("[Mbit/s]") or index == 2
     assert body.count("Open in the comparison builder") == 3
     link = html.unescape(re.search(r'href="(/comparisons/new/\?[^"]*)"', body).group(1))
@@ -105,9 +104,13 @@ def test_the_bitness_page_pairs_userlands_with_n_units_and_kernel_bits(client, v
     assert "3 / 4" in body  # n of each side
     assert "64 / 64" in body  # the kernels: a 32-bit userland on a 64-bit kernel
     assert "2 trials of 64-bit userland on Raspberry Pi 3 Model B Rev 1.2" in body
-    forest = json.loads(html.unescape(re.search(
-        r'<script id="forest-chart" type="application/json">(.*?)</script>', body, re.S
-    ).group(1)))  # fmt: skip
+    forest = json.loads(
+        html.unescape(
+            re.search(
+                r'<script id="forest-chart" type="application/json">(.*?)</script>', body, re.S
+            ).group(1)
+        )
+    )
     assert forest["data"][0]["y"] == ["sha1sum throughput<br>[MB/s]<br>n=3 vs 4"]
     assert forest["data"][0]["x"][0] == pytest.approx(10.0, abs=0.2)
 

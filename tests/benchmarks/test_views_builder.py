@@ -85,9 +85,13 @@ def test_each_parameter_is_a_field_made_from_its_declaration(client, operator, m
     )
     monkeypatch.setitem(catalog.BUILT_IN, every_kind.name, every_kind)
     CustomBenchmark.objects.create(
-        name="my-dd", title="dd to RAM", command="true", params={"count": "8"}, pattern="x",
+        name="my-dd",
+        title="dd to RAM",
+        command="true",
+        params={"count": "8"},
+        pattern="x",
         unit="MB/s",
-    )  # fmt: skip
+    )
     client.force_login(operator)
     body = client.get(NEW).content.decode()
     assert re.search(r'<input type="number" name="p-every-kind-threads"[^>]*max="8"', body)
@@ -128,11 +132,14 @@ def test_a_sweep_of_too_many_combinations_is_refused_before_any_is_built(client,
     seconds = [n for n in range(1, 70) if n != 10]  # and its own 10
     blocks = [f"{n}K" for n in range(2, 53)]  # and its own 1K
     totals = [f"{n}M" for n in range(1, 41)]  # and its own 10G
-    sweep = {"use-sha1sum": None, "use-sysbench-memory": "on",
-             "vary-sysbench-memory-threads": ",".join(map(str, threads)),
-             "vary-sysbench-memory-seconds": ",".join(map(str, seconds)),
-             "vary-sysbench-memory-block_size": ",".join(blocks),
-             "vary-sysbench-memory-total_size": ",".join(totals)}  # fmt: skip
+    sweep = {
+        "use-sha1sum": None,
+        "use-sysbench-memory": "on",
+        "vary-sysbench-memory-threads": ",".join(map(str, threads)),
+        "vary-sysbench-memory-seconds": ",".join(map(str, seconds)),
+        "vary-sysbench-memory-block_size": ",".join(blocks),
+        "vary-sysbench-memory-total_size": ",".join(totals),
+    }
     combinations = (len(threads) + 1) * (len(seconds) + 1) * (len(blocks) + 1) * (len(totals) + 1)
     client.force_login(operator)
     client.get(NEW)  # the page's first drawing (its templates read) is not the refusal's
@@ -164,13 +171,21 @@ def test_a_custom_benchmark_whose_stored_default_cannot_be_used_is_shown_unavail
     """A row saved before the admin checked defaults: its field used to refuse every post
     (the browser posts the prefilled value, chosen or not), so nobody could preview."""
     CustomBenchmark.objects.create(
-        name="longdef", title="long default", command="true", params={"p": "x" * 300},
-        pattern="(?P<value>x)", unit="x",
-    )  # fmt: skip
+        name="longdef",
+        title="long default",
+        command="true",
+        params={"p": "x" * 300},
+        pattern="(?P<value>x)",
+        unit="x",
+    )
     CustomBenchmark.objects.create(
-        name="nulldef", title="null default", command="true", params={"p": None},
-        pattern="(?P<value>x)", unit="x",
-    )  # fmt: skip
+        name="nulldef",
+        title="null default",
+        command="true",
+        params={"p": None},
+        pattern="(?P<value>x)",
+        unit="x",
+    )
     client.force_login(operator)
     body = client.get(NEW).content.decode()
     assert 'name="p-longdef-p"' not in body and 'name="use-longdef"' not in body
@@ -188,12 +203,19 @@ def test_a_custom_benchmark_whose_stored_default_cannot_be_used_is_shown_unavail
 
 def test_the_fields_of_benchmarks_not_chosen_never_block_the_form(client, operator, boards):
     CustomBenchmark.objects.create(
-        name="my-dd", title="dd to RAM", command="true", params={"count": "8"},
-        pattern="(?P<value>x)", unit="x",
-    )  # fmt: skip
+        name="my-dd",
+        title="dd to RAM",
+        command="true",
+        params={"count": "8"},
+        pattern="(?P<value>x)",
+        unit="x",
+    )
     client.force_login(operator)
-    unchosen = {"p-my-dd-count": "9" * 300, "p-openssl-speed-algorithm": "no-such-cipher",
-                "p-lame-bitrate": "\x00"}  # fmt: skip
+    unchosen = {
+        "p-my-dd-count": "9" * 300,
+        "p-openssl-speed-algorithm": "no-such-cipher",
+        "p-lame-bitrate": "\x00",
+    }
     response = client.post(NEW, form_data(boards, **unchosen))
     assert response.status_code == 200, response.context["form"].errors
     chosen = {**unchosen, "use-my-dd": "on"}
@@ -207,9 +229,13 @@ def test_a_default_a_custom_parameter_may_hold_is_previewed_as_it_is(
     client, operator, boards, longest
 ):
     CustomBenchmark.objects.create(
-        name="longest", title="longest default", command="true", params={"p": longest},
-        pattern="(?P<value>y)", unit="x",
-    )  # fmt: skip
+        name="longest",
+        title="longest default",
+        command="true",
+        params={"p": longest},
+        pattern="(?P<value>y)",
+        unit="x",
+    )
     client.force_login(operator)
     assert f'name="p-longest-p" value="{longest}"' in client.get(NEW).content.decode()
     response = client.post(NEW, form_data(boards, **{"use-longest": "on", "p-longest-p": longest}))
@@ -358,11 +384,15 @@ def test_the_preview_warns_of_an_as_is_that_is_not_stock_and_of_an_underclock(cl
     board = make_board("bench-pi3", host="10.213.9.13")
     config_txt = configtxt.apply_block(b"dtparam=audio=on\n", "arm_freq=1300\n", "mine v1")
     FactSnapshot.objects.create(
-        board=board, revision="a02082", facts={
-            "config_txt": config_txt.decode(), "config_path": "/boot/config.txt",
-            "governor": "ondemand", "revision": {"family": "pi3"},
+        board=board,
+        revision="a02082",
+        facts={
+            "config_txt": config_txt.decode(),
+            "config_path": "/boot/config.txt",
+            "governor": "ondemand",
+            "revision": {"family": "pi3"},
         },
-    )  # fmt: skip
+    )
     classic = presets.example_version(presets.CLASSIC_OVERCLOCK)
     client.force_login(operator)
     data = form_data([board], presets=["as-is", f"{classic.preset.name}@{classic.number}"])
@@ -370,8 +400,10 @@ def test_the_preview_warns_of_an_as_is_that_is_not_stock_and_of_an_underclock(cl
     warnings = re.findall(r'<li class="warning">(.*?)</li>', body, re.S)
     assert len(warnings) == 3, warnings
     assert warnings[0].startswith("bench-pi3 is not at stock: pifarm's block sets arm_freq=1300")
-    assert warnings[0].endswith("Its “as is” is what it runs now; add the stock preset to "
-                                "compare with the firmware's defaults.")  # fmt: skip
+    assert warnings[0].endswith(
+        "Its “as is” is what it runs now; add the stock preset to "
+        "compare with the firmware's defaults."
+    )
     assert warnings[1:] == [
         f"{classic} on bench-pi3: arm_freq 900 is below this board's default of 1200 MHz: "
         "an underclock",
@@ -387,5 +419,8 @@ def test_the_stock_preset_is_offered_first_after_as_is(client, operator, boards)
     client.force_login(operator)
     body = client.get(NEW).content.decode()
     offered = re.findall(r'name="presets" value="([^"]+)"', body)
-    assert offered[:3] == ["as-is", f"{stock.preset.name}@{stock.number}",
-                           f"{classic.preset.name}@{classic.number}"]  # fmt: skip
+    assert offered[:3] == [
+        "as-is",
+        f"{stock.preset.name}@{stock.number}",
+        f"{classic.preset.name}@{classic.number}",
+    ]

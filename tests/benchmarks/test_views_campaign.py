@@ -36,10 +36,15 @@ def finished_run(board):
     run = campaign.runs.get(state=Run.State.DONE)
     end = timezone.now() - timedelta(minutes=5)  # before any status the tests ask for
     Run.objects.filter(pk=run.pk).update(
-        snapshot=snapshot, details={"tool_version": "sha1sum (GNU coreutils) 9.1"},
-        suspect=True, suspect_reasons=["the board throttled during the trial"],
-        peer="controller", measure_s=0.25, started=end - timedelta(seconds=3), finished=end,
-    )  # fmt: skip
+        snapshot=snapshot,
+        details={"tool_version": "sha1sum (GNU coreutils) 9.1"},
+        suspect=True,
+        suspect_reasons=["the board throttled during the trial"],
+        peer="controller",
+        measure_s=0.25,
+        started=end - timedelta(seconds=3),
+        finished=end,
+    )
     measure(run, throughput=(412.5, "MB/s"), seconds=(0.0388, "s"))
     run.refresh_from_db()
     return run
@@ -54,10 +59,20 @@ def test_the_page_shows_each_run_with_its_values_and_environment(client, viewer,
     body = client.get(url("campaign", finished_run.campaign)).content.decode()
     row = body[body.index(f'id="run-{finished_run.code}"') :]
     row = row[: row.index("</tr>")]
-    for text in ["bench-a", "as the board is", "size=16M", "<strong>412.5</strong> MB/s",
-                 "seconds <strong>0.0388</strong> s", "suspect",
-                 "the board throttled during the trial", "64-bit kernel, 32-bit userland",
-                 OS_NAME, "sha1sum (GNU coreutils) 9.1", "controller", "0.25 s"]:  # fmt: skip
+    for text in [
+        "bench-a",
+        "as the board is",
+        "size=16M",
+        "<strong>412.5</strong> MB/s",
+        "seconds <strong>0.0388</strong> s",
+        "suspect",
+        "the board throttled during the trial",
+        "64-bit kernel, 32-bit userland",
+        OS_NAME,
+        "sha1sum (GNU coreutils) 9.1",
+        "controller",
+        "0.25 s",
+    ]:
         assert text in row, text
     assert "1 of 2" in body  # runs ended
     assert '<progress class="campaign-progress" max="2" value="1">' in body
@@ -209,8 +224,10 @@ def test_without_a_finished_run_the_eta_is_the_estimate_s_share(board):
 
 
 def test_the_settings_say_what_the_spec_asked(client, viewer, board):
-    spec = {"benchmarks": [{"name": "sha1sum", "params": {"size": "16M"}}],
-            "repetitions": {"min": 3, "max": 10, "target_pct": 2.0, "budget_s": 600}}  # fmt: skip
+    spec = {
+        "benchmarks": [{"name": "sha1sum", "params": {"size": "16M"}}],
+        "repetitions": {"min": 3, "max": 10, "target_pct": 2.0, "budget_s": 600},
+    }
     campaign = make_campaign(board)
     Campaign.objects.filter(pk=campaign.pk).update(spec={**campaign.spec, **spec})
     client.force_login(viewer)

@@ -43,9 +43,14 @@ def test_each_built_in_benchmark_is_described(client, viewer):
 
 def test_a_custom_benchmark_is_listed_with_its_parameters(client, viewer):
     CustomBenchmark.objects.create(
-        name="my-dd", title="dd to RAM <fast>", command="dd", params={"count": "8"},
-        pattern="(?P<value>[0-9.]+) MB/s", unit="MB/s", tools="dd",
-    )  # fmt: skip
+        name="my-dd",
+        title="dd to RAM <fast>",
+        command="dd",
+        params={"count": "8"},
+        pattern="(?P<value>[0-9.]+) MB/s",
+        unit="MB/s",
+        tools="dd",
+    )
     client.force_login(viewer)
     body = client.get(CATALOG).content.decode()
     section = body[body.index('id="benchmark-my-dd"') :]
@@ -56,9 +61,13 @@ def test_a_custom_benchmark_is_listed_with_its_parameters(client, viewer):
 
 def test_a_custom_benchmark_that_cannot_be_used_leaves_the_others_listed(client, viewer):
     CustomBenchmark.objects.create(
-        name="nulldef", title="null default", command="true", params={"p": None},
-        pattern="(?P<value>x)", unit="x",
-    )  # fmt: skip
+        name="nulldef",
+        title="null default",
+        command="true",
+        params={"p": None},
+        pattern="(?P<value>x)",
+        unit="x",
+    )
     client.force_login(viewer)
     response = client.get(CATALOG)
     assert response.status_code == 200

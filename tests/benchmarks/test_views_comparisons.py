@@ -36,16 +36,24 @@ def builder(client, **params):
 
 
 def saved(campaign, **fields) -> Comparison:
-    fields = {"name": "=HYPERLINK(1)", "benchmark": "sha1sum", "metric": "throughput",
-              "group_by": "preset", **fields}  # fmt: skip
+    fields = {
+        "name": "=HYPERLINK(1)",
+        "benchmark": "sha1sum",
+        "metric": "throughput",
+        "group_by": "preset",
+        **fields,
+    }
     comparison = Comparison.objects.create(**fields)
     comparison.campaigns.set([campaign])
     return comparison
 
 
 def figure(response, name: str) -> dict:
-    found = re.search(rf'<script id="{name}" type="application/json">(.*?)</script>',
-                      response.content.decode(), re.S)  # fmt: skip
+    found = re.search(
+        rf'<script id="{name}" type="application/json">(.*?)</script>',
+        response.content.decode(),
+        re.S,
+    )
     return json.loads(found.group(1))
 
 
@@ -76,8 +84,13 @@ def test_a_campaign_chosen_shows_its_groups_charts_and_verdicts(client, viewer, 
 
 def test_the_baseline_and_grouping_can_be_chosen(client, viewer, campaign):
     client.force_login(viewer)
-    response = builder(client, campaigns=[campaign.code], metric="sha1sum:throughput",
-                       group_by="preset", baseline="fast v2")  # fmt: skip
+    response = builder(
+        client,
+        campaigns=[campaign.code],
+        metric="sha1sum:throughput",
+        group_by="preset",
+        baseline="fast v2",
+    )
     assert "worse: 17 % lower" in response.content.decode()
 
 
@@ -89,13 +102,23 @@ def test_an_unknown_run_code_is_named(client, viewer, campaign):
 
 def test_a_viewer_saves_a_comparison_and_reads_it(client, viewer, campaign):
     client.force_login(viewer)
-    response = client.post(reverse("benchmarks:comparison_save"), {
-        "campaigns": [campaign.code], "metric": "sha1sum:throughput", "group_by": "preset",
-        "baseline": "fast v2", "name": "overclock against stock"})  # fmt: skip
+    response = client.post(
+        reverse("benchmarks:comparison_save"),
+        {
+            "campaigns": [campaign.code],
+            "metric": "sha1sum:throughput",
+            "group_by": "preset",
+            "baseline": "fast v2",
+            "name": "overclock against stock",
+        },
+    )
     comparison = Comparison.objects.get()
     assert response.status_code == 302 and response.url == comparison.get_absolute_url()
-    assert (comparison.owner, comparison.baseline, comparison.group_by) == (viewer, "fast v2",
-                                                                            "preset")  # fmt: skip
+    assert (comparison.owner, comparison.baseline, comparison.group_by) == (
+        viewer,
+        "fast v2",
+        "preset",
+    )
     assert list(comparison.campaigns.all()) == [campaign]
     page = client.get(comparison.get_absolute_url())
     assert page.status_code == 200
@@ -109,9 +132,16 @@ def test_a_saved_comparison_keeps_the_baseline_its_result_used(client, viewer, c
     # Not a group (posted by hand, or left from another grouping): the result falls back to the
     # first group, and that is what is saved, not a name the saved page would ignore.
     client.force_login(viewer)
-    response = client.post(reverse("benchmarks:comparison_save"), {
-        "campaigns": [campaign.code], "metric": "sha1sum:throughput", "group_by": "preset",
-        "baseline": posted, "name": "against the first group"})  # fmt: skip
+    response = client.post(
+        reverse("benchmarks:comparison_save"),
+        {
+            "campaigns": [campaign.code],
+            "metric": "sha1sum:throughput",
+            "group_by": "preset",
+            "baseline": posted,
+            "name": "against the first group",
+        },
+    )
     comparison = Comparison.objects.get()
     assert response.status_code == 302 and comparison.baseline == "as the board is"
     page = client.get(comparison.get_absolute_url())
@@ -120,8 +150,12 @@ def test_a_saved_comparison_keeps_the_baseline_its_result_used(client, viewer, c
 
 def test_a_save_posted_twice_keeps_one_comparison(client, viewer, campaign):
     client.force_login(viewer)
-    form = {"campaigns": [campaign.code], "metric": "sha1sum:throughput", "group_by": "preset",
-            "name": "overclock against stock"}  # fmt: skip
+    form = {
+        "campaigns": [campaign.code],
+        "metric": "sha1sum:throughput",
+        "group_by": "preset",
+        "name": "overclock against stock",
+    }
     first = client.post(reverse("benchmarks:comparison_save"), form)
     again = client.post(reverse("benchmarks:comparison_save"), form)
     renamed = client.post(reverse("benchmarks:comparison_save"), {**form, "name": "another"})
@@ -145,9 +179,15 @@ def test_saving_needs_a_name_and_a_post(client, viewer, campaign):
 )
 def test_a_name_with_a_control_or_bidi_character_is_refused(client, viewer, campaign, name, named):
     client.force_login(viewer)
-    response = client.post(reverse("benchmarks:comparison_save"), {
-        "campaigns": [campaign.code], "metric": "sha1sum:throughput", "group_by": "preset",
-        "name": name})  # fmt: skip
+    response = client.post(
+        reverse("benchmarks:comparison_save"),
+        {
+            "campaigns": [campaign.code],
+            "metric": "sha1sum:throughput",
+            "group_by": "preset",
+            "name": name,
+        },
+    )
     assert response.status_code == 400
     assert f"control or invisible character ({named})" in response.content.decode()
     assert not Comparison.objects.exists()
@@ -155,8 +195,11 @@ def test_a_name_with_a_control_or_bidi_character_is_refused(client, viewer, camp
 
 def test_the_anonymous_are_sent_to_log_in(client, campaign):
     comparison = saved(campaign)
-    for url in (reverse("benchmarks:comparison_new"), comparison.get_absolute_url(),
-                reverse("benchmarks:comparison_csv", args=[comparison.code])):  # fmt: skip
+    for url in (
+        reverse("benchmarks:comparison_new"),
+        comparison.get_absolute_url(),
+        reverse("benchmarks:comparison_csv", args=[comparison.code]),
+    ):
         response = client.get(url)
         assert response.status_code == 302 and "/login" in response.url
 
@@ -185,8 +228,11 @@ def test_the_json_has_the_choices_groups_and_boards(client, viewer, campaign):
     client.force_login(viewer)
     comparison = saved(campaign)
     found = client.get(reverse("benchmarks:comparison_json", args=[comparison.code])).json()
-    assert (found["metric"], found["unit"], found["baseline"]) == ("throughput", "MB/s",
-                                                                   "as the board is")  # fmt: skip
+    assert (found["metric"], found["unit"], found["baseline"]) == (
+        "throughput",
+        "MB/s",
+        "as the board is",
+    )
     group = found["groups"][1]
     assert group["boards"]["bench-a"]["n"] == 3
     assert group["environment"]["board model"] == "Raspberry Pi 4 Model B Rev 1.5"
@@ -310,9 +356,15 @@ def test_the_builder_lists_the_newest_campaigns_and_takes_an_older_ones_pasted_c
 
 def test_a_pasted_campaign_code_is_saved_as_a_campaign(client, viewer, campaign):
     client.force_login(viewer)
-    client.post(reverse("benchmarks:comparison_save"), {
-        "runs": str(campaign.code), "metric": "sha1sum:throughput", "group_by": "preset",
-        "name": "pasted"})  # fmt: skip
+    client.post(
+        reverse("benchmarks:comparison_save"),
+        {
+            "runs": str(campaign.code),
+            "metric": "sha1sum:throughput",
+            "group_by": "preset",
+            "name": "pasted",
+        },
+    )
     comparison = Comparison.objects.get()
     assert list(comparison.campaigns.all()) == [campaign] and not comparison.runs.exists()
 
@@ -320,15 +372,21 @@ def test_a_pasted_campaign_code_is_saved_as_a_campaign(client, viewer, campaign)
 def test_a_network_throughput_draws_the_line_rate_and_the_goodput_ceiling(client, viewer):
     network = Campaign.objects.create(name="network", spec={})
     link = {"link": {"device": "eth0", "mbit": 100, "mtu": 1500}}
-    trials(lane_on(network, "bench-n"), [91.0, 92.5, 93.0], benchmark="iperf3-tcp",
-           unit="Mbit/s", environment=link)  # fmt: skip
+    trials(
+        lane_on(network, "bench-n"),
+        [91.0, 92.5, 93.0],
+        benchmark="iperf3-tcp",
+        unit="Mbit/s",
+        environment=link,
+    )
     client.force_login(viewer)
     response = client.get(saved(network, benchmark="iperf3-tcp").get_absolute_url())
     layout = figure(response, "means-chart")["layout"]
     assert [shape["y0"] for shape in layout["shapes"]] == [100, pytest.approx(94.148, abs=1e-3)]
     assert [label["text"] for label in layout["annotations"]] == [
-        "line rate 100 Mbit/s", "TCP goodput ceiling 94.1 Mbit/s",
-    ]  # fmt: skip
+        "line rate 100 Mbit/s",
+        "TCP goodput ceiling 94.1 Mbit/s",
+    ]
     assert b"the TCP goodput ceiling over it" in response.content
 
 

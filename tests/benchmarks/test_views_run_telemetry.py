@@ -26,8 +26,15 @@ PEER = [
 @pytest.fixture
 def run():
     lane = lane_on(Campaign.objects.create(name="net", spec={}), "bench-a")
-    (made,) = trials(lane, [93.0], benchmark="iperf3-tcp", unit="Mbit/s", peer="controller",
-                     telemetry=BOARD, peer_telemetry=PEER)  # fmt: skip
+    (made,) = trials(
+        lane,
+        [93.0],
+        benchmark="iperf3-tcp",
+        unit="Mbit/s",
+        peer="controller",
+        telemetry=BOARD,
+        peer_telemetry=PEER,
+    )
     return made
 
 
@@ -39,9 +46,12 @@ def test_a_viewer_reads_both_ends_over_time_with_their_units(client, viewer, run
     client.force_login(viewer)
     found = client.get(url(run.code)).json()
     assert found["units"] == {
-        "t": "s", "arm_mhz": "MHz", "temp_c": "°C", "cpu_busy_pct": "% of all cores",
+        "t": "s",
+        "arm_mhz": "MHz",
+        "temp_c": "°C",
+        "cpu_busy_pct": "% of all cores",
         "procs": "% of one core",
-    }  # fmt: skip
+    }
     board, peer = found["ends"]["board"], found["ends"]["peer"]
     assert (board["name"], peer["name"]) == ("bench-a", "controller")
     assert board["t"] == [0.0, 1.0, 2.0] and board["arm_mhz"] == [600, 1500, 1500]
@@ -49,8 +59,12 @@ def test_a_viewer_reads_both_ends_over_time_with_their_units(client, viewer, run
     # no rates in the baseline; a process gone from an interval used nothing in it
     assert board["procs"] == {"iperf3": [None, 61.5, 60.0], "sshd": [None, 4.0, 0.0]}
     assert peer["arm_mhz"] == [None, None] and peer["procs"] == {"iperf3": [None, 35.0]}
-    assert set(found["figures"]) == {"telemetry-clock", "telemetry-temp", "telemetry-throttled",
-                                     "telemetry-cpu"}  # fmt: skip
+    assert set(found["figures"]) == {
+        "telemetry-clock",
+        "telemetry-temp",
+        "telemetry-throttled",
+        "telemetry-cpu",
+    }
     clock = found["figures"]["telemetry-clock"]
     assert clock["layout"]["yaxis"]["title"]["text"] == "Arm clock [MHz]"
     assert clock["layout"]["xaxis"]["title"]["text"] == "time from start [s]"
@@ -64,9 +78,11 @@ def test_throttled_bits_come_in_the_words_of_the_firmware(client, viewer, run):
     assert [reading["value"] for reading in readings] == ["0x0", "0x50005", "0x50000"]
     assert readings[0]["bits"] == []
     assert [bit["words"] for bit in readings[1]["bits"]] == [
-        "under-voltage detected now", "throttled now", "under-voltage has occurred since boot",
+        "under-voltage detected now",
+        "throttled now",
+        "under-voltage has occurred since boot",
         "throttling has occurred since boot",
-    ]  # fmt: skip
+    ]
     chart = found["figures"]["telemetry-throttled"]
     (trace,) = chart["data"]
     assert trace["x"] == [1.0] * 4 + [2.0] * 2

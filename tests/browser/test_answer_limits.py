@@ -51,8 +51,12 @@ def test_an_answer_says_what_ran_and_what_the_simulation_can_show_on_a_phone(
     lane.snapshot.revision = "a02082"  # a Pi 3: the classic overclock's 900 MHz is under 1200
     lane.snapshot.facts["simulated"] = True
     lane.snapshot.save()
-    state = {"config_sha256": "c" * 64, "managed": {}, "firmware": {"arm_freq": "1200"},
-             "governor": "ondemand"}  # fmt: skip
+    state = {
+        "config_sha256": "c" * 64,
+        "managed": {},
+        "firmware": {"arm_freq": "1200"},
+        "governor": "ondemand",
+    }
     lane.runs.filter(preset_version=None).update(
         environment={"effective": state}, config_fingerprint="f" * 12
     )

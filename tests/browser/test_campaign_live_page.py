@@ -58,9 +58,13 @@ def test_a_boards_apt_output_follows_its_newest_line_unless_scrolled_up(
 ):
     board = make_board("bench-a")
     task = BoardTask.objects.create(
-        board=board, kind=BoardTask.Kind.PREPARE, state=BoardTask.State.RUNNING,
-        benchmarks=["sysbench-cpu"], step="installing sysbench", log_tail=output(1, 60),
-    )  # fmt: skip
+        board=board,
+        kind=BoardTask.Kind.PREPARE,
+        state=BoardTask.State.RUNNING,
+        benchmarks=["sysbench-cpu"],
+        step="installing sysbench",
+        log_tail=output(1, 60),
+    )
     log_in(page, live_server, user)
     page.goto(live_server.url + board.get_absolute_url())
     log = page.locator(".task-log")

@@ -93,9 +93,14 @@ def network():
     and telemetry on both ends."""
     campaign = Campaign.objects.create(name="overclock on a 100 Mbit/s Pi", spec={})
     lane = lane_on(campaign, "bench-net")
-    fields = {"benchmark": "iperf3-tcp", "unit": "Mbit/s", "peer": "controller",
-              "environment": {"link": {"device": "eth0", "mbit": 100, "mtu": 1500}},
-              "telemetry": BOARD_SAMPLES, "peer_telemetry": PEER_SAMPLES}  # fmt: skip
+    fields = {
+        "benchmark": "iperf3-tcp",
+        "unit": "Mbit/s",
+        "peer": "controller",
+        "environment": {"link": {"device": "eth0", "mbit": 100, "mtu": 1500}},
+        "telemetry": BOARD_SAMPLES,
+        "peer_telemetry": PEER_SAMPLES,
+    }
     trials(lane, [88.0, 89.5, 90.1], clock_mhz=1500.0, **fields)
     trials(lane, [92.0, 93.1, 93.4], clock_mhz=1800.0, preset_version=overclock(), **fields)
     return campaign

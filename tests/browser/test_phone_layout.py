@@ -106,9 +106,13 @@ def test_the_builder_previews_with_a_custom_benchmark_it_cannot_use(
     posted that prefilled value, so every preview was refused. Now it is listed apart, with
     the reason, and the rest of the builder works."""
     CustomBenchmark.objects.create(
-        name="longdef", title="long default", command="true", params={"p": "x" * 300},
-        pattern="(?P<value>x)", unit="x",
-    )  # fmt: skip
+        name="longdef",
+        title="long default",
+        command="true",
+        params={"p": "x" * 300},
+        pattern="(?P<value>x)",
+        unit="x",
+    )
     board = make_board("bench-a")
     page.emulate_media(color_scheme="dark")
     log_in(page, live_server, user)

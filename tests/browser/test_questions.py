@@ -68,8 +68,13 @@ def test_the_64_against_32_bit_view_on_a_phone_in_dark_mode(page, live_server, v
     for bits, values in ((32, [100.0, 101.0, 99.0]), (64, [110.0, 111.0, 109.0])):
         lane = lane_on(campaign, f"pi4-{bits}", userland=bits)
         trials(lane, values)
-        trials(lane, [v / 50 for v in values], benchmark="intloop",
-               metric="iterations_per_second", unit="iter/s")  # fmt: skip
+        trials(
+            lane,
+            [v / 50 for v in values],
+            benchmark="intloop",
+            metric="iterations_per_second",
+            unit="iter/s",
+        )
     page.emulate_media(color_scheme="dark")
     log_in(page, live_server, viewer)
     page.set_viewport_size(PHONE)

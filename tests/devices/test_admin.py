@@ -88,8 +88,16 @@ def test_the_admin_retires_and_restores_boards(client, staff):
 
 
 def rename_in_the_admin(client, board, name: str):
-    data = {"name": name, "host": board.host, "port": 22, "username": "pi", "tags": "",
-            "queue": "default", "status": "online", "status_reason": ""}  # fmt: skip
+    data = {
+        "name": name,
+        "host": board.host,
+        "port": 22,
+        "username": "pi",
+        "tags": "",
+        "queue": "default",
+        "status": "online",
+        "status_reason": "",
+    }
     return client.post(reverse("admin:devices_board_change", args=[board.pk]), data)
 
 

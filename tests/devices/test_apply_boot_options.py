@@ -16,9 +16,10 @@ def test_an_acknowledged_boot_option_is_applied(pisim_node_factory, run_jobs):
     board = register_node(pisim_node_factory())
     preset = Preset.objects.create(name="boots otherwise", families=["pi4"])
     version = presets.new_version(
-        preset, options={"arm_freq": "1700", "disable_splash": "1", "start_x": "0"},
+        preset,
+        options={"arm_freq": "1700", "disable_splash": "1", "start_x": "0"},
         acknowledge_boot=True,
-    )  # fmt: skip
+    )
 
     application = apply_now(board, version, Application.Mode.TRIAL, run_jobs)
 

@@ -266,8 +266,11 @@ def test_stock_removes_pifarms_block_through_the_same_write_reboot_verify_and_ro
     assert application.state == State.VERIFIED, application.reason
     assert_all_ok(application.verification)
     assert set(application.verification) == {
-        "trial boot (tryboot flag)", "governor", "arm_clock_mhz", "throttled"
-    }  # fmt: skip
+        "trial boot (tryboot flag)",
+        "governor",
+        "arm_clock_mhz",
+        "throttled",
+    }
     assert application.verification["governor"]["got"] == "ondemand"
     assert application.verification["arm_clock_mhz"]["got"] == 1800  # the board's own arm_boost
     assert node.read_file(PI4_CONFIG) == own  # no block left, the image's own file
@@ -353,10 +356,20 @@ def worker_process(env: dict, log: Path) -> subprocess.Popen:
     """A real worker with RQ's scheduler, which delivers a busy board's next try."""
     with log.open("wb") as output:
         return subprocess.Popen(
-            [sys.executable, "manage.py", "rqworker", "default", "--with-scheduler",
-             "--worker-class", "rq.SimpleWorker"],
-            cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "manage.py",
+                "rqworker",
+                "default",
+                "--with-scheduler",
+                "--worker-class",
+                "rq.SimpleWorker",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
 
 
 @contextmanager

@@ -62,9 +62,12 @@ def test_pruning_quotes_the_directory_and_removes_only_that_files_oldest_backups
     path = f"{odd}/-config.txt"
     kept_decoys = [f"{odd}/other.txt.pifarm-20200101-120000-abcdef.bak", f"{odd}/-config.txt"]
     target = ssh.Target(
-        node.host, node.port, node.user, Credential("key", node.private_key_pem),
+        node.host,
+        node.port,
+        node.user,
+        Credential("key", node.private_key_pem),
         node.host_key_public,
-    )  # fmt: skip
+    )
     with ssh.Session(target, QUICK) as session:
         backups = [backup_of(path, day) for day in (3, 1, 4, 2)]
         assert session.run(["mkdir", "-p", "--", odd], 5).ok

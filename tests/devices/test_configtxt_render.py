@@ -128,8 +128,10 @@ def test_the_acknowledgment_travels_with_the_block():
     preset = settings_text({"force_turbo": 1, "over_voltage": 2}, acknowledge_warranty=True)
     applied = apply_block(BOOKWORM, preset, "turbo")
     assert [f.severity for f in validate(applied, "pi3")] == ["warning"]
-    assert [f.severity for f in validate(remove_block(applied) + b"force_turbo=1\n"
-                                         b"over_voltage=2\n", "pi3")] == ["error"]  # fmt: skip
+    assert [
+        f.severity
+        for f in validate(remove_block(applied) + b"force_turbo=1\nover_voltage=2\n", "pi3")
+    ] == ["error"]
 
 
 def test_a_long_label_is_cut_to_fit_the_line_limit():

@@ -285,9 +285,12 @@ def test_board_specific_cautions_are_warnings():
 
 def test_a_minimum_above_its_maximum_warns():
     assert found("arm_freq=900\narm_freq_min=1000\n", "pi3") == [
-        (2, "warning", "arm_freq_min=1000 is above arm_freq=900 (line 1): the idle value "
-         "exceeds the busy one")
-    ]  # fmt: skip
+        (
+            2,
+            "warning",
+            "arm_freq_min=1000 is above arm_freq=900 (line 1): the idle value exceeds the busy one",
+        )
+    ]
 
 
 def test_include_and_initramfs_lines():

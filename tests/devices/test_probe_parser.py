@@ -127,9 +127,20 @@ def test_board_fixtures_parse_cleanly(name):
     assert facts.revision.board_type == want["board_type"]
     assert facts.revision.family == want["family"]
     assert facts.revision.code == facts.revision_code
-    for key in ("model", "kernel_arch", "kernel_bits", "userland_bits", "dpkg_arch", "os_id",
-                "os_version_codename", "config_path", "throttled", "arm_clock_hz",
-                "temperature_c", "cpu_count"):  # fmt: skip
+    for key in (
+        "model",
+        "kernel_arch",
+        "kernel_bits",
+        "userland_bits",
+        "dpkg_arch",
+        "os_id",
+        "os_version_codename",
+        "config_path",
+        "throttled",
+        "arm_clock_hz",
+        "temperature_c",
+        "cpu_count",
+    ):
         assert getattr(facts, key) == want[key], key
     assert bitness_summary(facts) == want["summary"]
     assert facts.temperature_source == "vcgencmd"
@@ -279,8 +290,9 @@ def test_config_txt_cannot_forge_facts(board_root, tmp_path):
 
 
 def test_truncated_config_is_flagged():
-    facts = parse_probe_output(encode({"config_path": "/boot/config.txt", "config_txt": "a=1\n",
-                                       "config_size": "2000000"}))  # fmt: skip
+    facts = parse_probe_output(
+        encode({"config_path": "/boot/config.txt", "config_txt": "a=1\n", "config_size": "2000000"})
+    )
     assert facts.config_txt_truncated
 
 
@@ -315,12 +327,30 @@ def test_busybox_applets_only(tmp_path):
         pytest.skip("busybox is not installed")
     bindir = tmp_path / "bb"
     bindir.mkdir()
-    for applet in ("base64", "cat", "grep", "head", "nproc", "od", "sed", "tr", "uname", "wc",
-                   "timeout", "sh"):  # fmt: skip
+    for applet in (
+        "base64",
+        "cat",
+        "grep",
+        "head",
+        "nproc",
+        "od",
+        "sed",
+        "tr",
+        "uname",
+        "wc",
+        "timeout",
+        "sh",
+    ):
         (bindir / applet).symlink_to(shutil.which("busybox"))
     env = {"PATH": str(bindir)}
-    done = subprocess.run([str(bindir / "sh"), "-s"], input=PROBE_SCRIPT.encode(),
-                          capture_output=True, env=env, timeout=120, check=False)  # fmt: skip
+    done = subprocess.run(
+        [str(bindir / "sh"), "-s"],
+        input=PROBE_SCRIPT.encode(),
+        capture_output=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
     facts = parse_probe_output(done.stdout.decode())
     assert facts.kernel_arch == platform.machine()
     assert facts.boot_id is not None
@@ -377,8 +407,9 @@ def test_garbage_output_lists_errors():
 
 
 def test_vcgencmd_errors_become_error_lines():
-    facts = parse_probe_output(encode({"get_throttled": "VCHI initialization failed\n",
-                                       "thermal_temp": "-5250\n"}))  # fmt: skip
+    facts = parse_probe_output(
+        encode({"get_throttled": "VCHI initialization failed\n", "thermal_temp": "-5250\n"})
+    )
     assert facts.throttled is None
     assert "vcgencmd get_throttled: error reply 'VCHI initialization failed'" in facts.errors
     assert facts.temperature_c == -5.25
@@ -410,8 +441,9 @@ def test_anything_after_the_marker_never_raises(lines):
 @settings(max_examples=100, deadline=None)
 @given(st.binary(max_size=300))
 def test_any_config_bytes_round_trip(data):
-    facts = parse_probe_output(encode({"model": "Pi", "config_path": "/boot/config.txt",
-                                       "config_txt": data}))  # fmt: skip
+    facts = parse_probe_output(
+        encode({"model": "Pi", "config_path": "/boot/config.txt", "config_txt": data})
+    )
     assert facts.model == "Pi"
     if facts.config_txt is None:  # only the stub is dropped
         assert is_bookworm_stub(data.decode("utf-8", errors="replace"))
@@ -439,9 +471,14 @@ def test_any_config_bytes_round_trip(data):
 )  # fmt: skip
 def test_parse_cpuinfo(name, revision, serial, model, hardware, model_name, processors):
     info = parse_cpuinfo((FIXTURES / "cpuinfo" / name).read_text())
-    assert info == {"revision": revision, "serial": serial, "model": model,
-                    "hardware": hardware, "model_name": model_name,
-                    "processors": processors}  # fmt: skip
+    assert info == {
+        "revision": revision,
+        "serial": serial,
+        "model": model,
+        "hardware": hardware,
+        "model_name": model_name,
+        "processors": processors,
+    }
 
 
 def test_parse_cpuinfo_of_a_non_pi():
@@ -456,9 +493,11 @@ def test_parse_os_release_quoting():
         'VERSION_ID=\'11\'\nNAME="say \\"hi\\""\n# comment\nbroken line\nlower=x\n'
     )
     assert parse_os_release(text) == {
-        "PRETTY_NAME": "Raspbian GNU/Linux 11 (bullseye)", "ID": "raspbian",
-        "VERSION_ID": "11", "NAME": 'say "hi"',
-    }  # fmt: skip
+        "PRETTY_NAME": "Raspbian GNU/Linux 11 (bullseye)",
+        "ID": "raspbian",
+        "VERSION_ID": "11",
+        "NAME": 'say "hi"',
+    }
 
 
 # --- what a hostile board reports ----------------------------------------------------------------

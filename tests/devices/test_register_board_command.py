@@ -39,18 +39,25 @@ def test_bad_hosts_and_users_are_refused_before_any_connection(host, user, monke
     monkeypatch.setattr(ssh, "fetch_host_key", no_connections)
     with pytest.raises(CommandError):
         call_command(
-            "register_board", "bad", host, user=user,
-            key_file=KEYS / "test_ed25519", fingerprint="SHA256:x",
-        )  # fmt: skip
+            "register_board",
+            "bad",
+            host,
+            user=user,
+            key_file=KEYS / "test_ed25519",
+            fingerprint="SHA256:x",
+        )
     assert not Board.objects.exists()
 
 
 def test_an_unreadable_key_file_is_a_clear_error(tmp_path):
     with pytest.raises(CommandError, match="cannot read"):
         call_command(
-            "register_board", "x", "10.213.9.9",
-            key_file=tmp_path / "missing", fingerprint="SHA256:x",
-        )  # fmt: skip
+            "register_board",
+            "x",
+            "10.213.9.9",
+            key_file=tmp_path / "missing",
+            fingerprint="SHA256:x",
+        )
 
 
 def test_a_board_named_controller_is_refused_before_any_connection(monkeypatch):
@@ -60,7 +67,10 @@ def test_a_board_named_controller_is_refused_before_any_connection(monkeypatch):
     monkeypatch.setattr(ssh, "fetch_host_key", no_connections)
     with pytest.raises(CommandError, match="name: “controller” is what a campaign calls"):
         call_command(
-            "register_board", "Controller", "10.213.9.9",
-            key_file=KEYS / "test_ed25519", fingerprint="SHA256:x",
-        )  # fmt: skip
+            "register_board",
+            "Controller",
+            "10.213.9.9",
+            key_file=KEYS / "test_ed25519",
+            fingerprint="SHA256:x",
+        )
     assert not Board.objects.exists()

@@ -102,9 +102,13 @@ def register_from_shell(name):
     with socket.create_server(("127.0.0.1", 0)) as closed:
         port = closed.getsockname()[1]
     call_command(
-        "register_board", name, "127.0.0.1", port=port,
-        key_file=KEYS / "test_ed25519", fingerprint="SHA256:x",
-    )  # fmt: skip
+        "register_board",
+        name,
+        "127.0.0.1",
+        port=port,
+        key_file=KEYS / "test_ed25519",
+        fingerprint="SHA256:x",
+    )
 
 
 # ---- removing through the UI ----------------------------------------------------------------

@@ -182,11 +182,26 @@ def test_sha1sum_at_arm_freq_1500_is_clearly_faster_than_at_1000(pisim_node_fact
 def test_without_a_cpu_controller_a_node_runs_unthrottled_and_says_so():
     hierarchy = str(cgroup.detect().root)  # unmounted in a mount namespace of the test's own
     done = subprocess.run(
-        ["unshare", "--mount", "--propagation", "private", "sh", "-c",
-         'umount -l "$1" && shift && exec "$@"', "sh", hierarchy,
-         sys.executable, "-c", UNTHROTTLED_FARM],
-        capture_output=True, text=True, timeout=90, cwd=PKG_PARENT, check=False,
-    )  # fmt: skip
+        [
+            "unshare",
+            "--mount",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            'umount -l "$1" && shift && exec "$@"',
+            "sh",
+            hierarchy,
+            sys.executable,
+            "-c",
+            UNTHROTTLED_FARM,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        cwd=PKG_PARENT,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout.splitlines()[-1])
     assert report["quota"]["mode"] == "none"

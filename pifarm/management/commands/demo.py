@@ -119,8 +119,9 @@ class Command(BaseCommand):
         log.write(f"{line}\n".encode())
         log.flush()
 
-    def _banner(self, port: int, password: str, farm: list[dict], log_path: Path,
-                question: Campaign | None) -> None:  # fmt: skip
+    def _banner(
+        self, port: int, password: str, farm: list[dict], log_path: Path, question: Campaign | None
+    ) -> None:
         boards = ", ".join(f"{node['name']} ({node['profile']})" for node in farm)
         answer = ""
         if question is not None:
@@ -211,8 +212,9 @@ class Command(BaseCommand):
         """A short run of the network question on the farm's 100 Mbit/s Pis, started the way
         `manage.py campaign start` starts one. Once per demo database: the one started before
         (running or done) is kept across restarts, unless it was cancelled."""
-        boards = [f"sim-{node['name']}" for node in farm
-                  if PROFILES[node["profile"]].eth_mbit == 100]  # fmt: skip
+        boards = [
+            f"sim-{node['name']}" for node in farm if PROFILES[node["profile"]].eth_mbit == 100
+        ]
         if not boards:
             return None
         earlier = Campaign.objects.filter(name=DEMO_QUESTION_NAME, spec__question=DEMO_QUESTION.key)
@@ -220,8 +222,9 @@ class Command(BaseCommand):
         if earlier is not None:
             return earlier
         spec = DEMO_QUESTION.spec(boards) | {
-            "name": DEMO_QUESTION_NAME, "quiet": {"deadline_s": DEMO_QUIET_DEADLINE_S},
-        }  # fmt: skip
+            "name": DEMO_QUESTION_NAME,
+            "quiet": {"deadline_s": DEMO_QUIET_DEADLINE_S},
+        }
         try:
             return campaigns.start(spec, get_user_model().objects.get(username="demo"))
         except specs.SpecError as exc:
