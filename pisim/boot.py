@@ -7,7 +7,8 @@ Killing that unshare process powers the node off: every process of the node dies
 
 Signals from the supervisor: SIGUSR1 = kill sshd and every session now, keep sshd down;
 SIGUSR2 = start sshd again; SIGHUP = restart the sshd listener (new host key).
-With a banner fault (pisim.faults) port 22 is SshGate, a relay in front of sshd on loopback.
+With a banner fault (pisim.faults) port 22 is SshGate (pisim/sshgate.py), a relay in front of
+sshd on loopback. The mounts: pisim/nodemounts.py; the boot log: pisim/nodelog.py.
 PID 1 joins the node's cgroup first (pisim/nodecpu.py) and sets its CPU quota from the
 emulated Arm clock, which it re-evaluates every CLOCK_SAMPLE_S from the governor and the load;
 the same scan of the node's processes rewrites the node's own /proc/stat and /proc/loadavg
@@ -20,320 +21,46 @@ pisim.rootfs, where PID 1 mounts the node's own files (setup_userland_root).
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
-import re
 import select
-import shutil
 import signal
 import socket
-import stat
 import sys
-import threading
 import time
 from pathlib import Path
 
 sys.path.append(str(Path(__file__).resolve().parent))  # python -I leaves our directory out
 import nodecpu  # noqa: E402 - standard library only, from this directory
+import nodelog  # noqa: E402 - likewise
 import procstat  # noqa: E402 - likewise
 import usbnic  # noqa: E402 - likewise
+from nodelog import log  # noqa: E402 - likewise
+from nodemounts import (  # noqa: E402 - likewise
+    NODE_PATH,
+    setup_mounts,
+    show_line_rate,
+    userland_argv,
+    write,
+)
+from sshgate import GATED_SSHD_CONFIG, SSHD_CONFIG, SshGate  # noqa: E402 - likewise
 
-MS_BIND = 0x1000
-MS_REC = 0x4000
-MS_RDONLY = 0x1
-MS_NOSUID = 0x2
-MS_NODEV = 0x4
-MS_REMOUNT = 0x20
 SSHD = "/usr/sbin/sshd"
-SSHD_CONFIG = "/etc/ssh/sshd_config"
-GATED_SSHD_CONFIG = "/run/sshd_config.gated"  # this boot's sshd config behind SshGate
-LOOPBACK_SSHD = ("127.0.0.1", 22)
-SSHD_START_WAIT_S = 3.0  # how long the banner gate waits for sshd to listen after a boot
-NODE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-GOVERNORS = "conservative ondemand userspace powersave performance schedutil"  # yaml: governor
+
+
 # How often the emulated clock (and with it the CPU quota) follows the load: often enough that
 # a job is not held at arm_freq_min for long, like ondemand's own sampling.
 CLOCK_SAMPLE_S = 0.2
+
+
 # ondemand's up_threshold: busier than this, the cores run at arm_freq. Half of what the quota
 # allows tells a busy core (measured ~1.0) from logins and probes (up to ~0.4 of a sample).
 ONDEMAND_BUSY_LOAD = 0.5
+
+
 POLICY = "/sys/devices/system/cpu/cpufreq/policy0"  # one cpufreq policy for all cores
 USBNIC_READY_WAIT_S = 10.0
 USBNIC_RESTART_DELAY_S = 1.0  # a relay that cannot start (no /dev/net/tun?) is not respawned hot
-_libc = ctypes.CDLL(None, use_errno=True)
-_log_fd = 2
-
-
-def log(msg: str) -> None:
-    os.write(_log_fd, f"{time.strftime('%H:%M:%S')} boot: {msg}\n".encode())
-
-
-def mount(
-    src: str | None, target: str, fstype: str | None = None, flags: int = 0, data: str | None = None
-) -> None:
-    rc = _libc.mount(
-        src.encode() if src else None,
-        target.encode(),
-        fstype.encode() if fstype else None,
-        ctypes.c_ulong(flags),
-        data.encode() if data else None,
-    )
-    if rc != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"mount {src} on {target}: {os.strerror(err)}")
-
-
-def write(path: str, data: str | bytes, mode: int = 0o444) -> None:
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "wb") as f:
-        f.write(data.encode() if isinstance(data, str) else data)
-    os.chmod(path, mode)
-
-
-def tmpfs(target: str, mode: str = "755", size: str | None = None) -> None:
-    opts = f"mode={mode}" + (f",size={size}" if size else "")
-    mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, opts)
-
-
-def setup_firmware_tree(booted: dict, model: bytes) -> None:
-    """/sys/firmware/devicetree/base, as the firmware hands it to Linux."""
-    tmpfs("/sys/firmware")
-    base = "/sys/firmware/devicetree/base"
-    write(f"{base}/model", model + b"\0")  # trailing NUL like a real Pi (yaml)
-    write(f"{base}/serial-number", booted["serial"] + "\0")
-    write(f"{base}/compatible", booted["compatible"])
-    # yaml: tryboot.detect: 4 bytes big-endian, 1 during a trial boot.
-    write(f"{base}/chosen/bootloader/tryboot", int(booted["tryboot"]).to_bytes(4, "big"))
-    write(f"{base}/chosen/bootloader/boot-mode", (1).to_bytes(4, "big"))
-
-
-def setup_cpu_tree(booted: dict) -> None:
-    """Simulated cpufreq sysfs: one policy shared by all cores, like a Pi."""
-    tmpfs("/sys/devices/system/cpu")
-    root = "/sys/devices/system/cpu"
-    n = booted["ncpu"]
-    cpus = f"0-{n - 1}" if n > 1 else "0"
-    for name in ("online", "possible", "present"):
-        write(f"{root}/{name}", cpus + "\n")
-    write(f"{root}/offline", "\n")
-    ints = booted["config"]["ints"]
-    fmax, fmin = ints["arm_freq"] * 1000, ints["arm_freq_min"] * 1000
-    pol = f"{root}/cpufreq/policy0"
-    steps = sorted({fmin, *range(fmin, fmax, 100000), fmax})
-    files = {
-        "affected_cpus": " ".join(map(str, range(n))),
-        "related_cpus": " ".join(map(str, range(n))),
-        "cpuinfo_max_freq": fmax,
-        "cpuinfo_min_freq": fmin,
-        "cpuinfo_transition_latency": 355000,
-        "scaling_available_governors": GOVERNORS + " ",
-        "scaling_driver": "cpufreq-dt",
-        "scaling_available_frequencies": " ".join(map(str, steps)) + " ",
-        "scaling_max_freq": fmax,
-        "scaling_min_freq": fmin,
-        "scaling_cur_freq": fmin,
-        "scaling_setspeed": "<unsupported>",
-    }
-    for name, value in files.items():
-        write(f"{pol}/{name}", f"{value}\n")
-    write(f"{pol}/scaling_governor", booted["governor"] + "\n", 0o644)  # root may change it
-    for cpu in range(n):
-        os.makedirs(f"{root}/cpu{cpu}", exist_ok=True)
-        os.symlink("../cpufreq/policy0", f"{root}/cpu{cpu}/cpufreq")
-        if cpu:
-            write(f"{root}/cpu{cpu}/online", "1\n", 0o644)
-    tmpfs("/sys/class/thermal")
-    write("/sys/class/thermal/thermal_zone0/type", "cpu-thermal\n")
-    write("/sys/class/thermal/thermal_zone0/temp", "40000\n")
-
-
-def show_line_rate(booted: dict) -> None:
-    """eth0's sysfs speed says the profile's line rate, as a Pi's NIC reports its link (100 on
-    a Pi 3's smsc95xx, 1000 on a Pi 4): a veth would say 10000 and a USB NIC's TAP 10. Called
-    once eth0 exists; a node with a userland root gets the same file there, where its /sys is
-    already bound."""
-    source = "/run/pisim/eth0-speed"  # the node's own run dir, mounted by setup_mounts
-    write(source, f"{booted['profile']['eth_mbit']}\n")
-    userland = booted.get("userland")
-    for root in ("", *([userland["root"]] if userland else [])):
-        mount(source, f"{root}/sys/class/net/eth0/speed", flags=MS_BIND)
-
-
-def setup_mounts(node: Path, booted: dict) -> int:
-    """All of the node's private mounts; returns an O_PATH fd of the node's run dir."""
-    for name in ("cpuinfo", "meminfo", "uptime", "stat", "loadavg"):
-        mount(str(node / "proc" / name), f"/proc/{name}", flags=MS_BIND)
-    mount(str(node / "proc" / "boot_id"), "/proc/sys/kernel/random/boot_id", flags=MS_BIND)
-    setup_firmware_tree(booted, (node / "proc" / "model").read_bytes())
-    setup_cpu_tree(booted)
-    etc = node / "etc"
-    for name in ("passwd", "shadow", "group", "gshadow", "hostname", "hosts", "os-release"):
-        if (etc / name).exists():
-            # /etc/os-release is a symlink on Debian: the bind lands on its target, which is
-            # what readers of either path should see.
-            mount(str(etc / name), f"/etc/{name}", flags=MS_BIND)
-    for name in ("sudoers.d", "default", "ssh"):
-        mount(str(etc / name), f"/etc/{name}", flags=MS_BIND)
-    mount(str(node / "boot"), "/boot", flags=MS_BIND)
-    mount(str(node / "home"), "/home", flags=MS_BIND)
-    for sub in ("bin", "sbin"):
-        target = f"/usr/local/{sub}"
-        try:  # read-only overlay keeps what the host has in /usr/local/bin usable
-            mount("overlay", target, "overlay", MS_RDONLY, f"lowerdir={node / sub}:{target}")
-        except OSError as exc:
-            log(f"overlay on {target} failed ({exc}); plain bind")
-            mount(str(node / sub), target, flags=MS_BIND)
-    userland = booted.get("userland")
-    if userland:  # while the node directory is still in reach: /run is covered below
-        setup_userland_root(node, userland["root"], booted.get("missing_tools", []))
-    else:
-        hide_missing_tools(node, booted.get("missing_tools", []))
-    tmpfs("/tmp", "1777")  # noqa: S108 - the node's own, empty /tmp
-    tmpfs("/dev/shm", "1777")  # noqa: S108
-    tmpfs("/var/log", "755", "64m")
-    run_fd = os.open(node / "run", os.O_PATH | os.O_DIRECTORY)
-    tmpfs("/run", "755")  # hides the host's /run, including every farm's directory
-    for d, mode in (
-        ("/run/sshd", 0o755),
-        ("/run/lock", 0o1777),
-        ("/run/pisim", 0o755),
-        ("/run/user", 0o755),
-    ):
-        os.mkdir(d)
-        os.chmod(d, mode)
-    mount(f"/proc/self/fd/{run_fd}", "/run/pisim", flags=MS_BIND)
-    if not booted.get("usb_nic"):  # a USB NIC's eth0 comes with its relay (UsbNic.start)
-        show_line_rate({**booted, "userland": None})  # the userland's /sys is bound below
-    if userland:
-        # The node's /proc (its pid namespace, Pi-shaped files), /sys (its netns, cpufreq and
-        # device tree), /dev (with its /dev/shm), /run (with /run/pisim), /tmp and /var/log:
-        # the very mounts set up above, with everything mounted under them.
-        for path in ("/proc", "/sys", "/dev", "/run", "/tmp", "/var/log"):  # noqa: S108
-            mount(path, f"{userland['root']}{path}", flags=MS_BIND | MS_REC)
-    return run_fd
-
-
-def setup_userland_root(node: Path, root: str, missing_tools: list[str]) -> None:
-    """A 32-bit node: the i386 root of pisim.rootfs (read-only: every node shares it) made into
-    the node's filesystem, with what the node has of its own mounted in it as on the host side
-    (setup_mounts then adds the node's /proc, /sys, /dev, /run, /tmp and /var/log).
-
-    PID 1 stays in the host's root (its Python is the host's); sshd, and with it every session,
-    is chrooted here (userland_argv), and so is Node.run_as_root."""
-    mount(root, root, flags=MS_BIND)
-    mount(None, root, flags=MS_BIND | MS_REMOUNT | MS_RDONLY)
-    etc = node / "etc"
-    for name in ("passwd", "shadow", "group", "gshadow", "hostname", "hosts", "os-release"):
-        if (etc / name).exists():
-            mount(str(etc / name), f"{root}/etc/{name}", flags=MS_BIND)
-    for name in ("sudoers.d", "default", "ssh"):
-        mount(str(etc / name), f"{root}/etc/{name}", flags=MS_BIND)
-    mount(str(node / "boot"), f"{root}/boot", flags=MS_BIND)
-    mount(str(node / "home"), f"{root}/home", flags=MS_BIND)
-    for sub in ("bin", "sbin"):  # the emulators, over the root's own (empty) /usr/local
-        target = f"{root}/usr/local/{sub}"
-        mount("overlay", target, "overlay", MS_RDONLY, f"lowerdir={node / sub}:{target}")
-    hide_missing_tools(node, missing_tools, root)
-    tmpfs(f"{root}/var/tmp", "1777")  # noqa: S108 - the node's own, empty /var/tmp
-    log(f"userland: {root} (read-only; the node's own files mounted in it)")
-
-
-def userland_argv(booted: dict, argv: list[str]) -> list[str]:
-    """argv run from the node's userland: chrooted into a 32-bit node's root, with the 32-bit
-    personality where its profile has one (inherited by every child)."""
-    userland = booted.get("userland")
-    if not userland:
-        return argv
-    personality = ["/usr/bin/setarch", userland["personality"]] if userland["personality"] else []
-    return ["/usr/sbin/chroot", userland["root"], *personality, *argv]
-
-
-def hide_missing_tools(node: Path, tools: list[str], root: str = "") -> None:
-    """Faults.missing_tools: each tool's name vanishes from every directory of the node's PATH.
-
-    A read-only overlay over the directory, whose top layer holds an overlayfs whiteout (a 0:0
-    character device) per hidden name: the name is then absent, so every shell's `command -v`
-    says so (something mounted over the file would still exist, and bash names a file that
-    exists even when it may not run). The simulated apt-get rebuilds these overlays without
-    the tools of what it installs (listed in run/apt-installed.json, kept across boots); it
-    learns which directory hides what from run/hidden-tools.json. root: the node's userland
-    root (a 32-bit node's), whose PATH directories these are; the file names them as the
-    node sees them.
-    """
-    installed = set(_read_json(node / "run" / "apt-installed.json", []))
-    hidden: dict[str, list[str]] = {}
-    for index, directory in enumerate(
-        dict.fromkeys(os.path.realpath(root + d) for d in NODE_PATH.split(":"))
-    ):
-        names = [t for t in tools if t not in installed and os.path.lexists(f"{directory}/{t}")]
-        if not names:
-            continue
-        layer = node / "run" / "whiteouts" / f"{index}-boot"
-        shutil.rmtree(layer, ignore_errors=True)
-        layer.mkdir(parents=True)
-        for name in names:
-            os.mknod(layer / name, 0o600 | stat.S_IFCHR, os.makedev(0, 0))
-        mount("overlay", directory, "overlay", MS_RDONLY, f"lowerdir={layer}:{directory}")
-        hidden[directory.removeprefix(root)] = names
-    write(str(node / "run" / "hidden-tools.json"), json.dumps(hidden), 0o644)
-    if hidden:
-        log(f"tools hidden (Faults.missing_tools): {hidden}")
-
-
-def _read_json(path: Path, default):
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return default
-
-
-class SshGate:
-    """Port 22 of a node with a banner fault: a relay to sshd on the node's loopback.
-
-    A connection is accepted at once and held in silence until banner_delay s after the
-    boot; in the close_after_banner s after that it gets sshd's banner and is closed;
-    later ones are relayed both ways, byte for byte.
-    """
-
-    def __init__(self, booted_at: float, banner_delay: float, close_after_banner: float):
-        self.release_at = booted_at + banner_delay
-        self.open_at = self.release_at + close_after_banner
-
-    def start(self) -> None:
-        """Moves sshd to loopback (a config for this boot only) and listens where it was."""
-        text = Path(SSHD_CONFIG).read_text()
-        public = re.search(r"^ListenAddress (\S+):(\d+)$", text, re.MULTILINE)
-        write(GATED_SSHD_CONFIG, text.replace(public.group(0), "ListenAddress 127.0.0.1:22"))
-        listener = socket.create_server((public.group(1), int(public.group(2))))
-        threading.Thread(target=self.accept, args=(listener,), daemon=True).start()
-        log(f"port 22 gated: silent {self.release_at - time.monotonic():.1f} s")
-
-    def accept(self, listener: socket.socket) -> None:
-        while True:
-            client, _ = listener.accept()
-            threading.Thread(target=self.serve, args=(client,), daemon=True).start()
-
-    def serve(self, client: socket.socket) -> None:
-        with client:
-            time.sleep(max(0.0, self.release_at - time.monotonic()))
-            upstream = _connect_sshd(time.monotonic() + SSHD_START_WAIT_S)
-            if upstream is None:
-                return  # sshd is down (killed, restarting): the client sees the door close
-            with upstream:
-                if time.monotonic() >= self.open_at:
-                    upstream.settimeout(None)
-                    inbound = threading.Thread(target=_copy, args=(client, upstream), daemon=True)
-                    inbound.start()
-                    _copy(upstream, client)
-                    _shut(client)  # wakes the inbound copy if it still waits in recv()
-                    inbound.join()
-                    return
-                try:
-                    client.sendall(upstream.makefile("rb").readline(256))
-                except OSError:
-                    return  # no banner from sshd, or the client left: nothing to pass on
-                _hang_up(client)
 
 
 def _kill_all_but(keep: int | None) -> None:
@@ -362,45 +89,6 @@ def _living_pids() -> list[int]:
         if state not in (b"Z", b"X"):
             pids.append(int(entry))
     return pids
-
-
-def _connect_sshd(deadline: float) -> socket.socket | None:
-    """sshd behind the gate, waited for while it starts: right after a boot the gate listens
-    before sshd does, and a connection then must still get the fault it was set up for."""
-    while True:
-        try:
-            return socket.create_connection(LOOPBACK_SSHD, timeout=5)
-        except OSError:
-            if time.monotonic() >= deadline:
-                return None
-            time.sleep(0.05)
-
-
-def _copy(source: socket.socket, sink: socket.socket) -> None:
-    try:
-        while data := source.recv(65536):
-            sink.sendall(data)
-        sink.shutdown(socket.SHUT_WR)
-    except OSError:
-        pass  # the other side went away: the connection is over
-
-
-def _shut(conn: socket.socket) -> None:
-    try:
-        conn.shutdown(socket.SHUT_RDWR)
-    except OSError:
-        pass  # already gone
-
-
-def _hang_up(conn: socket.socket) -> None:
-    """FIN, not RST: read what the client sent, so the banner is not lost in a reset."""
-    conn.shutdown(socket.SHUT_WR)
-    conn.settimeout(1.0)
-    try:
-        while conn.recv(65536):
-            pass
-    except OSError:
-        pass
 
 
 class UsbNic:
@@ -435,7 +123,7 @@ class UsbNic:
                     signal.signal(sig, signal.SIG_DFL)  # PID 1's own, not the relay's
                 os.close(ready_r)
                 os.dup2(ready_w, 1)
-                os.dup2(_log_fd, 2)
+                os.dup2(nodelog.log_fd(), 2)
                 os.environ.update(PATH="/usr/sbin:/usr/bin:/sbin:/bin", LANG="C.UTF-8")
                 status = usbnic.main(argv)
             except BaseException as exc:  # noqa: BLE001 - say why in the node's log, then die
@@ -512,7 +200,10 @@ class Init:
                 "PATH": NODE_PATH,
                 "LANG": "C.UTF-8",
             },
-            file_actions=[(os.POSIX_SPAWN_DUP2, _log_fd, 1), (os.POSIX_SPAWN_DUP2, _log_fd, 2)],
+            file_actions=[
+                (os.POSIX_SPAWN_DUP2, nodelog.log_fd(), 1),
+                (os.POSIX_SPAWN_DUP2, nodelog.log_fd(), 2),
+            ],
             setsid=True,
         )
         self.generation += 1
@@ -622,9 +313,8 @@ def read_cpu_info(node: Path) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    global _log_fd
     node = Path(argv[0])
-    _log_fd = os.open(node / "log" / "node.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    nodelog.open_log(node / "log" / "node.log")
     booted = json.loads((node / "run" / "booted.json").read_text())
     cgroup_fd = int(argv[1]) if len(argv) > 1 else None
     cpu = nodecpu.CpuShare(read_cpu_info(node), booted["ncpu"], log, cgroup_fd)
