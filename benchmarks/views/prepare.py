@@ -3,20 +3,15 @@ the task (benchmarks.prepare runs it). The board page (devices) shows the form t
 `prepare_panel` tag, so devices needs nothing of benchmarks."""
 
 from django import forms
-from django.contrib import messages
-from django.db import transaction
 from django.http import Http404
-from django.shortcuts import redirect
-from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from benchmarks import catalog
 from benchmarks.catalog.spec import Benchmark
 from benchmarks.tools import missing_by_probe
-from devices import tasks
 from devices.models import BoardTask
 from devices.views.access import permission_required
-from devices.views.boards import board_page, get_board, refuse_retired, say_if_not_queued
+from devices.views.boards import board_page, get_board, refuse_retired, start_and_say
 
 
 def preparable_benchmarks() -> list[Benchmark]:
@@ -74,16 +69,12 @@ def prepare(request, code):
     form = PrepareForm(request.POST)
     if not form.is_valid():
         return board_page(request, board, status=400, prepare_form=form)
-    started_before = timezone.now()
-    with transaction.atomic():
-        task = tasks.start(
-            board, BoardTask.Kind.PREPARE, benchmarks=form.cleaned_data["benchmarks"]
-        )
-    if task.created < started_before:
-        messages.info(
-            request,
+
+    def already(task: BoardTask) -> str:
+        return (
             f"{board.name} is already being prepared for {', '.join(task.benchmarks)} "
-            f"({task.state}); start again once that ends.",
+            f"({task.state}); start again once that ends."
         )
-    say_if_not_queued(request, [task])
-    return redirect(board)
+
+    chosen = form.cleaned_data["benchmarks"]
+    return start_and_say(request, board, BoardTask.Kind.PREPARE, already=already, benchmarks=chosen)

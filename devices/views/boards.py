@@ -144,12 +144,23 @@ def start_task(request, code, kind):
         raise Http404("no such action")
     if board.retired:
         return refuse_retired(request, board)
+
+    def already(task: BoardTask) -> str:
+        label = task.get_kind_display().capitalize()
+        return f"{label} of {board.name} is already {task.state}; not repeated."
+
+    return start_and_say(request, board, kind, already=already)
+
+
+def start_and_say(request, board: Board, kind: str, *, already, **options):
+    """Start a task from a page, then back to the board: saying, in already(task), when one
+    of that kind was under way already (nothing is repeated), or why it could not be queued.
+    options: as tasks.start takes them."""
     started_before = timezone.now()
     with transaction.atomic():
-        task = tasks.start(board, kind)
+        task = tasks.start(board, kind, **options)
     if task.created < started_before:
-        label = task.get_kind_display().capitalize()
-        messages.info(request, f"{label} of {board.name} is already {task.state}; not repeated.")
+        messages.info(request, already(task))
     say_if_not_queued(request, [task])
     return redirect(board)
 
