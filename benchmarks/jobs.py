@@ -13,7 +13,6 @@ is simply queued again: nothing ran, nothing is lost.
 
 import logging
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -84,15 +83,6 @@ def _ended(lane: Lane) -> None:
     campaigns.finish_if_done(lane.campaign_id)
 
 
-def _unqueued(lane: Lane, reason: str) -> None:
-    """A queue that no worker serves ends the lane; a Redis hiccup leaves it queued for the
-    sweep to queue again (nothing is lost)."""
-    if lane.board.queue in settings.RQ_QUEUES:
-        Lane.objects.filter(pk=lane.pk).update(step=f"not queued yet ({reason}); will retry")
-        return
-    work.end(lane, Lane.State.FAILED, reason, unfinished=True)
-
-
 def _interrupted(lane: Lane, why: str, crash: str) -> int:
     """Its run under way ends failed with the reason; the lane goes on with its next run. A
     lane that was not running (queued or waiting) lost only its job: it is queued again."""
@@ -129,7 +119,7 @@ work.register(
         boards=_boards,
         busy_reason=_busy_reason,
         interrupted=_interrupted,
-        unqueued=_unqueued,
+        retries_unqueued=True,
         ended=_ended,
         claimed=_claimed,
     )

@@ -72,13 +72,13 @@ STATE_NOW = (
 )
 
 
-class Stop(Exception):
-    """Ends the run. skip: also skip the lane's other runs of this preset ("preset") or all of
-    them ("lane"), with the same reason."""
+class Stop(work.Stop):
+    """Ends the run (in a Run.State), as work.Stop ends board work. skip: also skip the lane's
+    other runs of this preset ("preset") or all of them ("lane"), with the same reason."""
 
     def __init__(self, state: str, reason: str, *, skip: str = ""):
-        super().__init__(reason)
-        self.state, self.reason, self.skip = state, reason, skip
+        super().__init__(state, reason)
+        self.skip = skip
 
 
 def execute(run: Run, lane: Lane, hold: work.Hold) -> None:

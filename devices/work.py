@@ -132,7 +132,8 @@ class Kind:
     interrupted(row, why, crash): its job died: it raised (crash: the exception's name), or
       its worker or Redis went away (why); end the row, or let it go on; how many rows ended.
       Defaults to failed, saying so.
-    unqueued(row, reason): it could not be queued; defaults to failed with the reason.
+    retries_unqueued: a row whose job Redis could not take (it was down) stays queued for the
+      sweep to queue again, instead of ending failed with the reason (a lane: nothing is lost).
     untouched: how its reasons begin when it ended before it changed anything.
     ended(row): after it ended, once the board's lock is released (the next job may start).
     claimed: extra fields set when a job claims it.
@@ -147,7 +148,7 @@ class Kind:
     boards: Callable[[BoardWork], list[int]] = _own_board
     on_busy: str | None = None
     interrupted: Callable[[BoardWork, str, str], int] | None = None
-    unqueued: Callable[[BoardWork, str], None] | None = None
+    retries_unqueued: bool = False
     untouched: str = ""
     ended: Callable[[BoardWork], None] = _nothing
     claimed: Callable[[], dict] = dict
@@ -197,7 +198,12 @@ def kind_of(row: BoardWork) -> Kind:
 
 
 class Unqueued(Exception):
-    """The job could not be queued; the message says why, for the row."""
+    """The job could not be queued; the message says why, for the row. transient: Redis
+    could not be reached (it may be back by the sweep's next round)."""
+
+    def __init__(self, reason: str, *, transient: bool = False):
+        super().__init__(reason)
+        self.transient = transient
 
 
 def queue(row: BoardWork, at: datetime | None = None) -> None:
@@ -210,11 +216,12 @@ def queue(row: BoardWork, at: datetime | None = None) -> None:
             job = _send(queue_name, kind, row.pk, at)
         except Unqueued as exc:
             log.error("could not queue %s: %s", row, exc)
-            if kind.unqueued is not None:
-                kind.unqueued(row, str(exc))
-            else:
-                kind.fail_untouched(row, str(exc))
-            kind.ended(row)
+            if exc.transient and kind.retries_unqueued:
+                waits = f"not queued yet ({exc}); will retry"
+                type(row).objects.filter(pk=row.pk).update(step=waits)
+            elif kind.fail_untouched(row, str(exc)):
+                row.refresh_from_db()
+                kind.ended(row)
             return
         # The sweep asks Redis about this job: whether it still lives, and its worker.
         type(row).objects.filter(pk=row.pk).update(job_id=job.id)
@@ -241,7 +248,8 @@ def _send(queue_name: str, kind: Kind, row_id: int, at: datetime | None) -> Job:
             return rq_queue.enqueue(perform, kind.name, row_id, **options)
         return rq_queue.enqueue_at(at, perform, kind.name, row_id, **options)
     except RedisError as exc:
-        raise Unqueued(f"could not reach the job queue (Redis): {exc}") from None
+        reason = f"could not reach the job queue (Redis): {exc}"
+        raise Unqueued(reason, transient=True) from None
 
 
 # ---- 2. claim ---------------------------------------------------------------------------

@@ -2,6 +2,8 @@
 
 import pytest
 
+from benchmarks import campaigns
+from benchmarks.models import Lane, Run
 from devices import presets, tasks
 from devices.models import Application, Board, BoardTask, Preset
 
@@ -82,3 +84,39 @@ def test_each_record_keeps_the_id_of_the_job_that_carries_it(
     jobs = {job.args: job.id for job in redis_queue.jobs}
     assert task.job_id == jobs["probe", task.pk]
     assert application.job_id == jobs["apply", application.pk]
+
+
+def lane_spec(board: Board) -> dict:
+    return {
+        "name": "queued",
+        "boards": [board.name],
+        "repetitions": 1,
+        "benchmarks": [{"name": "sha1sum"}],
+        "quiet": False,
+    }
+
+
+def test_a_lane_redis_could_not_take_stays_queued_for_the_sweep(redis_queue, settings):
+    """Nothing of a campaign is lost to a Redis hiccup: its lanes wait, their runs too."""
+    board = make_board()
+    settings.RQ_QUEUES = REDIS_DOWN
+
+    campaign = campaigns.start(lane_spec(board))
+
+    lane = campaign.lanes.get()
+    assert lane.state == Lane.State.QUEUED
+    assert lane.step.startswith("not queued yet (could not reach the job queue (Redis)")
+    assert lane.step.endswith("; will retry")
+    assert [run.state for run in campaign.runs.all()] == [Run.State.QUEUED]
+
+
+def test_a_lane_on_a_queue_no_worker_serves_ends_and_skips_its_runs(redis_queue):
+    campaign = campaigns.start(lane_spec(board_on_queue("bench-gone")))
+
+    lane = campaign.lanes.get()
+    assert lane.state == Lane.State.FAILED
+    assert lane.reason.startswith("no worker serves the queue 'bench-gone'")
+    (run,) = campaign.runs.all()
+    assert (run.state, run.reason) == (Run.State.SKIPPED, f"not run: {lane.reason}")
+    campaign.refresh_from_db()
+    assert campaign.finished is not None
