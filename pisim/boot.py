@@ -44,6 +44,7 @@ from nodemounts import (  # noqa: E402 - likewise
     write,
 )
 from sshgate import GATED_SSHD_CONFIG, SSHD_CONFIG, SshGate  # noqa: E402 - likewise
+from util import kill_until_gone  # noqa: E402 - likewise
 
 SSHD = "/usr/sbin/sshd"
 
@@ -64,18 +65,8 @@ USBNIC_RESTART_DELAY_S = 1.0  # a relay that cannot start (no /dev/net/tun?) is 
 
 
 def _kill_all_but(keep: int | None) -> None:
-    """SIGKILL every process of the namespace but PID 1 and `keep`, until none is alive
-    (one that forks meanwhile leaves a child for the next round; the dead wait for reap())."""
-    while True:
-        victims = [pid for pid in _living_pids() if pid not in (1, keep)]
-        if not victims:
-            return
-        for pid in victims:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        time.sleep(0.01)
+    """Every process of the node but PID 1 and keep (the USB NIC's relay)."""
+    kill_until_gone(lambda: [pid for pid in _living_pids() if pid not in (1, keep)], pause_s=0.01)
 
 
 def _living_pids() -> list[int]:

@@ -17,7 +17,7 @@ from . import cgroup, netns, procs
 from .faults import Faults
 from .node import Node
 from .nodefs import pick_uid, prepare_node
-from .util import RUN_ROOT, PisimError, pid_alive, read_json, write_json
+from .util import RUN_ROOT, PisimError, pid_alive, read_json, read_line, write_json
 
 FARM_NAME_RE = re.compile(r"[a-z0-9]{1,6}")
 NODE_NAME_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,14}")
@@ -246,12 +246,7 @@ def control_request(rundir: Path, req: dict, timeout: float = 30) -> dict:
         sock.settimeout(timeout)
         sock.connect(str(rundir / "control.sock"))
         sock.sendall(json.dumps(req).encode() + b"\n")
-        buf = b""
-        while not buf.endswith(b"\n"):
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            buf += chunk
+        buf = read_line(sock)
     if not buf:
         raise PisimError(f"supervisor closed the connection ({req.get('op')})")
     reply = json.loads(buf)

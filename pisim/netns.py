@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from .usbnic import WIRE as USB_WIRE  # the node side of the veth of a node with a USB NIC
-from .util import NETNS_PREFIX, SUBNET_PREFIX, PisimError, run
+from .util import NETNS_PREFIX, SUBNET_PREFIX, PisimError, kill_until_gone, run
 
 USB_WIRE_NFT = f"""table netdev pisim_usbnic {{
     chain wire_in {{ type filter hook ingress device "{USB_WIRE}" priority 0; policy drop; }}
@@ -138,19 +138,9 @@ def delete_node_net(info: dict) -> None:
 
 
 def kill_netns_processes(ns: str) -> None:
-    import signal
-    import time
-
-    for _ in range(50):
-        pids = [p for p in netns_pids(ns) if p != os.getpid()]
-        if not pids:
-            return
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        time.sleep(0.05)
+    kill_until_gone(
+        lambda: [pid for pid in netns_pids(ns) if pid != os.getpid()], pause_s=0.05, tries=50
+    )
 
 
 def delete_link(name: str) -> None:

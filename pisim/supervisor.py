@@ -29,7 +29,7 @@ from . import cgroup, netns, procs
 from .bootloader import firmware_boot
 from .faults import Faults
 from .profiles import PROFILES
-from .util import PisimError, read_json, write_atomic, write_json
+from .util import PisimError, read_json, read_line, write_atomic, write_json
 
 BOOT_PY = Path(__file__).with_name("boot.py")
 REBOOT_DELAY = 0.3  # the reboot command returns, then the node goes down
@@ -332,12 +332,7 @@ class Supervisor:
         with conn:
             conn.settimeout(2)
             try:
-                buf = b""
-                while not buf.endswith(b"\n"):
-                    chunk = conn.recv(65536)
-                    if not chunk:
-                        break
-                    buf += chunk
+                buf = read_line(conn)
                 if kind == "node":
                     reply = self.handle_node_request(name, buf.decode(errors="replace").strip())
                     conn.sendall(reply.encode() + b"\n")

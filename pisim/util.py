@@ -6,7 +6,11 @@ import base64
 import hashlib
 import json
 import os
+import signal
+import socket
 import subprocess
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 # Root of all farm runtime directories; overridable for unusual hosts.
@@ -74,3 +78,31 @@ def pid_alive(pid: int | None, needle: str = "pisim") -> bool:
     if cmdline == b"":  # zombie
         return False
     return needle.encode() in cmdline
+
+
+def kill_until_gone(pids: Callable[[], list[int]], *, pause_s: float, tries: int = 0) -> None:
+    """SIGKILL what pids() lists until it lists nothing: a process may fork as it dies. tries:
+    give up after that many rounds (0: never)."""
+    round_ = 0
+    while victims := pids():
+        for pid in victims:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        round_ += 1
+        if round_ == tries:
+            return
+        time.sleep(pause_s)
+
+
+def read_line(sock: socket.socket) -> bytes:
+    """One request or reply of the control channel: up to its newline, or what came before the
+    other end hung up."""
+    buf = b""
+    while not buf.endswith(b"\n"):
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        buf += chunk
+    return buf
