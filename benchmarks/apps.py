@@ -9,4 +9,4 @@ class BenchmarksConfig(AppConfig):
     def ready(self):
         # Campaign lanes and board preparation as kinds of board work (devices.work), and
         # the classic questions a spec may name (benchmarks.specs).
-        from benchmarks import jobs, prepare, questions  # noqa: F401
+        from benchmarks import lanes, prepare, questions  # noqa: F401

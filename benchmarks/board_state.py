@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from benchmarks.models import Lane
 from devices import apply, presets, work
-from devices.jobs import clean_for_db
+from devices.board_tasks import clean_for_db
 from devices.models import Application, PresetVersion
 
 log = logging.getLogger(__name__)

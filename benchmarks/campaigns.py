@@ -1,6 +1,6 @@
 """Campaigns under way: started (written, then each lane queued after commit), cancelled,
 retried, and finished once no run is left. The spec is checked by benchmarks.specs and its runs
-planned by benchmarks.plans; each lane runs as board work (benchmarks.jobs, devices.work).
+planned by benchmarks.plans; each lane runs as board work (benchmarks.lanes, devices.work).
 """
 
 import time

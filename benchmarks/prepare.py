@@ -19,7 +19,7 @@ from benchmarks.endpoints import BoardEndpoint
 from benchmarks.runner import RAM_DISK
 from benchmarks.tools import missing_tools
 from devices import remote, work
-from devices.jobs import PROBE_TIMEOUT_S, clean_for_db, read_facts, save_snapshot
+from devices.board_tasks import PROBE_TIMEOUT_S, clean_for_db, read_facts, save_snapshot
 from devices.models import Board, BoardTask
 from devices.probe import ProbeError
 

@@ -1,4 +1,4 @@
-"""One run on its board, by a job that holds the board's lock (benchmarks.jobs).
+"""One run on its board, by a job that holds the board's lock (benchmarks.lanes).
 
 In order: the board's state, the benchmark's definition, the preset (applied through the
 apply job's own code when the board does not run it), a snapshot of the board, the tools, the
@@ -34,8 +34,8 @@ from benchmarks.models import Lane, Measurement, Run
 from benchmarks.telemetry.samplers import SAMPLE_INTERVAL_S, SAMPLER_JOB, Samplers
 from benchmarks.tools import missing_tools
 from devices import remote, ssh, work
+from devices.board_tasks import PROBE_TIMEOUT_S, clean_for_db, read_facts, save_snapshot
 from devices.credentials import CredentialError
-from devices.jobs import PROBE_TIMEOUT_S, clean_for_db, read_facts, save_snapshot
 from devices.locks import BoardBusy
 from devices.models import Application, Board
 from devices.probe import ProbeError

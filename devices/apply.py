@@ -13,9 +13,9 @@ from django.conf import settings
 
 from devices import apply_steps as steps
 from devices import presets, remote, ssh, tasks, work
+from devices.board_tasks import PROBE_OUTPUT_CAP, PROBE_TIMEOUT_S
 from devices.configtxt.validation import MAX_BYTES as MAX_CONFIG_BYTES
 from devices.credentials import CredentialError
-from devices.jobs import PROBE_OUTPUT_CAP, PROBE_TIMEOUT_S
 from devices.models import Application, Board, BoardTask, PresetVersion
 from devices.probe import PROBE_SCRIPT, ProbeError, parse_probe_output
 from devices.vcgencmd import throttle_summary

@@ -7,4 +7,4 @@ class DevicesConfig(AppConfig):
 
     def ready(self):
         # Deploy checks, and the kinds of board work of devices (devices.work).
-        from devices import apply, checks, jobs  # noqa: F401
+        from devices import apply, board_tasks, checks  # noqa: F401

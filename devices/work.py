@@ -97,7 +97,7 @@ def busy_wait_s() -> float:
 
 class Stop(Exception):
     """Ends the work in `state` (one of its kind's END_STATES) with `reason`, in words.
-    board_status: what it says about the board (devices.jobs.mark_board), None for nothing."""
+    board_status: what it says about the board (mark_board), None for nothing."""
 
     def __init__(self, state: str, reason: str, *, board_status=None, board_reason: str = ""):
         super().__init__(reason)

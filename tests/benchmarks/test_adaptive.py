@@ -17,7 +17,7 @@ def test_the_engine_of_a_fixed_campaign_loads_no_scipy():
     """What a work horse imports to run and record a run, in a fresh process."""
     script = (
         "import sys, django; django.setup(); "
-        "import benchmarks.jobs, benchmarks.adaptive; "
+        "import benchmarks.lanes, benchmarks.adaptive; "
         "print('scipy' in sys.modules)"
     )
     done = subprocess.run(

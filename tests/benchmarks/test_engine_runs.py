@@ -10,7 +10,7 @@ from benchmarks import campaigns
 from benchmarks.catalog import custom_rules
 from benchmarks.models import Campaign, CustomBenchmark, Run
 from devices import presets, remote
-from devices.jobs import read_facts, save_snapshot
+from devices.board_tasks import read_facts, save_snapshot
 from devices.models import Board, Preset
 from pisim import Faults
 from tests.devices.simfarm import register_node

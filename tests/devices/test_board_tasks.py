@@ -8,7 +8,7 @@ from django.utils import timezone
 from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
-from devices import jobs, presets, tasks
+from devices import board_tasks, presets, tasks
 from devices.locks import BoardBusy, board_lock
 from devices.models import Application, Board, BoardTask, Preset
 
@@ -44,8 +44,8 @@ def test_a_job_that_crashes_still_ends_its_task(redis_queue, run_jobs, monkeypat
     def explode(*args, **kwargs):
         raise RuntimeError("bug")
 
-    monkeypatch.setattr(jobs, "parse_probe_output", explode)
-    monkeypatch.setattr(jobs.remote, "session", explode)
+    monkeypatch.setattr(board_tasks, "parse_probe_output", explode)
+    monkeypatch.setattr(board_tasks.remote, "session", explode)
     task = tasks.start(make_board(), BoardTask.Kind.PROBE)
     run_jobs()
     task.refresh_from_db()

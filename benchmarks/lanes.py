@@ -113,7 +113,7 @@ work.register(
     work.Kind(
         name=LANE,
         model=Lane,
-        body="benchmarks.jobs.drive_lane",
+        body="benchmarks.lanes.drive_lane",
         longest_s=_longest_s,
         lock_step_s=runner.longest_step_s,
         boards=_boards,

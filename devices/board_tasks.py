@@ -107,7 +107,7 @@ work.register(
     work.Kind(
         name=BoardTask.Kind.FETCH_HOST_KEY.value,
         model=BoardTask,
-        body="devices.jobs.fetch_host_key",
+        body="devices.board_tasks.fetch_host_key",
         longest_s=_probe_longest_s,
         lock_step_s=None,  # it only reads the key the board offers: it drives nothing
     )
@@ -116,7 +116,7 @@ work.register(
     work.Kind(
         name=BoardTask.Kind.PROBE.value,
         model=BoardTask,
-        body="devices.jobs.probe_board",
+        body="devices.board_tasks.probe_board",
         longest_s=_probe_longest_s,
         lock_step_s=_probe_step_s,
         busy_reason=_not_probed,
@@ -126,7 +126,7 @@ work.register(
     work.Kind(
         name=BoardTask.Kind.HEALTH.value,
         model=BoardTask,
-        body="devices.jobs.check_health",
+        body="devices.board_tasks.check_health",
         longest_s=_probe_longest_s,
         lock_step_s=_probe_step_s,
         on_busy=work.State.DONE,  # a board another job drives right now evidently answers
