@@ -97,7 +97,7 @@ def test_the_admin_and_the_rq_dashboard_still_work_under_the_policy(
     jobs = reverse("admin:django_rq_jobs", args=[0])
     page.locator(f"a[href='{jobs}']").click()
     page.get_by_role("link", name=job.id).click()
-    expect(page.locator("body")).to_contain_text("probe_board")
+    expect(page.locator("body")).to_contain_text("devices.work.perform")
     page.go_back()
     page.check("#action-toggle")
     expect(page.locator("input.action-select").first).to_be_checked()
