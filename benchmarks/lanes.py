@@ -57,8 +57,8 @@ def _boards(lane: Lane) -> list[int]:
 
 
 def _longest_s() -> float:
-    """One application and the longest run, with room."""
-    return apply.job_longest_s() + runner.longest_run_s() + 180
+    """One application's job (the board's preset, applied first) and the longest run."""
+    return work.KINDS[apply.APPLY].job_timeout_s() + runner.longest_run_s() + 180
 
 
 def _claimed() -> dict:
@@ -118,6 +118,7 @@ work.register(
         lock_step_s=runner.longest_step_s,
         boards=_boards,
         busy_reason=_busy_reason,
+        waiting_step="waiting: another job is driving the board",
         interrupted=_interrupted,
         retries_unqueued=True,
         ended=_ended,

@@ -187,5 +187,6 @@ work.register(
         longest_s=_longest_s,
         lock_step_s=_lock_step_s,
         busy_reason=_not_prepared,
+        ssh_errors_end_it=True,
     )
 )

@@ -31,7 +31,7 @@ from benchmarks.catalog import custom
 from benchmarks.catalog.spec import Benchmark, Context, ParamError, ParseError
 from benchmarks.endpoints import BoardEndpoint, ControllerEndpoint, Endpoint
 from benchmarks.models import Lane, Measurement, Run
-from benchmarks.telemetry.samplers import SAMPLE_INTERVAL_S, SAMPLER_JOB, Samplers
+from benchmarks.telemetry.samplers import SAMPLER_JOB, Samplers
 from benchmarks.tools import missing_tools
 from devices import remote, ssh, work
 from devices.board_tasks import PROBE_TIMEOUT_S, clean_for_db, read_facts, save_snapshot
@@ -51,10 +51,11 @@ LANE_GIVES_UP_AFTER = 3  # runs in a row that could not reach the board: skip th
 
 
 def longest_step_s() -> float:
-    """A lane's longest step between two renewals of its board's lock (devices.work): a poll
-    of the measurement, or the pause before the last try to connect. Applying a preset holds
-    it longer (board_state.apply_version)."""
-    return max(SAMPLE_INTERVAL_S, CONNECT_BACKOFF_S * 2 ** (CONNECT_TRIES - 2))
+    """A lane's longest stretch between two renewals of its board's lock (devices.work): the
+    probe of the board, or a trial's clean-up command, at its deadline and kill grace (a poll
+    of the measurement and the pause between two tries to connect are shorter). Applying a
+    preset holds it longer (board_state.apply_version)."""
+    return PROBE_TIMEOUT_S + ssh.KILL_GRACE_S
 
 
 def longest_run_s() -> float:

@@ -54,8 +54,11 @@ def job_longest_s() -> float:
 
 
 def longest_step_s() -> float:
-    """Its longest step between two renewals of the board's lock: a reboot, or a command."""
-    return max(reboot_deadline(), PROBE_TIMEOUT_S, steps.COMMAND_TIMEOUT_S)
+    """Its longest stretch between two renewals of the board's lock: a reboot, the probe, or
+    the three commands of one step (commit: write config.txt, prune backups, remove
+    tryboot.txt), each at its deadline and kill grace."""
+    commands = 3 * (steps.COMMAND_TIMEOUT_S + ssh.KILL_GRACE_S)
+    return max(reboot_deadline(), PROBE_TIMEOUT_S, commands)
 
 
 def _stop(state: str, reason: str, board_status=Board.Status.ONLINE, board_reason="") -> work.Stop:

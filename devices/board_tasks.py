@@ -110,6 +110,7 @@ work.register(
         body="devices.board_tasks.fetch_host_key",
         longest_s=_probe_longest_s,
         lock_step_s=None,  # it only reads the key the board offers: it drives nothing
+        ssh_errors_end_it=True,
     )
 )
 work.register(
@@ -120,6 +121,7 @@ work.register(
         longest_s=_probe_longest_s,
         lock_step_s=_probe_step_s,
         busy_reason=_not_probed,
+        ssh_errors_end_it=True,
     )
 )
 work.register(
@@ -130,5 +132,6 @@ work.register(
         longest_s=_probe_longest_s,
         lock_step_s=_probe_step_s,
         on_busy=work.State.DONE,  # a board another job drives right now evidently answers
+        ssh_errors_end_it=True,
     )
 )

@@ -132,6 +132,10 @@ class Kind:
     interrupted(row, why, crash): its job died: it raised (crash: the exception's name), or
       its worker or Redis went away (why); end the row, or let it go on; how many rows ended.
       Defaults to failed, saying so.
+    waiting_step: what its step says while it waits for its board ("": left as it is).
+    ssh_errors_end_it: an SSH or credential error out of its body ends it failed, saying what
+      it says of the board (a task); otherwise it is a crash (crashed, then interrupted): an
+      application may have changed the board, a lane goes on with its next run.
     retries_unqueued: a row whose job Redis could not take (it was down) stays queued for the
       sweep to queue again, instead of ending failed with the reason (a lane: nothing is lost).
     untouched: how its reasons begin when it ended before it changed anything.
@@ -148,6 +152,8 @@ class Kind:
     boards: Callable[[BoardWork], list[int]] = _own_board
     on_busy: str | None = None
     interrupted: Callable[[BoardWork, str, str], int] | None = None
+    waiting_step: str = ""
+    ssh_errors_end_it: bool = False
     retries_unqueued: bool = False
     untouched: str = ""
     ended: Callable[[BoardWork], None] = _nothing
@@ -163,12 +169,10 @@ class Kind:
     def interrupt(self, row: BoardWork, why: str = "", crash: str = "") -> int:
         if self.interrupted is not None:
             return self.interrupted(row, why, crash)
-        return end(
-            row,
-            State.FAILED,
-            crash_words(crash) if crash else f"{why}; start it again",
-            unfinished=True,
-        )
+        if crash:
+            return end(row, State.FAILED, crash_words(crash), unfinished=True)
+        # Only while the job found dead carries it: not once a newer job has taken it over.
+        return end(row, State.FAILED, f"{why}; start it again", unfinished=True, job=row.job_id)
 
     def reason_when_busy(self, row: BoardWork) -> str:
         if self.busy_reason is not None:
@@ -339,15 +343,15 @@ def perform(kind_name: str, pk: int) -> None:
     body = import_string(kind.body)
     try:
         if kind.lock_step_s is None:
-            outcome = _run_body(body, row, None)
+            outcome = _run_body(kind, body, row, None)
         else:
             label = f"{kind.name} {row.pk}"
             with hold(*kind.boards(row), ttl=kind.lock_ttl_s(), label=label) as held:
-                outcome = _run_body(body, row, held)
+                outcome = _run_body(kind, body, row, held)
     except BoardBusy:
         if kind.on_busy is not None:
             outcome = kind.on_busy
-        elif _wait_for_board(row):
+        elif _wait_for_board(kind, row):
             return
         else:
             outcome = Stop(State.FAILED, kind.reason_when_busy(row))
@@ -362,17 +366,19 @@ def perform_holding(kind_name: str, pk: int, held: Hold) -> BoardWork | None:
     if row is None:
         return None
     # Its `ended` is the holder's to see to: the holder's lock is not released yet.
-    _conclude(kind, row, _run_body(import_string(kind.body), row, held), after=False)
+    _conclude(kind, row, _run_body(kind, import_string(kind.body), row, held), after=False)
     row.refresh_from_db()
     return row
 
 
-def _run_body(body, row: BoardWork, held: Hold | None):
+def _run_body(kind: Kind, body, row: BoardWork, held: Hold | None):
     try:
         return body(row, held)
     except Stop as stop:
         return stop
     except (ssh.SSHError, CredentialError) as exc:
+        if not kind.ssh_errors_end_it:
+            raise
         # The board did not let us in, or the connection went: what that says of it.
         return Stop(State.FAILED, str(exc), board_status=status_for(exc), board_reason=str(exc))
 
@@ -430,22 +436,25 @@ def again(row: BoardWork) -> None:
             queue(row)
 
 
-def end(row: BoardWork, state: str, reason: str, *, unfinished: bool = False, **fields) -> int:
+def end(
+    row: BoardWork, state: str, reason: str, *, unfinished: bool = False, job: str | None = None
+) -> int:
     """End the row in state with reason. Only a running row ends this way (one the sweep
-    ended already keeps its end); unfinished: any row not ended yet (the sweep, a crash)."""
-    states = BoardWork.UNFINISHED if unfinished else [State.RUNNING]
-    log.info("%s ended %s: %s", row, state, reason)
-    return (
-        type(row)
-        .objects.filter(pk=row.pk, state__in=states)
-        .update(state=state, reason=reason, step="", finished=timezone.now(), **fields)
+    ended already keeps its end); unfinished: any row not ended yet (the sweep, a crash); job:
+    only while that RQ job carries it."""
+    rows = type(row).objects.filter(
+        pk=row.pk, state__in=BoardWork.UNFINISHED if unfinished else [State.RUNNING]
     )
+    if job is not None:
+        rows = rows.filter(job_id=job)
+    log.info("%s ended %s: %s", row, state, reason)
+    return rows.update(state=state, reason=reason, step="", finished=timezone.now())
 
 
 # ---- 4. wait for a busy board -----------------------------------------------------------
 
 
-def _wait_for_board(row: BoardWork) -> bool:
+def _wait_for_board(kind: Kind, row: BoardWork) -> bool:
     """The row's board is busy: mark the row waiting and queue its next try. False, with
     nothing changed, once it has waited PIFARM_BUSY_WAIT: the caller ends it."""
     now = timezone.now()
@@ -453,10 +462,11 @@ def _wait_for_board(row: BoardWork) -> bool:
     if (now - since).total_seconds() >= busy_wait_s():
         return False
     next_try = now + timedelta(seconds=busy_retry_s())
+    step = {"step": kind.waiting_step} if kind.waiting_step else {}
     waiting = (
         type(row)
         .objects.filter(pk=row.pk, state=State.RUNNING)
-        .update(state=State.WAITING, waiting_since=since, next_try=next_try)
+        .update(state=State.WAITING, waiting_since=since, next_try=next_try, **step)
     )
     if waiting:  # not if something else ended it meanwhile (the sweep)
         log.info("%s waits for its board; next try at %s", row, next_try)

@@ -1,0 +1,104 @@
+"""The one lifecycle of board work (devices.work), kind by kind where the kinds differ: what a
+waiting lane says, the time limits and lock lives each kind gets, and what an SSH error out of
+an application's or a lane's body does (a crash: the application may have changed the board;
+the lane goes on). Found by a review of the merge of the three lifecycles."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from benchmarks import campaigns, runner
+from benchmarks.models import Lane, Run
+from devices import apply, presets, ssh, work
+from devices.locks import board_lock
+from devices.models import Application, Board, Preset
+from pifarm.management.commands.healthcheck import fail_stale_tasks
+
+from .factories import make_board
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def lane_spec(board: Board, repetitions: int = 1) -> dict:
+    return {
+        "name": "lifecycle",
+        "boards": [board.name],
+        "repetitions": repetitions,
+        "benchmarks": [{"name": "sha1sum"}],
+        "quiet": False,
+    }
+
+
+def application_of(board: Board) -> Application:
+    version = presets.new_version(Preset.objects.create(name="fast"), options={"arm_freq": "900"})
+    return presets.start_application(board, version, Application.Mode.TRIAL)
+
+
+def test_a_lane_waiting_for_its_board_says_so_in_its_step(redis_queue, run_jobs):
+    board = make_board()
+    campaign = campaigns.start(lane_spec(board))
+    with board_lock(board.pk, ttl=60):
+        run_jobs()
+    lane = campaign.lanes.get()
+    assert lane.state == Lane.State.WAITING
+    assert lane.step == "waiting: another job is driving the board"
+
+
+def test_a_lane_job_has_the_time_of_an_application_job_and_the_longest_run(redis_queue):
+    """And five minutes to spare, as before the lifecycles were one."""
+    campaigns.start(lane_spec(make_board()))
+    (job,) = redis_queue.jobs
+    assert job.timeout >= work.KINDS["apply"].job_timeout_s() + runner.longest_run_s() + 300
+
+
+def test_an_ssh_error_out_of_a_lane_job_ends_its_run_and_the_lane_goes_on(
+    redis_queue, run_jobs, monkeypatch
+):
+    def lost(run, lane, hold):
+        raise ssh.ConnectionLost("the connection to the board dropped")
+
+    monkeypatch.setattr(runner, "execute", lost)
+    campaign = campaigns.start(lane_spec(make_board(), repetitions=2))
+    run_jobs()
+    runs = list(campaign.runs.order_by("sequence"))
+    assert [run.state for run in runs] == [Run.State.FAILED, Run.State.FAILED]
+    assert all("the job failed unexpectedly (ConnectionLost)" in run.reason for run in runs)
+    campaign.refresh_from_db()
+    assert campaign.finished is not None
+
+
+def test_an_ssh_error_out_of_an_application_past_its_changes_needs_attention(
+    redis_queue, run_jobs, monkeypatch
+):
+    def run(self):
+        self.step("writing config.txt")
+        raise ssh.ConnectionLost("the connection to the board dropped")
+
+    monkeypatch.setattr(apply._Applying, "run", run)
+    application = application_of(make_board(status=Board.Status.ONLINE))
+    run_jobs()
+    application.refresh_from_db()
+    assert application.state == Application.State.NEEDS_ATTENTION
+    assert "It may have changed the board" in application.reason
+
+
+def test_an_applications_lock_outlives_the_three_commands_of_a_step(settings):
+    settings.SSH_CONNECT_TIMEOUT = 10
+    settings.PIFARM_REBOOT_DEADLINE = 30  # a short reboot: the commands are the longer stretch
+    three_commands = 3 * (apply.steps.COMMAND_TIMEOUT_S + ssh.KILL_GRACE_S)
+    assert work.KINDS["apply"].lock_ttl_s() >= three_commands
+
+
+def test_the_sweep_leaves_a_task_that_a_newer_job_carries(redis_queue):
+    """Its job found dead, but meanwhile a newer one took it over: that one ends it."""
+    board = make_board()
+    task = board.tasks.create(kind="probe", state="queued", job_id="old")
+    long_ago = timezone.now() - timedelta(minutes=5)
+    type(task).objects.filter(pk=task.pk).update(created=long_ago)
+    task.refresh_from_db()
+    type(task).objects.filter(pk=task.pk).update(job_id="newer")
+    assert work.KINDS["probe"].interrupt(task, why="its job vanished") == 0
+    task.refresh_from_db()
+    assert task.state == "queued"
+    assert fail_stale_tasks() == 1  # asked about again with its newer job: gone from Redis
