@@ -23,7 +23,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from benchmarks.api import tokens
-from benchmarks.models import Campaign, Lane, Measurement, Run
+from benchmarks.models import Campaign, Measurement, Run
 
 MEASUREMENTS = 50_000
 BOARDS = 5
@@ -33,34 +33,8 @@ TARGET_MS = 100.0
 def lab() -> Campaign:
     """A campaign of MEASUREMENTS / 2 runs on BOARDS boards, each run with two values."""
     campaign = Campaign.objects.create(name="api bench", spec={})
-    runs = []
-    for board in benchenv.uncontacted_boards("api", BOARDS):
-        lane = Lane.objects.create(campaign=campaign, board=board)
-        runs += [
-            Run(
-                campaign=campaign,
-                lane=lane,
-                board=board,
-                sequence=n * 10,
-                benchmark="sha1sum",
-                definition_version=1,
-                params={"size": "16M"},
-                repetition=n + 1,
-                state="done",
-            )
-            for n in range(MEASUREMENTS // 2 // BOARDS)
-        ]
-    Run.objects.bulk_create(runs, batch_size=2000)
-    values = [
-        Measurement(run_id=run_id, metric=metric, value=value, unit=unit, higher_is_better=better)
-        for run_id in Run.objects.values_list("pk", flat=True)
-        for metric, value, unit, better in (
-            ("throughput", 412.5, "MB/s", True),
-            ("seconds", 0.04, "s", False),
-        )
-    ]
-    Measurement.objects.bulk_create(values, batch_size=5000)
-    benchenv.planner_statistics()
+    boards = benchenv.uncontacted_boards("api", BOARDS)
+    benchenv.sha1sum_runs(campaign, boards, MEASUREMENTS // 2 // BOARDS)
     return campaign
 
 

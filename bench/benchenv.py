@@ -168,6 +168,42 @@ def comparison_lab(measurements: int = COMPARISON_MEASUREMENTS, boards: int = CO
     return campaign
 
 
+def sha1sum_runs(campaign, boards, per_board: int, **fields) -> None:
+    """per_board done sha1sum runs on each board (a lane each), bulk-created with fields, each
+    with two values (a throughput and the seconds); then the planner's statistics."""
+    from benchmarks.models import Lane, Measurement, Run
+
+    made = []
+    for board in boards:
+        lane = Lane.objects.create(campaign=campaign, board=board)
+        made += [
+            Run(
+                campaign=campaign,
+                lane=lane,
+                board=board,
+                sequence=n * 10,
+                benchmark="sha1sum",
+                definition_version=1,
+                params={"size": "16M"},
+                repetition=n + 1,
+                state="done",
+                **fields,
+            )
+            for n in range(per_board)
+        ]
+    Run.objects.bulk_create(made, batch_size=2000)
+    values = [
+        Measurement(run_id=run_id, metric=metric, value=value, unit=unit, higher_is_better=better)
+        for run_id in campaign.runs.values_list("pk", flat=True)
+        for metric, value, unit, better in (
+            ("throughput", 412.5, "MB/s", True),
+            ("seconds", 0.04, "s", False),
+        )
+    ]
+    Measurement.objects.bulk_create(values, batch_size=5000)
+    planner_statistics()
+
+
 def planner_statistics() -> None:
     """After a bulk load, the statistics PostgreSQL's autovacuum gathers within a minute or
     so (and the visibility map that lets it read an index alone): without them its planner

@@ -24,7 +24,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from benchmarks.models import Campaign, Lane, Measurement, Run
+from benchmarks.models import Campaign
 from devices.models import Board
 
 BOARDS = 4
@@ -37,36 +37,7 @@ def campaign_of(runs: int, boards: list[Board]) -> Campaign:
     """A campaign of runs done runs over boards, each run with two values, just ended."""
     campaign = Campaign.objects.create(name=f"{runs} runs", spec={}, finished=None)
     ended = timezone.now()  # after the since asked for: every run has changed since
-    made = []
-    for board in boards:
-        lane = Lane.objects.create(campaign=campaign, board=board)
-        made += [
-            Run(
-                campaign=campaign,
-                lane=lane,
-                board=board,
-                sequence=n * 10,
-                benchmark="sha1sum",
-                definition_version=1,
-                params={"size": "16M"},
-                repetition=n + 1,
-                state="done",
-                measure_s=0.5,
-                finished=ended,
-            )
-            for n in range(runs // len(boards))
-        ]
-    Run.objects.bulk_create(made, batch_size=2000)
-    values = [
-        Measurement(run_id=run_id, metric=metric, value=value, unit=unit, higher_is_better=better)
-        for run_id in campaign.runs.values_list("pk", flat=True)
-        for metric, value, unit, better in (
-            ("throughput", 412.5, "MB/s", True),
-            ("seconds", 0.04, "s", False),
-        )
-    ]
-    Measurement.objects.bulk_create(values, batch_size=5000)
-    benchenv.planner_statistics()
+    benchenv.sha1sum_runs(campaign, boards, runs // len(boards), measure_s=0.5, finished=ended)
     return campaign
 
 

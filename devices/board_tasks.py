@@ -103,35 +103,26 @@ def _not_probed(task: BoardTask) -> str:
     return work.busy_reason(task, "so it was not probed. Try again later.")
 
 
-work.register(
-    work.Kind(
-        name=BoardTask.Kind.FETCH_HOST_KEY.value,
-        model=BoardTask,
-        body="devices.board_tasks.fetch_host_key",
-        longest_s=_probe_longest_s,
-        lock_step_s=None,  # it only reads the key the board offers: it drives nothing
-        ssh_errors_end_it=True,
+def _register(kind: str, body: str, **differs) -> None:
+    """A task of devices: a short one, whose SSH error ends it failed, saying so."""
+    work.register(
+        work.Kind(
+            name=kind,
+            model=BoardTask,
+            body=f"devices.board_tasks.{body}",
+            longest_s=_probe_longest_s,
+            ssh_errors_end_it=True,
+            **differs,
+        )
     )
+
+
+# It only reads the key the board offers: it drives nothing, and takes no lock.
+_register(BoardTask.Kind.FETCH_HOST_KEY.value, "fetch_host_key", lock_step_s=None)
+_register(
+    BoardTask.Kind.PROBE.value, "probe_board", lock_step_s=_probe_step_s, busy_reason=_not_probed
 )
-work.register(
-    work.Kind(
-        name=BoardTask.Kind.PROBE.value,
-        model=BoardTask,
-        body="devices.board_tasks.probe_board",
-        longest_s=_probe_longest_s,
-        lock_step_s=_probe_step_s,
-        busy_reason=_not_probed,
-        ssh_errors_end_it=True,
-    )
-)
-work.register(
-    work.Kind(
-        name=BoardTask.Kind.HEALTH.value,
-        model=BoardTask,
-        body="devices.board_tasks.check_health",
-        longest_s=_probe_longest_s,
-        lock_step_s=_probe_step_s,
-        on_busy=work.State.DONE,  # a board another job drives right now evidently answers
-        ssh_errors_end_it=True,
-    )
+# A board another job drives right now evidently answers: its health check is done.
+_register(
+    BoardTask.Kind.HEALTH.value, "check_health", lock_step_s=_probe_step_s, on_busy=work.State.DONE
 )

@@ -6,14 +6,14 @@ are covered by the rest of the suite. Each test gets a database of its own, drop
 
 import os
 import socket
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 from urllib.parse import urlparse
 
 import psycopg
 import pytest
+
+from tests.processes import run_manage
 
 ROOT = Path(__file__).resolve().parent.parent
 POSTGRES_URL = os.environ.get(
@@ -43,14 +43,6 @@ def team_database():
 
 def manage(env: dict, *args, stdin=None) -> str:
     """manage.py run in a process of its own with env (a DATABASE_URL, say); its output."""
-    done = subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT,
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_manage(env, *args, stdin=stdin)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout

@@ -18,12 +18,20 @@ def inherited_environment() -> dict:
 
 def manage(data_dir, *args, stdin: str | None = None, **env) -> subprocess.CompletedProcess:
     environment = {**inherited_environment(), "PIFARM_DATA_DIR": str(data_dir), **env}
+    return run_manage(environment, *args, stdin=stdin)
+
+
+def run_manage(
+    env: dict, *args, stdin: str | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess:
+    """manage.py with exactly this environment, as a person runs it: its exit status and output.
+    The one way tests start it (on a data directory of their own: manage)."""
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=ROOT,
-        env=environment,
+        env=env,
         input=stdin,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=timeout,
     )

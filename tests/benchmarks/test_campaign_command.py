@@ -4,7 +4,6 @@ import io
 import json
 import os
 import subprocess
-import sys
 import threading
 
 import pytest
@@ -19,7 +18,7 @@ from benchmarks.models import Campaign, CustomBenchmark, Run
 from tests.benchmarks.factories import add_run, make_campaign
 from tests.devices.factories import make_board
 from tests.devices.simfarm import register_node
-from tests.workers import ROOT
+from tests.processes import run_manage
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -31,16 +30,7 @@ def manage(*argv, stdin: str | None = None) -> subprocess.CompletedProcess:
         "DATABASE_URL": f"sqlite:///{connection.settings_dict['NAME']}",
         "REDIS_URL": settings.REDIS_URL,
     }
-    return subprocess.run(
-        [sys.executable, "manage.py", *argv],
-        cwd=ROOT,
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_manage(env, *argv, stdin=stdin)
 
 
 @pytest.mark.slow
