@@ -447,7 +447,7 @@ def end(
     )
     if job is not None:
         rows = rows.filter(job_id=job)
-    log.info("%s ended %s: %s", row, state, reason)
+    log.info("%s ended %s%s", row, state, f": {reason}" if reason else "")
     return rows.update(state=state, reason=reason, step="", finished=timezone.now())
 
 
