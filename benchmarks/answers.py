@@ -25,6 +25,7 @@ from benchmarks import (
     charts,
     comparisons,
     effective,
+    group_names,
     limits,
     network_link,
     progress,
@@ -139,7 +140,7 @@ def _what_ran(campaign: Campaign, runs: QuerySet) -> tuple[list[str], list[str]]
     rows = runs.values_list("board", "preset_version", "config_fingerprint").distinct()
     for board, version, fingerprint in rows.order_by():
         ran[board][version].add(fingerprint)
-    states = comparisons.configurations(runs, {fp for *_, fp in rows})
+    states = group_names.configurations(runs, {fp for *_, fp in rows})
     words = {fp: effective.words(state) for fp, state in states.items()}
     versions = PresetVersion.objects.select_related("preset").in_bulk(
         {version for found in ran.values() for version in found} - {None}
@@ -149,7 +150,7 @@ def _what_ran(campaign: Campaign, runs: QuerySet) -> tuple[list[str], list[str]]
     for board in sorted(boards.values(), key=lambda board: board.name):
         for version_id, fingerprints in sorted(ran[board.pk].items(), key=lambda i: i[0] or 0):
             version = versions.get(version_id)
-            label = str(version) if version else comparisons.AS_IS
+            label = str(version) if version else group_names.AS_IS
             configurations = sorted(words.get(fp) or "not recorded" for fp in fingerprints)
             lines.append(f"{board.name}, {label}: {' / '.join(configurations)}")
             if version is not None:
@@ -495,7 +496,7 @@ def _settings_all_suspect(runs: QuerySet, factors: tuple[str, ...]) -> list[str]
 def _setting_of(params: dict, preset, version, factors: tuple[str, ...]) -> str:
     """ "cipher AES-256-CBC, compression off, mtu 1500, as the board is" """
     setting = [f"{factor} {value_text(params.get(factor))}" for factor in factors]
-    setting.append(f"{preset} v{version}" if preset else comparisons.AS_IS)
+    setting.append(f"{preset} v{version}" if preset else group_names.AS_IS)
     return ", ".join(setting)
 
 

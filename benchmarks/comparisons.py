@@ -17,15 +17,18 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from django.core.exceptions import EmptyResultSet
 from django.db import connections
-from django.db.models import Min, Q, QuerySet
+from django.db.models import Q, QuerySet
 
-from benchmarks import catalog, effective, network_link, simulated, stats
-from benchmarks.models import Campaign, Measurement, Run
+from benchmarks import catalog, network_link, simulated, stats
+from benchmarks.group_names import (
+    AS_IS,
+    GroupNames,
+    joined,
+    json_value,
+)
+from benchmarks.models import Measurement, Run
 from benchmarks.results import value_text
-from devices.models import Board, FactSnapshot, PresetVersion
 
-AS_IS = "as the board is"
-UNKNOWN = "unknown"
 PARAM_PREFIX = "param:"
 # The ways to group that every benchmark has; its parameters add "param:<name>".
 GROUP_BY = {
@@ -37,7 +40,7 @@ GROUP_BY = {
     "campaign": "campaign",
     "configuration": "what ran (config.txt, governor, OS)",
 }
-# The column of Run whose value makes each group's key (_Names says what it reads).
+# The column of Run whose value makes each group's key (GroupNames says what it reads).
 _KEY_COLUMNS = {
     "preset": "preset_version_id",
     "bits": "snapshot_id",
@@ -47,14 +50,6 @@ _KEY_COLUMNS = {
     "campaign": "campaign_id",
     "configuration": "config_fingerprint",
 }
-# A probe's facts that a group's environment shows, and their columns.
-_FACTS = {
-    "board model": "model", "kernel": "facts__kernel_release", "kernel bits": "kernel_bits",
-    "userland bits": "userland_bits", "OS": "os_name",
-    "firmware": "facts__firmware_version__version", "governor": "facts__governor",
-}  # fmt: skip
-# Read with the facts above, shown as the page's note on simulated boards, not as a fact.
-_SIMULATED = "facts__simulated"
 
 
 class ComparisonError(ValueError):
@@ -201,7 +196,7 @@ def compare(
     # One row a trial that counts, of the few columns that differ from trial to trial (the
     # run's own row and its value: the index run_comparison holds them); what a group's
     # trials share, as distinct rows; the suspects left out, counted by key. Ids only: names
-    # come from the few rows they point at (_Names).
+    # come from the few rows they point at (GroupNames).
     counting = selected if include_suspects else selected.filter(suspect=False)
     rows = _fetched(
         counting.values_list("measurements__value", "board_id", "clock_mhz", "id", key_column)
@@ -226,7 +221,7 @@ def compare(
         suspects.update(
             key for (key,) in _fetched(selected.filter(suspect=True).values_list(key_column))
         )
-    names = _Names(group_by, {row[1] for row in rows}, shared, selected)
+    names = GroupNames(group_by, {row[1] for row in rows}, shared, selected)
     tallies = _tallies(rows, shared, suspects, include_suspects, names)
     if not any(tally.values for tally in tallies.values()):
         raise ComparisonError(f"no {metric} values of {benchmark} in these runs")
@@ -275,7 +270,11 @@ def compare(
 
 
 def _tallies(
-    rows: list[tuple], shared: list[tuple], suspects: dict, include_suspects: bool, names: "_Names"
+    rows: list[tuple],
+    shared: list[tuple],
+    suspects: dict,
+    include_suspects: bool,
+    names: GroupNames,
 ) -> dict[str, _Tally]:
     """compare()'s rows gathered by group name: by their key's raw value first (the loop of
     a comparison's cost), named once per key after."""
@@ -306,7 +305,7 @@ def _tallies(
     return named
 
 
-def _group(key: str, tally: _Tally, names: "_Names") -> Group:
+def _group(key: str, tally: _Tally, names: GroupNames) -> Group:
     """A group's trials in order of value (each with its run and clock): the charts and the
     runs offered for telemetry pick them by rank, and sorting what is sorted costs little."""
     values = np.asarray(tally.values, float)
@@ -324,7 +323,7 @@ def _group(key: str, tally: _Tally, names: "_Names") -> Group:
         environment=names.environment(tally.snapshots, tally.versions)
         | {
             "measured Arm clock": _clock_text(clocks),
-            "tool versions": _joined(tally.tools),
+            "tool versions": joined(tally.tools),
             "what ran": names.what_ran(tally.ran),
         },
         mixed=names.mixed(tally.ran),
@@ -475,9 +474,9 @@ def overview(
             "higher_is_better",
         )
     )
-    # What _Names reads: the boards, and the key, suspect, probe, preset version and campaign.
+    # What GroupNames reads: the boards, and the key, suspect, probe, preset version and campaign.
     shared = {(row[6], row[1], row[3], row[4], row[5]) for row in rows}
-    names = _Names(group_by, {row[2] for row in rows}, list(shared))
+    names = GroupNames(group_by, {row[2] for row in rows}, list(shared))
     # row, stratum, group: (value, board) of each trial
     cells = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
     kernels = defaultdict(set)  # (row, stratum, group): kernel bits
@@ -525,7 +524,7 @@ def overview(
                 for side in (baseline, group)
             }
             bits = {
-                side: _joined(b for stratum in paired for b in kernels[row_key, stratum, side])
+                side: joined(b for stratum in paired for b in kernels[row_key, stratum, side])
                 for side in (baseline, group)
             }
             comparison = _compared(
@@ -549,7 +548,7 @@ def _compared(
     after: list[tuple],
     higher_is_better: bool,
     unit: str,
-    names: "_Names",
+    names: GroupNames,
     sides: tuple[str, str],
 ) -> stats.Comparison:
     """An overview row's comparison of its sides' (value, board) trials, the board as the unit
@@ -590,7 +589,7 @@ def _fetched(rows: QuerySet) -> list[tuple]:
     Django would pass each value of a JSON key (a parameter, a run's link) through json.loads,
     which for 50,000 rows costs more than the query. Each database gives such a value its own
     way (see json_value): they are decoded where one is read for its meaning, once per
-    distinct value (a group's key names a group: _Names.label)."""
+    distinct value (a group's key names a group: GroupNames.label)."""
     try:
         sql, params = rows.query.sql_with_params()
     except EmptyResultSet:  # nothing selected (a saved comparison's campaigns deleted)
@@ -600,164 +599,11 @@ def _fetched(rows: QuerySet) -> list[tuple]:
         return cursor.fetchall()
 
 
-def json_value(raw):
-    """A JSON key's value as a raw row holds it, decoded as Django decodes it. SQLite's
-    json_extract gives a number or a string as such, but true, false and null as those words
-    (Django asks for them so) and a list as its JSON text; PostgreSQL gives every value as
-    JSON text (Django has psycopg load jsonb as text): '"AES-256-CBC"', '1500'."""
-    if not isinstance(raw, str):
-        return raw
-    try:
-        return json.loads(raw)
-    except ValueError:  # SQLite's string as such: "AES-256-CBC"
-        return raw
-
-
 def _key_column(group_by: str) -> str:
     """The column of Run whose value decides a row's group."""
     if group_by.startswith(PARAM_PREFIX):
         return f"params__{group_by.removeprefix(PARAM_PREFIX)}"
     return _KEY_COLUMNS[group_by]
-
-
-class _Names:
-    """What the runs' ids stand for (their boards, probes, preset versions, campaigns), read
-    once per comparison with a query each, and so each group's name and environment."""
-
-    def __init__(self, group_by: str, board_ids: set, shared: list[tuple], selected=None):
-        """shared: compare()'s distinct rows of key, suspect, and the ids of the run's probe,
-        preset version and campaign, its tool version, board and configuration's fingerprint;
-        selected: the runs, of which one a configuration tells what that was."""
-        self.group_by = group_by
-        fingerprints = {row[7] for row in shared} if selected is not None else set()
-        states = configurations(selected, fingerprints) if fingerprints else {}
-        self.ran = {fp: effective.words(state) for fp, state in states.items()}
-        self.short = {fp: effective.short(state, fp) for fp, state in states.items()}
-        snapshot_ids, version_ids, campaign_ids = (
-            {row[column] for row in shared} for column in range(2, 5)
-        )
-        boards = Board.objects.filter(pk__in=board_ids).order_by("name")
-        self.boards = dict(boards.values_list("pk", "name"))  # by name: the spread's order
-        probes = FactSnapshot.objects.filter(pk__in=snapshot_ids).values_list(
-            "pk", _SIMULATED, *_FACTS.values()
-        )
-        self.facts = {row[0]: dict(zip(_FACTS, row[2:], strict=True)) for row in probes}
-        self.simulated = any(bool(json_value(row[1])) for row in probes)
-        versions = PresetVersion.objects.filter(pk__in=version_ids).order_by()
-        rows = versions.values_list("pk", "preset__name", "number")
-        self.versions = {pk: f"{name} v{number}" for pk, name, number in rows}
-        self.campaigns = {}
-        if group_by == "campaign":
-            campaigns = Campaign.objects.filter(pk__in=campaign_ids).order_by()
-            self.campaigns = dict(campaigns.values_list("pk", "name"))
-        self._labels = {}  # tens of thousands of rows share a few keys
-
-    def label(self, key) -> str:
-        """A group's name, from the key column's value: on the page, in the CSV, as a saved
-        comparison's baseline."""
-        if (found := self._labels.get(key)) is None:
-            found = self._labels[key] = self._name(key)
-        return found
-
-    def _name(self, key) -> str:
-        by = self.group_by
-        if by == "preset":
-            return self.versions.get(key, AS_IS)
-        if by == "board":
-            return self.boards.get(key, UNKNOWN)
-        if by == "campaign":
-            return self.campaigns.get(key, UNKNOWN)
-        if by == "configuration":
-            return self.short.get(key) or "not recorded (a run of an older pifarm)"
-        facts = self.facts.get(key, {})
-        if by == "userland":
-            bits = facts.get("userland bits")
-            return f"{bits}-bit userland" if bits else UNKNOWN
-        if by == "bits":
-            kernel, userland = (
-                f"{facts[name]}-bit" if facts.get(name) else UNKNOWN
-                for name in ("kernel bits", "userland bits")
-            )
-            return f"{kernel} kernel, {userland} userland"
-        value = facts.get("board model") if by == "board_model" else json_value(key)
-        if value is None or value == "":
-            return UNKNOWN
-        return value_text(value)
-
-    def board_names(self, board_ids) -> list[str]:
-        """Each id's board name (a board deleted since keeps its id, as words)."""
-        return [self.boards.get(pk) or f"board {pk}" for pk in board_ids]
-
-    def environment(self, snapshot_ids, version_ids) -> dict[str, str]:
-        """The boards' models, kernels, OS... (the probes the runs were made with) in words."""
-        known = [self.facts[pk] for pk in snapshot_ids if pk in self.facts]
-        words = {name: _joined(facts[name] for facts in known) for name in _FACTS}
-        labels = [self.versions.get(pk, AS_IS) for pk in version_ids]
-        return words | {"preset version": _joined(labels)}
-
-    def what_ran(self, ran: set[tuple]) -> str:
-        """Each board's configuration(s) in words (benchmarks.effective), board by board."""
-        by_board = defaultdict(set)
-        for board, fingerprint in ran:
-            by_board[self.boards.get(board) or f"board {board}"].add(fingerprint or "")
-        lines = []
-        for board in sorted(by_board):
-            words = sorted(
-                self.ran.get(fp) or "not recorded (a run of an older pifarm)"
-                for fp in by_board[board]
-            )
-            if len(words) == 1:
-                lines.append(f"{board}: {words[0]}")
-            else:
-                lines.append(f"{board}: {len(words)} configurations: " + " / ".join(words))
-        return "; ".join(lines) or UNKNOWN
-
-    def mixed(self, ran: set[tuple]) -> list[str]:
-        by_board = defaultdict(set)
-        for board, fingerprint in ran:
-            by_board[board].add(fingerprint or "")
-        return sorted(
-            self.boards.get(board) or f"board {board}"
-            for board, found in by_board.items()
-            if len(found) > 1
-        )
-
-    def stratum(self, snapshot_id, version_id) -> str:
-        """What an overview pairs like with like by, in words: "on <model>, <preset>", but for
-        the factor grouped by."""
-        model = (self.facts.get(snapshot_id) or {}).get("board model") or UNKNOWN
-        words = [] if self.group_by in ("board_model", "board") else [f"on {model}"]
-        if self.group_by != "preset":
-            words.append(self.versions.get(version_id, AS_IS))
-        return ", ".join(words)
-
-
-def configurations(selected: QuerySet, fingerprints: set[str]) -> dict[str, dict]:
-    """Each fingerprint's effective state (benchmarks.effective), from one run that ran it (two
-    queries)."""
-    fingerprints = fingerprints - {""}
-    if not fingerprints:
-        return {}
-    one_each = (
-        selected.filter(config_fingerprint__in=fingerprints)
-        .values("config_fingerprint")
-        .annotate(run=Min("id"))
-        .values_list("run", flat=True)
-    )
-    found = Run.objects.filter(pk__in=list(one_each)).values_list(
-        "config_fingerprint", "environment__effective"
-    )
-    states = {}
-    for fingerprint, state in found:
-        state = json_value(state)
-        states[fingerprint] = state if isinstance(state, dict) else {}
-    return states
-
-
-def _joined(values) -> str:
-    """Distinct values, sorted, joined: "6.6.31-v8+; 6.6.51-v8+"; "unknown" for none."""
-    seen = sorted({str(value) for value in values if value not in (None, "")})
-    return "; ".join(seen) or UNKNOWN
 
 
 def _clock_text(clocks: list[float]) -> str:
