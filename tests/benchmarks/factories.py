@@ -117,3 +117,21 @@ def saved_comparison(owner, campaign, name="overclock against stock", **choice) 
     comparison = Comparison.objects.create(owner=owner, name=name, **choice)
     comparison.campaigns.set([campaign])
     return comparison
+
+
+def quick_campaign(boards, benchmark: str, params: dict | None = None, **spec) -> Campaign:
+    """A campaign of one benchmark on boards as a test runs it: no quiet wait, one repetition,
+    the parameters as given (no trial lengthened); spec adds or overrides fields."""
+    from benchmarks import campaigns
+
+    return campaigns.start(
+        {
+            "name": benchmark,
+            "boards": [board.name for board in boards],
+            "quiet": False,
+            "repetitions": 1,
+            "min_trial_s": 0,
+            "benchmarks": [{"name": benchmark, "params": params or {}}],
+            **spec,
+        }
+    )

@@ -12,6 +12,7 @@ from benchmarks.runner import run_paths
 from devices import presets
 from devices.models import Preset
 from pisim import SMSC95XX_CYCLES_PER_FRAME, Faults
+from tests.benchmarks.factories import quick_campaign
 from tests.devices.simfarm import register_node
 from tests.workers import wait_until
 
@@ -25,16 +26,8 @@ def test_iperf3_through_the_engine_on_the_100_mbit_board_reports_the_line_rate(
     pisim_farm, run_jobs
 ):
     board = register_node(pisim_farm.nodes["pi3"])
-    campaign = campaigns.start(
-        {
-            "name": "line rate",
-            "boards": [board.name],
-            "peer": "controller",
-            "quiet": False,
-            "repetitions": 1,
-            "benchmarks": [{"name": "iperf3-tcp", "params": {"duration": 2}}],
-            "min_trial_s": 0,
-        }
+    campaign = quick_campaign(
+        [board], "iperf3-tcp", {"duration": 2}, name="line rate", peer="controller"
     )
     run_jobs()
     run = campaign.runs.get()
@@ -57,15 +50,8 @@ def test_iperf3_through_the_engine_on_the_100_mbit_board_reports_the_line_rate(
 def test_a_cancelled_openvpn_run_leaves_nothing_on_the_board_or_the_peer(pisim_farm, run_jobs):
     node = pisim_farm.nodes["pi3"]
     board = register_node(node)
-    campaign = campaigns.start(
-        {
-            "name": "cancel a tunnel",
-            "boards": [board.name],
-            "peer": "controller",
-            "quiet": False,
-            "repetitions": 1,
-            "benchmarks": [{"name": "openvpn", "params": {"duration": 30}}],
-        }
+    campaign = quick_campaign(
+        [board], "openvpn", {"duration": 30}, name="cancel a tunnel", peer="controller"
     )
     run = campaign.runs.get()
 
@@ -100,18 +86,15 @@ def test_an_overclock_lifts_the_cpu_bound_100_mbit_link_of_a_simulated_pi_3(
     presets.new_version(slow, options={"arm_freq": "600"}, governor="performance")
     quick = Preset.objects.create(name="1200 all the time")
     presets.new_version(quick, options={"arm_freq": "1200"}, governor="performance")
-    campaign = campaigns.start(
-        {
-            "name": "seed",
-            "boards": [board.name],
-            "peer": "controller",
-            "quiet": False,
-            "presets": ["held at 600", "1200 all the time"],
-            "apply_mode": "direct",
-            "repetitions": 2,
-            "benchmarks": [{"name": "iperf3-tcp", "params": {"duration": 2}}],
-            "min_trial_s": 0,
-        }
+    campaign = quick_campaign(
+        [board],
+        "iperf3-tcp",
+        {"duration": 2},
+        name="seed",
+        peer="controller",
+        presets=["held at 600", "1200 all the time"],
+        apply_mode="direct",
+        repetitions=2,
     )
     run_jobs()
     best = {}
@@ -126,17 +109,7 @@ def test_an_overclock_lifts_the_cpu_bound_100_mbit_link_of_a_simulated_pi_3(
 def test_scp_to_the_controller_runs_through_the_engine(pisim_farm, run_jobs):
     """The controller only runs an scp client (it may be root: no sshd of its own is needed)."""
     board = register_node(pisim_farm.nodes["pi4"])
-    campaign = campaigns.start(
-        {
-            "name": "scp",
-            "boards": [board.name],
-            "peer": "controller",
-            "quiet": False,
-            "repetitions": 1,
-            "benchmarks": [{"name": "scp", "params": {"size": "8M"}}],
-            "min_trial_s": 0,
-        }
-    )
+    campaign = quick_campaign([board], "scp", {"size": "8M"}, name="scp", peer="controller")
     run_jobs()
     run = campaign.runs.get()
     assert run.state == Run.State.DONE, run.reason

@@ -4,8 +4,9 @@ the peer board's name, not the controller's."""
 
 import pytest
 
-from benchmarks import campaigns, limits
+from benchmarks import limits
 from benchmarks.models import Run
+from tests.benchmarks.factories import quick_campaign
 from tests.devices.simfarm import register_node
 
 pytestmark = [pytest.mark.pisim, pytest.mark.django_db(transaction=True)]
@@ -14,17 +15,7 @@ pytestmark = [pytest.mark.pisim, pytest.mark.django_db(transaction=True)]
 def test_openvpn_between_two_boards_keeps_both_ends_cpu_and_the_link_s_use(pisim_farm, run_jobs):
     board = register_node(pisim_farm.nodes["pi3"])
     peer = register_node(pisim_farm.nodes["pi4"])
-    campaign = campaigns.start(
-        {
-            "name": "pi to pi",
-            "boards": [board.name],
-            "peer": peer.name,
-            "quiet": False,
-            "repetitions": 1,
-            "benchmarks": [{"name": "openvpn", "params": {"duration": 3}}],
-            "min_trial_s": 0,
-        }
-    )
+    campaign = quick_campaign([board], "openvpn", {"duration": 3}, name="pi to pi", peer=peer.name)
     run_jobs()
     run = campaign.runs.get()
     assert run.state == Run.State.DONE, run.reason
@@ -61,15 +52,8 @@ def test_openvpn_from_a_pi_1_to_a_pi_4_is_limited_by_the_pi_1(pisim_node_factory
     the core is named, not a process. 6 s: the tunnel's start is a small part of the mean."""
     board = register_node(pisim_node_factory(profile="pi1b-legacy-32"))
     peer = register_node(pisim_node_factory(profile="pi4b-bookworm"))
-    campaign = campaigns.start(
-        {
-            "name": "pi 1 to pi 4",
-            "boards": [board.name],
-            "peer": peer.name,
-            "quiet": False,
-            "repetitions": 1,
-            "benchmarks": [{"name": "openvpn", "params": {"duration": 6}}],
-        }
+    campaign = quick_campaign(
+        [board], "openvpn", {"duration": 6}, name="pi 1 to pi 4", peer=peer.name
     )
     run_jobs()
     run = campaign.runs.get()
