@@ -282,6 +282,25 @@ def campaign_wall_s(campaign) -> float:
     return (campaign.finished - campaign.created).total_seconds()
 
 
+def ssh_argv(node, known_hosts) -> list[str]:
+    """ssh to a pisim node as a person would, one connection per command (the by-hand side
+    of the engine's figures), its host key checked against known_hosts."""
+    return [
+        "ssh",
+        "-i",
+        node.private_key_path,
+        "-o",
+        f"UserKnownHostsFile={known_hosts}",
+        "-o",
+        "StrictHostKeyChecking=yes",
+        "-o",
+        "BatchMode=yes",
+        "-p",
+        str(node.port),
+        f"{node.user}@{node.host}",
+    ]
+
+
 def report(name: str, samples: list[float], unit: str = "s", digits: int = 3) -> float:
     """Print the median with its spread and n; return the median."""
     median = statistics.median(samples)

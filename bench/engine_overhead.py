@@ -44,26 +44,9 @@ def pifarm_campaign(board, benchmark: str, runs: int, quiet: bool):
     return benchenv.wait_for_campaign(campaigns.start(spec))
 
 
-def ssh_argv(node, known_hosts) -> list[str]:
-    return [
-        "ssh",
-        "-i",
-        node.private_key_path,
-        "-o",
-        f"UserKnownHostsFile={known_hosts}",
-        "-o",
-        "StrictHostKeyChecking=yes",
-        "-o",
-        "BatchMode=yes",
-        "-p",
-        str(node.port),
-        f"{node.user}@{node.host}",
-    ]
-
-
 def by_hand(node, known_hosts, runs: int) -> float:
     """runs × `ssh board sleep 2`, one connection each, in sequence; the loop's wall time."""
-    argv = [*ssh_argv(node, known_hosts), "sleep", str(SECONDS)]
+    argv = [*benchenv.ssh_argv(node, known_hosts), "sleep", str(SECONDS)]
     started = time.perf_counter()
     for _ in range(runs):
         done = subprocess.run(argv, capture_output=True, timeout=SECONDS + 30)

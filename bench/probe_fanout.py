@@ -56,22 +56,7 @@ def pifarm_probe(boards: list[Board]) -> None:
 def ssh_probe(nodes, known_hosts: Path) -> None:
     processes = [
         subprocess.Popen(
-            [
-                "ssh",
-                "-i",
-                node.private_key_path,
-                "-o",
-                f"UserKnownHostsFile={known_hosts}",
-                "-o",
-                "StrictHostKeyChecking=yes",
-                "-o",
-                "BatchMode=yes",
-                "-p",
-                str(node.port),
-                f"{node.user}@{node.host}",
-                "sh",
-                "-s",
-            ],
+            [*benchenv.ssh_argv(node, known_hosts), "sh", "-s"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -19,11 +19,10 @@ from django.utils import timezone
 
 from benchmarks import board_state, campaigns, runner
 from benchmarks.models import Lane, Run
-from devices import apply, work
+from devices import work
+from devices.models import Application
 
 log = logging.getLogger(__name__)
-
-LANE = "lane"
 
 
 def drive_lane(lane: Lane, hold: work.Hold):
@@ -58,7 +57,7 @@ def _boards(lane: Lane) -> list[int]:
 
 def _longest_s() -> float:
     """One application's job (the board's preset, applied first) and the longest run."""
-    return work.KINDS[apply.APPLY].job_timeout_s() + runner.longest_run_s() + 180
+    return work.KINDS[Application.WORK_KIND].job_timeout_s() + runner.longest_run_s() + 180
 
 
 def _claimed() -> dict:
@@ -111,7 +110,7 @@ def restart(lane: Lane) -> None:
 
 work.register(
     work.Kind(
-        name=LANE,
+        name=Lane.WORK_KIND,
         model=Lane,
         body="benchmarks.lanes.drive_lane",
         longest_s=_longest_s,

@@ -67,6 +67,7 @@ class Lane(BoardWork):
     # restarted under a live job).
     HEARTBEAT_STALE_S = 60
     TIME_LIMITED = False  # it may rightly run for days: its heartbeat says it lives
+    WORK_KIND = "lane"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="lanes")
     board = models.ForeignKey(Board, on_delete=models.PROTECT, related_name="lanes")

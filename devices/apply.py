@@ -78,7 +78,7 @@ def apply_preset(application: Application, hold: work.Hold) -> None:
 def apply_holding(application: Application, hold: work.Hold) -> Application | None:
     """Apply from a job that holds the board's lock already (a campaign's run): the same
     steps, record and outcomes as a job of its own. None if it was no longer queued."""
-    return work.perform_holding(APPLY, application.pk, hold)
+    return work.perform_holding(Application.WORK_KIND, application.pk, hold)
 
 
 class _Applying:
@@ -611,10 +611,9 @@ def _not_applied(application: Application) -> str:
     )
 
 
-APPLY = "apply"
 work.register(
     work.Kind(
-        name=APPLY,
+        name=Application.WORK_KIND,
         model=Application,
         body="devices.apply.apply_preset",
         longest_s=job_longest_s,

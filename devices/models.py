@@ -222,6 +222,7 @@ class BoardWork(models.Model):
     END_STATES: tuple[str, ...] = (State.DONE, State.FAILED)
     # The sweep's time limits apply (devices.work): its rows say when they were created.
     TIME_LIMITED = True
+    WORK_KIND = ""  # the name of its kind of work (devices.work.Kind), for a model of one kind
 
     state = models.CharField(max_length=20, choices=State.choices, default=State.QUEUED)
     step = models.CharField(max_length=200, blank=True)  # what it is doing now, for the page
@@ -244,6 +245,11 @@ class BoardWork(models.Model):
         to the others)."""
         unfinished = cls.objects.filter(state__in=cls.UNFINISHED, created__lt=older_than)
         return unfinished.exclude(job_id="")
+
+    @property
+    def work_kind(self) -> str:
+        """Its kind of work's name (devices.work.KINDS)."""
+        return self.WORK_KIND
 
     @property
     def is_finished(self) -> bool:
@@ -295,6 +301,10 @@ class BoardTask(BoardWork):
 
     def __str__(self):
         return f"{self.get_kind_display()} of {self.board} ({self.state})"
+
+    @property
+    def work_kind(self) -> str:
+        return self.kind  # each kind of task is its own kind of work
 
     @property
     def duration_s(self) -> float | None:
@@ -399,6 +409,8 @@ class PresetVersion(models.Model):
 
 class Application(BoardWork):
     """Applying one preset version to one board: the record of what happened."""
+
+    WORK_KIND = "apply"
 
     class Mode(models.TextChoices):
         TRIAL = "trial", "trial boot first (tryboot)"

@@ -42,7 +42,7 @@ from rq.job import Job, JobStatus
 from devices import ssh
 from devices.credentials import CredentialError
 from devices.locks import BoardBusy, board_lock, is_locked
-from devices.models import Board, BoardTask, BoardWork
+from devices.models import Board, BoardWork
 
 log = logging.getLogger(__name__)
 
@@ -191,11 +191,7 @@ def register(kind: Kind) -> None:
 
 
 def kind_of(row: BoardWork) -> Kind:
-    """A task's kind is its own field; an application or a lane is one kind of its model."""
-    if isinstance(row, BoardTask):
-        return KINDS[row.kind]
-    (kind,) = (kind for kind in KINDS.values() if kind.model is type(row))
-    return kind
+    return KINDS[row.work_kind]
 
 
 # ---- 1. queue ---------------------------------------------------------------------------
