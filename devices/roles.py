@@ -1,8 +1,9 @@
 """Who may do what: pifarm's three roles and the Django permissions each one grants.
 
-This is the one list. The `roles_groups` migration and `manage.py createuser` make a group per
-role from it, and the views check the permissions it names. A change here needs a new migration
-that calls `sync_groups` again, as `roles_groups` does, so that existing databases follow.
+This is the one list. The last step of the benchmarks schema migration and `manage.py
+createuser` make a group per role from it, and the views check the permissions it names. A
+change here needs a new migration whose RunPython is `make_groups_in_migration`, so that
+existing databases follow.
 """
 
 from dataclasses import dataclass
@@ -128,6 +129,12 @@ def make_groups_in_migration(apps, schema_editor):
         create_permissions(app_config, verbosity=0, using=schema_editor.connection.alias, apps=apps)
         app_config.models_module = None
     sync_groups(apps.get_model("auth", "Group"), apps.get_model("auth", "Permission"), strict=False)
+
+
+def remove_groups_in_migration(apps, schema_editor):
+    """The reverse of make_groups_in_migration: the role groups go, the users stay."""
+    group_names = [role.group for role in ROLES.values()]
+    apps.get_model("auth", "Group").objects.filter(name__in=group_names).delete()
 
 
 def _permissions(permission_model, names) -> dict:

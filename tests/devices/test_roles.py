@@ -15,7 +15,8 @@ def group_permissions(name: str) -> set[str]:
 
 
 def test_the_migration_made_a_group_per_role_with_exactly_its_permissions():
-    # The test database is built by running the migrations: these groups come from roles_groups.
+    # The test database is built by running the migrations: these groups come from the last step of
+    # the benchmarks schema migration.
     for role in roles.ROLES.values():
         assert group_permissions(role.group) == role.permissions
 
