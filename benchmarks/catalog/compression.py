@@ -2,17 +2,8 @@
 
 import re
 
+from benchmarks.catalog import spec
 from benchmarks.catalog.parsing import finite, positive
-from benchmarks.catalog.spec import (
-    Benchmark,
-    Command,
-    Context,
-    Metric,
-    Param,
-    Parsed,
-    ParseError,
-    Plan,
-)
 
 # $1 threads, $2 dictionary size (log2 bytes). Debian 12's 7zip package gives 7zz, the older
 # p7zip-full gives 7z: the same benchmark, whichever the board has.
@@ -29,7 +20,7 @@ _AVERAGE = re.compile(r"^Avr:([^|\n]*)\|([^\n]*)$", re.MULTILINE)
 _TOTAL = re.compile(r"^Tot:([^\n]*)$", re.MULTILINE)
 
 
-def _sevenzip_plan(params: dict, ctx: Context) -> Plan:
+def _sevenzip_plan(params: dict, ctx: spec.Context) -> spec.Plan:
     script = (
         "sh",
         "-c",
@@ -38,23 +29,23 @@ def _sevenzip_plan(params: dict, ctx: Context) -> Plan:
         str(params["threads"]),
         str(params["dictionary_log2"]),
     )
-    return Plan(measure=Command("board", script, timeout_s=300))
+    return spec.Plan(measure=spec.Command("board", script, timeout_s=300))
 
 
 def _last_figure(columns: str, what: str) -> float:
     figures = columns.split()
     if not figures:
-        raise ParseError(f"the {what} has no figures")
+        raise spec.ParseError(f"the {what} has no figures")
     return positive(finite(figures[-1], what), what)
 
 
-def _sevenzip_parse(outputs, params) -> Parsed:
+def _sevenzip_parse(outputs, params) -> spec.Parsed:
     text = outputs.get("measure", "")
     average, total = _AVERAGE.search(text), _TOTAL.search(text)
     if not average or not total:
-        raise ParseError("no 'Avr:' and 'Tot:' lines in the output of 7-Zip's benchmark")
+        raise spec.ParseError("no 'Avr:' and 'Tot:' lines in the output of 7-Zip's benchmark")
     version = _VERSION.search(text)
-    return Parsed(
+    return spec.Parsed(
         values={
             "compress_rating": _last_figure(average.group(1), "compressing rating"),
             "decompress_rating": _last_figure(average.group(2), "decompressing rating"),
@@ -65,7 +56,7 @@ def _sevenzip_parse(outputs, params) -> Parsed:
     )
 
 
-SEVENZIP = Benchmark(
+SEVENZIP = spec.Benchmark(
     name="7zip",
     title="7-Zip benchmark",
     description="7-Zip's built-in LZMA benchmark (7zz b, or 7z b where only p7zip is "
@@ -74,13 +65,15 @@ SEVENZIP = Benchmark(
     version=1,
     category="cpu",
     params=(
-        Param("threads", "int", 1, "threads (-mmt)", min=1, max=64),
-        Param("dictionary_log2", "int", 22, "dictionary size, log2 bytes (-md)", min=16, max=26),
+        spec.Param("threads", "int", 1, "threads (-mmt)", min=1, max=64),
+        spec.Param(
+            "dictionary_log2", "int", 22, "dictionary size, log2 bytes (-md)", min=16, max=26
+        ),
     ),
     metrics=(
-        Metric("compress_rating", "MIPS", True, "compressing rating"),
-        Metric("decompress_rating", "MIPS", True, "decompressing rating"),
-        Metric("total_rating", "MIPS", True, "total rating"),
+        spec.Metric("compress_rating", "MIPS", True, "compressing rating"),
+        spec.Metric("decompress_rating", "MIPS", True, "decompressing rating"),
+        spec.Metric("total_rating", "MIPS", True, "total rating"),
     ),
     plan=_sevenzip_plan,
     parse=_sevenzip_parse,

@@ -2,20 +2,8 @@
 
 import re
 
-from benchmarks.catalog import native
+from benchmarks.catalog import native, spec
 from benchmarks.catalog.parsing import finite, first_line, number, positive
-from benchmarks.catalog.spec import (
-    Benchmark,
-    Command,
-    Context,
-    Metric,
-    Param,
-    Parsed,
-    ParseError,
-    Plan,
-    parse_size,
-    repeat_param,
-)
 
 # $1 file, $2 size, $3 seconds at least. Times the tool on the board itself (no SSH round trip
 # in the figure), hashing the file again until $3 seconds have passed.
@@ -37,36 +25,36 @@ _SHA1SUM_LINE = re.compile(
 )
 
 
-def _sha1sum_plan(params: dict, ctx: Context) -> Plan:
+def _sha1sum_plan(params: dict, ctx: spec.Context) -> spec.Plan:
     path = f"{ctx.workdir}/sparse"
-    size = parse_size(params["size"])
-    return Plan(
-        setup=(Command("board", ("truncate", "-s", str(size), "--", path)),),
-        measure=Command(
+    size = spec.parse_size(params["size"])
+    return spec.Plan(
+        setup=(spec.Command("board", ("truncate", "-s", str(size), "--", path)),),
+        measure=spec.Command(
             "board",
             ("sh", "-c", _TIMED_SHA1SUM, "sha1sum", path, str(size), str(params["min_seconds"])),
             timeout_s=600 + params["min_seconds"],
         ),
-        teardown=(Command("board", ("rm", "-f", "--", path)),),
+        teardown=(spec.Command("board", ("rm", "-f", "--", path)),),
     )
 
 
-def _sha1sum_parse(outputs, params) -> Parsed:
+def _sha1sum_parse(outputs, params) -> spec.Parsed:
     match = _SHA1SUM_LINE.search(outputs.get("measure", ""))
     if not match:
-        raise ParseError("no 'bytes=… ns=… sum=…' line in the output of the timed sha1sum")
+        raise spec.ParseError("no 'bytes=… ns=… sum=…' line in the output of the timed sha1sum")
     size, nanoseconds = int(match.group(1)), int(match.group(2))
     rounds = int(match.group(4) or 1)
     if nanoseconds <= 0 or rounds <= 0:
-        raise ParseError(f"sha1sum hashed {rounds} times in {nanoseconds} ns, which cannot be")
+        raise spec.ParseError(f"sha1sum hashed {rounds} times in {nanoseconds} ns, which cannot be")
     seconds = nanoseconds / 1e9
-    return Parsed(
+    return spec.Parsed(
         values={"throughput": size * rounds / seconds / 1e6, "seconds": seconds / rounds},
         details={"sha1": match.group(3), "bytes": size, "rounds": rounds},
     )
 
 
-SHA1SUM = Benchmark(
+SHA1SUM = spec.Benchmark(
     name="sha1sum",
     title="sha1sum of a sparse file",
     description="Hashes a sparse file of the given size (zeros, never read from storage), "
@@ -74,12 +62,12 @@ SHA1SUM = Benchmark(
     version=2,
     category="cpu",
     params=(
-        Param("size", "size", "2G", "file size (K, M or G)", min=1, max=64 * 1024**3),
-        repeat_param(),
+        spec.Param("size", "size", "2G", "file size (K, M or G)", min=1, max=64 * 1024**3),
+        spec.repeat_param(),
     ),
     metrics=(
-        Metric("throughput", "MB/s", True, "hashing speed"),
-        Metric("seconds", "s", False, "time to hash the file once"),
+        spec.Metric("throughput", "MB/s", True, "hashing speed"),
+        spec.Metric("seconds", "s", False, "time to hash the file once"),
     ),
     plan=_sha1sum_plan,
     parse=_sha1sum_parse,
@@ -92,9 +80,9 @@ SHA1SUM = Benchmark(
 )
 
 
-def _sysbench_cpu_plan(params: dict, ctx: Context) -> Plan:
-    return Plan(
-        measure=Command(
+def _sysbench_cpu_plan(params: dict, ctx: spec.Context) -> spec.Plan:
+    return spec.Plan(
+        measure=spec.Command(
             "board",
             (
                 "sysbench",
@@ -110,10 +98,10 @@ def _sysbench_cpu_plan(params: dict, ctx: Context) -> Plan:
     )
 
 
-def _sysbench_cpu_parse(outputs, params) -> Parsed:
+def _sysbench_cpu_parse(outputs, params) -> spec.Parsed:
     text = outputs.get("measure", "")
     rate = number(r"events per second:\s*([0-9.]+)", text, "'events per second' line")
-    return Parsed(
+    return spec.Parsed(
         values={"events_per_second": positive(rate, "events per second")},
         details={
             "tool_version": first_line(text, r"^sysbench \S+"),
@@ -123,7 +111,7 @@ def _sysbench_cpu_parse(outputs, params) -> Parsed:
     )
 
 
-SYSBENCH_CPU = Benchmark(
+SYSBENCH_CPU = spec.Benchmark(
     name="sysbench-cpu",
     title="sysbench cpu (primes)",
     description="sysbench's CPU test: finds the primes below a limit by trial division, "
@@ -131,11 +119,11 @@ SYSBENCH_CPU = Benchmark(
     version=1,
     category="cpu",
     params=(
-        Param("max_prime", "int", 10000, "primes below this", min=100, max=1_000_000),
-        Param("threads", "int", 1, "worker threads", min=1, max=64),
-        Param("seconds", "int", 10, "run time (s)", min=1, max=600),
+        spec.Param("max_prime", "int", 10000, "primes below this", min=100, max=1_000_000),
+        spec.Param("threads", "int", 1, "worker threads", min=1, max=64),
+        spec.Param("seconds", "int", 10, "run time (s)", min=1, max=600),
     ),
-    metrics=(Metric("events_per_second", "events/s", True, "prime searches per second"),),
+    metrics=(spec.Metric("events_per_second", "events/s", True, "prime searches per second"),),
     plan=_sysbench_cpu_plan,
     parse=_sysbench_cpu_parse,
     tools=("sysbench",),
@@ -169,10 +157,10 @@ _METRICS_ROW = re.compile(
 )
 
 
-def _stress_ng_cpu_plan(params: dict, ctx: Context) -> Plan:
+def _stress_ng_cpu_plan(params: dict, ctx: spec.Context) -> spec.Plan:
     report = f"{ctx.workdir}/{_STRESS_NG_YAML}"
-    return Plan(
-        measure=Command(
+    return spec.Plan(
+        measure=spec.Command(
             "board",
             (
                 "stress-ng",
@@ -188,11 +176,11 @@ def _stress_ng_cpu_plan(params: dict, ctx: Context) -> Plan:
             ),
             timeout_s=params["seconds"] + 30,
         ),
-        collect=(Command("board", ("cat", "--", report), name="yaml"),),
+        collect=(spec.Command("board", ("cat", "--", report), name="yaml"),),
     )
 
 
-def _stress_ng_cpu_parse(outputs, params) -> Parsed:
+def _stress_ng_cpu_parse(outputs, params) -> spec.Parsed:
     """The --yaml report (collected), or else the --metrics-brief table if it was kept."""
     report = outputs.get("yaml", "")
     if _BOGO_REAL.search(report):
@@ -204,16 +192,16 @@ def _stress_ng_cpu_parse(outputs, params) -> Parsed:
     else:
         row = _METRICS_ROW.search(outputs.get("measure", ""))
         if not row:
-            raise ParseError("no stress-ng YAML report and no cpu row of --metrics-brief")
+            raise spec.ParseError("no stress-ng YAML report and no cpu row of --metrics-brief")
         rate = finite(row.group(3), "bogo ops/s (real time)")
         details = {"bogo_ops": finite(row.group(1), "bogo ops")}
-    return Parsed(
+    return spec.Parsed(
         values={"bogo_ops_per_second": positive(rate, "bogo ops per second")},
         details={**details, "method": params.get("method", "")},
     )
 
 
-STRESS_NG_CPU = Benchmark(
+STRESS_NG_CPU = spec.Benchmark(
     name="stress-ng-cpu",
     title="stress-ng cpu",
     description="stress-ng's CPU stressor with one chosen method, as a second opinion: "
@@ -222,11 +210,11 @@ STRESS_NG_CPU = Benchmark(
     version=1,
     category="cpu",
     params=(
-        Param("workers", "int", 1, "CPU workers (0: one per CPU)", min=0, max=64),
-        Param("method", "choice", "int64", "stressor method", choices=STRESS_NG_CPU_METHODS),
-        Param("seconds", "int", 10, "run time (s)", min=1, max=600),
+        spec.Param("workers", "int", 1, "CPU workers (0: one per CPU)", min=0, max=64),
+        spec.Param("method", "choice", "int64", "stressor method", choices=STRESS_NG_CPU_METHODS),
+        spec.Param("seconds", "int", 10, "run time (s)", min=1, max=600),
     ),
-    metrics=(Metric("bogo_ops_per_second", "bogo ops/s", True, "bogo ops per second"),),
+    metrics=(spec.Metric("bogo_ops_per_second", "bogo ops/s", True, "bogo ops per second"),),
     plan=_stress_ng_cpu_plan,
     parse=_stress_ng_cpu_parse,
     tools=("stress-ng",),
@@ -239,24 +227,24 @@ _INTLOOP = native.source("intloop")
 _INTLOOP_LINE = re.compile(r"iterations=(\d{1,20}) ns=(\d{1,20}) checksum=([0-9a-f]{8})")
 
 
-def _intloop_plan(params: dict, ctx: Context) -> Plan:
+def _intloop_plan(params: dict, ctx: spec.Context) -> spec.Plan:
     binary = f"{ctx.workdir}/intloop"
-    return Plan(
+    return spec.Plan(
         setup=(native.compile_command(_INTLOOP, binary),),
-        measure=Command(
+        measure=spec.Command(
             "board", (binary, str(params["seconds"])), timeout_s=params["seconds"] + 30
         ),
         collect=(native.compiler_version_command(),),
     )
 
 
-def _intloop_parse(outputs, params) -> Parsed:
+def _intloop_parse(outputs, params) -> spec.Parsed:
     match = _INTLOOP_LINE.search(outputs.get("measure", ""))
     if not match:
-        raise ParseError("no 'iterations=… ns=… checksum=…' line in the output of intloop")
+        raise spec.ParseError("no 'iterations=… ns=… checksum=…' line in the output of intloop")
     iterations, nanoseconds = int(match.group(1)), int(match.group(2))
     seconds = positive(nanoseconds / 1e9, "intloop's run time")
-    return Parsed(
+    return spec.Parsed(
         values={"iterations_per_second": positive(iterations / seconds, "iterations per second")},
         details={
             "iterations": iterations,
@@ -266,7 +254,7 @@ def _intloop_parse(outputs, params) -> Parsed:
     )
 
 
-INTLOOP = Benchmark(
+INTLOOP = spec.Benchmark(
     name="intloop",
     title="Integer loop (Dhrystone-like, ours)",
     description="Our own integer benchmark in the spirit of Dhrystone (string copies and "
@@ -274,8 +262,8 @@ INTLOOP = Benchmark(
     "with cc -O2 for its own userland; iterations per second on one core.",
     version=1,
     category="cpu",
-    params=(Param("seconds", "int", 10, "run time (s)", min=1, max=600),),
-    metrics=(Metric("iterations_per_second", "iter/s", True, "rounds per second"),),
+    params=(spec.Param("seconds", "int", 10, "run time (s)", min=1, max=600),),
+    metrics=(spec.Metric("iterations_per_second", "iter/s", True, "rounds per second"),),
     plan=_intloop_plan,
     parse=_intloop_parse,
     tools=native.COMPILER_TOOLS,

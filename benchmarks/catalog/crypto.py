@@ -2,17 +2,8 @@
 
 import re
 
+from benchmarks.catalog import spec
 from benchmarks.catalog.parsing import finite, first_line, positive
-from benchmarks.catalog.spec import (
-    Benchmark,
-    Command,
-    Context,
-    Metric,
-    Param,
-    Parsed,
-    ParseError,
-    Plan,
-)
 
 # Names as `openssl speed -evp` takes them (OpenSSL 1.1.1 and 3.x); all are block-size based,
 # so one throughput figure describes each. Public-key speeds (rsa2048) count operations, not
@@ -36,9 +27,9 @@ _HEADER = re.compile(r"^\+H((?::\d{1,9})+)\s*$", re.MULTILINE)
 _ROW = re.compile(r"^\+F:\d{1,4}:([^:\n]+)((?::[^:\n]*)+)$", re.MULTILINE)
 
 
-def _openssl_speed_plan(params: dict, ctx: Context) -> Plan:
-    return Plan(
-        measure=Command(
+def _openssl_speed_plan(params: dict, ctx: spec.Context) -> spec.Plan:
+    return spec.Plan(
+        measure=spec.Command(
             "board",
             (
                 "openssl",
@@ -53,7 +44,7 @@ def _openssl_speed_plan(params: dict, ctx: Context) -> Plan:
             ),
             timeout_s=params["seconds"] + 30,
         ),
-        collect=(Command("board", ("openssl", "version"), name="version"),),
+        collect=(spec.Command("board", ("openssl", "version"), name="version"),),
     )
 
 
@@ -61,13 +52,13 @@ def mr_table(text: str) -> dict[str, dict[int, float]]:
     """Every +F row under its +H header: algorithm -> block size -> bytes per second."""
     header = _HEADER.search(text)
     if not header:
-        raise ParseError("no '+H:' line (block sizes) in openssl speed -mr output")
+        raise spec.ParseError("no '+H:' line (block sizes) in openssl speed -mr output")
     sizes = [int(size) for size in header.group(1).split(":")[1:]]
     table = {}
     for row in _ROW.finditer(text, header.end()):
         rates = row.group(2).split(":")[1:]
         if len(rates) != len(sizes):
-            raise ParseError(
+            raise spec.ParseError(
                 f"the +F line of {row.group(1)} has {len(rates)} figures for "
                 f"{len(sizes)} block sizes"
             )
@@ -78,16 +69,16 @@ def mr_table(text: str) -> dict[str, dict[int, float]]:
     return table
 
 
-def _openssl_speed_parse(outputs, params) -> Parsed:
+def _openssl_speed_parse(outputs, params) -> spec.Parsed:
     table = mr_table(outputs.get("measure", ""))
     algorithm, size = params["algorithm"], int(params["block_size"])
     # openssl prints its own spelling (AES-128-GCM, ChaCha20-Poly1305), so compare loosely
     rates = next((v for name, v in table.items() if name.lower() == algorithm.lower()), None)
     if rates is None:
-        raise ParseError(f"no +F line for {algorithm} (found: {', '.join(table) or 'none'})")
+        raise spec.ParseError(f"no +F line for {algorithm} (found: {', '.join(table) or 'none'})")
     if size not in rates:
-        raise ParseError(f"no figure for {size}-byte blocks (found: {sorted(rates)})")
-    return Parsed(
+        raise spec.ParseError(f"no figure for {size}-byte blocks (found: {sorted(rates)})")
+    return spec.Parsed(
         values={"throughput": positive(rates[size] / 1e6, f"{algorithm} throughput")},
         details={
             "tool_version": first_line(outputs.get("version", ""), r"^\S+ \S+"),
@@ -98,7 +89,7 @@ def _openssl_speed_parse(outputs, params) -> Parsed:
     )
 
 
-OPENSSL_SPEED = Benchmark(
+OPENSSL_SPEED = spec.Benchmark(
     name="openssl-speed",
     title="openssl speed",
     description="OpenSSL's own benchmark (EVP interface, so hardware acceleration counts) "
@@ -106,11 +97,15 @@ OPENSSL_SPEED = Benchmark(
     version=1,
     category="crypto",
     params=(
-        Param("algorithm", "choice", "aes-128-gcm", "cipher or digest", choices=OPENSSL_ALGORITHMS),
-        Param("block_size", "choice", "16384", "bytes per operation", choices=OPENSSL_BLOCK_SIZES),
-        Param("seconds", "int", 3, "run time (s)", min=1, max=60),
+        spec.Param(
+            "algorithm", "choice", "aes-128-gcm", "cipher or digest", choices=OPENSSL_ALGORITHMS
+        ),
+        spec.Param(
+            "block_size", "choice", "16384", "bytes per operation", choices=OPENSSL_BLOCK_SIZES
+        ),
+        spec.Param("seconds", "int", 3, "run time (s)", min=1, max=60),
     ),
-    metrics=(Metric("throughput", "MB/s", True, "bytes processed per second"),),
+    metrics=(spec.Metric("throughput", "MB/s", True, "bytes processed per second"),),
     plan=_openssl_speed_plan,
     parse=_openssl_speed_parse,
     tools=("openssl",),

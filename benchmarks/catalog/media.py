@@ -2,18 +2,8 @@
 
 import re
 
+from benchmarks.catalog import spec
 from benchmarks.catalog.parsing import first_line, positive
-from benchmarks.catalog.spec import (
-    Benchmark,
-    Command,
-    Context,
-    Metric,
-    Param,
-    Parsed,
-    ParseError,
-    Plan,
-    repeat_param,
-)
 
 CD_BYTES_PER_SECOND = 44100 * 2 * 2  # 44.1 kHz, 16-bit, stereo
 WAV_HEADER_BYTES = 44
@@ -81,36 +71,36 @@ _RESULT_LINE = re.compile(
 )
 
 
-def _encode_plan(tool: str, options: tuple[str, ...], params: dict, ctx: Context) -> Plan:
+def _encode_plan(tool: str, options: tuple[str, ...], params: dict, ctx: spec.Context) -> spec.Plan:
     wav, out = f"{ctx.workdir}/input.wav", f"{ctx.workdir}/output.{tool}"
     seconds, at_least = params["seconds"], params["min_seconds"]
-    return Plan(
+    return spec.Plan(
         setup=(
-            Command(
+            spec.Command(
                 "board",
                 ("sh", "-c", _GENERATE_WAV, "wav", wav, str(seconds)),
                 timeout_s=60 + seconds / 5,
             ),
         ),
-        measure=Command(
+        measure=spec.Command(
             "board",
             ("sh", "-c", _TIMED_ENCODE, "encode", wav, out, tool, str(at_least), *options),
             # a Pi Zero encodes MP3 at about 1x real time
             timeout_s=60 + seconds * 2 + at_least,
         ),
-        teardown=(Command("board", ("rm", "-f", "--", wav, out)),),
+        teardown=(spec.Command("board", ("rm", "-f", "--", wav, out)),),
     )
 
 
-def _encode_parse(tool: str, text: str) -> Parsed:
+def _encode_parse(tool: str, text: str) -> spec.Parsed:
     match = _RESULT_LINE.search(text)
     if not match:
-        raise ParseError(f"no 'ns=… bytes_in=… bytes_out=…' line in the timed {tool} output")
+        raise spec.ParseError(f"no 'ns=… bytes_in=… bytes_out=…' line in the timed {tool} output")
     nanoseconds, bytes_in, bytes_out = map(int, match.groups()[:3])
     rounds = positive(int(match.group(4) or 1), "rounds")
     audio_seconds = positive((bytes_in - WAV_HEADER_BYTES) / CD_BYTES_PER_SECOND, "audio length")
     seconds = positive(nanoseconds / 1e9, f"{tool}'s encoding time") / rounds
-    return Parsed(
+    return spec.Parsed(
         values={"seconds": seconds, "realtime": audio_seconds / seconds},
         details={
             "tool_version": first_line(text, rf"^(?:{tool}|LAME)\b.*$"),
@@ -122,19 +112,23 @@ def _encode_parse(tool: str, text: str) -> Parsed:
 
 
 MEDIA_METRICS = (
-    Metric("seconds", "s", False, "time to encode once"),
-    Metric("realtime", "x real time", True, "audio seconds encoded per second"),
+    spec.Metric("seconds", "s", False, "time to encode once"),
+    spec.Metric("realtime", "x real time", True, "audio seconds encoded per second"),
 )
-_SECONDS = Param("seconds", "int", 60, "length of the generated WAV (s)", min=1, max=600)
+_SECONDS = spec.Param("seconds", "int", 60, "length of the generated WAV (s)", min=1, max=600)
 
-FLAC = Benchmark(
+FLAC = spec.Benchmark(
     name="flac",
     title="FLAC encoding",
     description="Encodes a generated CD-quality stereo WAV (on the RAM disk) with flac at "
     "the given compression level; seconds, and x real time.",
     version=2,
     category="media",
-    params=(_SECONDS, Param("level", "int", 5, "compression level", min=0, max=8), repeat_param()),
+    params=(
+        _SECONDS,
+        spec.Param("level", "int", 5, "compression level", min=0, max=8),
+        spec.repeat_param(),
+    ),
     metrics=MEDIA_METRICS,
     plan=lambda params, ctx: _encode_plan("flac", (f"-{params['level']}",), params, ctx),
     parse=lambda outputs, params: _encode_parse("flac", outputs.get("measure", "")),
@@ -146,7 +140,7 @@ FLAC = Benchmark(
 
 LAME_BITRATES = ("96", "128", "160", "192", "256", "320")
 
-LAME = Benchmark(
+LAME = spec.Benchmark(
     name="lame",
     title="MP3 encoding (lame)",
     description="Encodes a generated CD-quality stereo WAV (on the RAM disk) to MP3 with lame "
@@ -156,9 +150,9 @@ LAME = Benchmark(
     category="media",
     params=(
         _SECONDS,
-        Param("bitrate", "choice", "192", "kbit/s", choices=LAME_BITRATES),
-        Param("quality", "int", 3, "algorithm quality (-q)", min=0, max=9),
-        repeat_param(),
+        spec.Param("bitrate", "choice", "192", "kbit/s", choices=LAME_BITRATES),
+        spec.Param("quality", "int", 3, "algorithm quality (-q)", min=0, max=9),
+        spec.repeat_param(),
     ),
     metrics=MEDIA_METRICS,
     plan=lambda params, ctx: _encode_plan(

@@ -2,20 +2,8 @@
 
 import re
 
-from benchmarks.catalog import native
+from benchmarks.catalog import native, spec
 from benchmarks.catalog.parsing import first_line, number, positive
-from benchmarks.catalog.spec import (
-    Benchmark,
-    Command,
-    Context,
-    Metric,
-    Param,
-    Parsed,
-    ParseError,
-    Plan,
-    parse_size,
-    repeat_param,
-)
 
 _MEMBW = native.source("membw")
 _MEMBW_LINE = re.compile(
@@ -24,28 +12,34 @@ _MEMBW_LINE = re.compile(
 )
 
 
-def _membw_plan(params: dict, ctx: Context) -> Plan:
+def _membw_plan(params: dict, ctx: spec.Context) -> spec.Plan:
     binary = f"{ctx.workdir}/membw"
-    size, passes, at_least = parse_size(params["size"]), params["passes"], params["min_seconds"]
+    size, passes, at_least = (
+        spec.parse_size(params["size"]),
+        params["passes"],
+        params["min_seconds"],
+    )
     run = (binary, str(size), str(passes), "1" if params["require_mlock"] else "0", str(at_least))
-    return Plan(
+    return spec.Plan(
         setup=(native.compile_command(_MEMBW, binary),),
-        measure=Command("board", run, timeout_s=60 + at_least + passes * size / 50e6),
+        measure=spec.Command("board", run, timeout_s=60 + at_least + passes * size / 50e6),
         collect=(native.compiler_version_command(),),
     )
 
 
-def _membw_parse(outputs, params) -> Parsed:
+def _membw_parse(outputs, params) -> spec.Parsed:
     match = _MEMBW_LINE.search(outputs.get("measure", ""))
     if not match:
-        raise ParseError("no 'bytes=… passes=… write_ns=… read_ns=…' line in the probe's output")
+        raise spec.ParseError(
+            "no 'bytes=… passes=… write_ns=… read_ns=…' line in the probe's output"
+        )
     size, passes, write_ns, read_ns, best_write_ns, best_read_ns = map(int, match.groups()[:6])
     moved = size * passes / 1e6  # MB written (and then read) over all passes
 
     def rate(megabytes: float, nanoseconds: int, what: str) -> float:
         return positive(megabytes / positive(nanoseconds / 1e9, f"{what} time"), what)
 
-    return Parsed(
+    return spec.Parsed(
         values={
             "write": rate(moved, write_ns, "write bandwidth"),
             "read": rate(moved, read_ns, "read bandwidth"),
@@ -63,7 +57,7 @@ def _membw_parse(outputs, params) -> Parsed:
     )
 
 
-MEMBW = Benchmark(
+MEMBW = spec.Benchmark(
     name="membw",
     title="Memory bandwidth probe (ours)",
     description="Our own C probe, compiled on the board: allocates a buffer, locks it in RAM "
@@ -73,14 +67,14 @@ MEMBW = Benchmark(
     version=2,
     category="memory",
     params=(
-        Param("size", "size", "64M", "buffer size (K, M or G)", min=1024**2, max=4 * 1024**3),
-        Param("passes", "int", 4, "write+read passes (at least)", min=1, max=100),
-        Param("require_mlock", "bool", False, "fail if the buffer cannot be locked"),
-        repeat_param(),
+        spec.Param("size", "size", "64M", "buffer size (K, M or G)", min=1024**2, max=4 * 1024**3),
+        spec.Param("passes", "int", 4, "write+read passes (at least)", min=1, max=100),
+        spec.Param("require_mlock", "bool", False, "fail if the buffer cannot be locked"),
+        spec.repeat_param(),
     ),
     metrics=(
-        Metric("write", "MB/s", True, "write bandwidth"),
-        Metric("read", "MB/s", True, "read bandwidth"),
+        spec.Metric("write", "MB/s", True, "write bandwidth"),
+        spec.Metric("read", "MB/s", True, "read bandwidth"),
     ),
     plan=_membw_plan,
     parse=_membw_parse,
@@ -91,15 +85,15 @@ MEMBW = Benchmark(
 )
 
 
-def _sysbench_memory_plan(params: dict, ctx: Context) -> Plan:
-    return Plan(
-        measure=Command(
+def _sysbench_memory_plan(params: dict, ctx: spec.Context) -> spec.Plan:
+    return spec.Plan(
+        measure=spec.Command(
             "board",
             (
                 "sysbench",
                 "memory",
-                f"--memory-block-size={parse_size(params['block_size'])}",
-                f"--memory-total-size={parse_size(params['total_size'])}",
+                f"--memory-block-size={spec.parse_size(params['block_size'])}",
+                f"--memory-total-size={spec.parse_size(params['total_size'])}",
                 f"--memory-oper={params['operation']}",
                 f"--threads={params['threads']}",
                 f"--time={params['seconds']}",
@@ -110,10 +104,10 @@ def _sysbench_memory_plan(params: dict, ctx: Context) -> Plan:
     )
 
 
-def _sysbench_memory_parse(outputs, params) -> Parsed:
+def _sysbench_memory_parse(outputs, params) -> spec.Parsed:
     text = outputs.get("measure", "")
     rate = number(r"MiB transferred \(([0-9.]+) MiB/sec\)", text, "'MiB transferred' line")
-    return Parsed(
+    return spec.Parsed(
         values={"throughput": positive(rate, "memory throughput")},
         details={
             "tool_version": first_line(text, r"^sysbench \S+"),
@@ -123,7 +117,7 @@ def _sysbench_memory_parse(outputs, params) -> Parsed:
     )
 
 
-SYSBENCH_MEMORY = Benchmark(
+SYSBENCH_MEMORY = spec.Benchmark(
     name="sysbench-memory",
     title="sysbench memory",
     description="sysbench's memory test: reads or writes blocks of a buffer until the total "
@@ -132,13 +126,13 @@ SYSBENCH_MEMORY = Benchmark(
     version=2,
     category="memory",
     params=(
-        Param("block_size", "size", "1K", "block size (K, M)", min=1024, max=1024**3),
-        Param("total_size", "size", "100G", "data to move at most", min=1024**2, max=1024**4),
-        Param("operation", "choice", "write", "read or write", choices=("read", "write")),
-        Param("threads", "int", 1, "worker threads", min=1, max=64),
-        Param("seconds", "int", 10, "run time at most (s)", min=1, max=600),
+        spec.Param("block_size", "size", "1K", "block size (K, M)", min=1024, max=1024**3),
+        spec.Param("total_size", "size", "100G", "data to move at most", min=1024**2, max=1024**4),
+        spec.Param("operation", "choice", "write", "read or write", choices=("read", "write")),
+        spec.Param("threads", "int", 1, "worker threads", min=1, max=64),
+        spec.Param("seconds", "int", 10, "run time at most (s)", min=1, max=600),
     ),
-    metrics=(Metric("throughput", "MiB/s", True, "memory throughput"),),
+    metrics=(spec.Metric("throughput", "MiB/s", True, "memory throughput"),),
     plan=_sysbench_memory_plan,
     parse=_sysbench_memory_parse,
     tools=("sysbench",),

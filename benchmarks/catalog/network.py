@@ -11,28 +11,15 @@ from __future__ import annotations
 import json
 import re
 
-from benchmarks.catalog import iperf3, keys, offloads
-from benchmarks.catalog.spec import (
-    Benchmark,
-    Command,
-    Context,
-    Metric,
-    Param,
-    ParamError,
-    Parsed,
-    ParseError,
-    Plan,
-    parse_size,
-    repeat_param,
-)
+from benchmarks.catalog import iperf3, keys, offloads, spec
 
-DIRECTION = Param(
+DIRECTION = spec.Param(
     "direction", "choice", "board-to-peer", "who sends",
     choices=("board-to-peer", "peer-to-board"),
 )  # fmt: skip
 # 64 bytes of payload make 110-byte Ethernet frames; 18 would make the 64-byte minimum frame.
-PAYLOAD = Param("payload", "int", 64, "UDP payload in bytes", min=16, max=1472)
-BITRATE = Param(
+PAYLOAD = spec.Param("payload", "int", 64, "UDP payload in bytes", min=16, max=1472)
+BITRATE = spec.Param(
     "bitrate", "text", "0", "target bitrate, e.g. 50M (0: as fast as it can)",
     pattern=r"0|[1-9][0-9]{0,9}[KMG]?",
 )  # fmt: skip
@@ -41,15 +28,15 @@ BITRATE = Param(
 # ---- iperf3 TCP ------------------------------------------------------------------------
 
 
-def _tcp_plan(params: dict, ctx: Context) -> Plan:
+def _tcp_plan(params: dict, ctx: spec.Context) -> spec.Plan:
     options = ["-P", str(params["streams"])]
     if params["direction"] == "peer-to-board":
         options.append("-R")
     setup, collect, teardown = offloads.commands(ctx) if params["offloads"] == "off" else ((),) * 3
-    return Plan(
+    return spec.Plan(
         setup=setup,
         servers=(iperf3.server("peer", ctx.peer_address, ctx.port, params["duration"]),),
-        measure=Command(
+        measure=spec.Command(
             "board",
             iperf3.client(ctx.peer_address, ctx.port, params["duration"], *options),
             timeout_s=params["duration"] + iperf3.SERVER_SLACK_S,
@@ -59,15 +46,15 @@ def _tcp_plan(params: dict, ctx: Context) -> Plan:
     )
 
 
-def _tcp_parse(outputs, params) -> Parsed:
+def _tcp_parse(outputs, params) -> spec.Parsed:
     values, details = iperf3.tcp_figures(outputs.get("measure", ""))
     for end in ("board", "peer"):
         if f"offloads_{end}" in outputs:
             details[f"offloads_before_{end}"] = offloads.parse_state(outputs[f"offloads_{end}"])
-    return Parsed(values, details)
+    return spec.Parsed(values, details)
 
 
-IPERF3_TCP = Benchmark(
+IPERF3_TCP = spec.Benchmark(
     name="iperf3-tcp",
     title="iperf3 TCP throughput",
     description="TCP throughput between the board and its peer (iperf3 -J), in either "
@@ -77,9 +64,9 @@ IPERF3_TCP = Benchmark(
     category="network",
     params=(
         DIRECTION,
-        Param("streams", "int", 1, "parallel TCP streams", min=1, max=16),
+        spec.Param("streams", "int", 1, "parallel TCP streams", min=1, max=16),
         iperf3.DURATION,
-        Param(
+        spec.Param(
             "offloads",
             "choice",
             "unchanged",
@@ -88,8 +75,8 @@ IPERF3_TCP = Benchmark(
         ),
     ),
     metrics=(
-        Metric("throughput", "Mbit/s", True, "TCP throughput received"),
-        Metric("retransmits", "segments", False, "TCP retransmits of the sender"),
+        spec.Metric("throughput", "Mbit/s", True, "TCP throughput received"),
+        spec.Metric("retransmits", "segments", False, "TCP retransmits of the sender"),
     ),
     plan=_tcp_plan,
     parse=_tcp_parse,
@@ -111,13 +98,13 @@ def _udp_options(params: dict) -> tuple[str, ...]:
     return ("-u", "-l", str(params["payload"]), "-b", params["bitrate"])
 
 
-def _udp_plan(params: dict, ctx: Context) -> Plan:
+def _udp_plan(params: dict, ctx: spec.Context) -> spec.Plan:
     options = list(_udp_options(params))
     if params["direction"] == "peer-to-board":
         options.append("-R")
-    return Plan(
+    return spec.Plan(
         servers=(iperf3.server("peer", ctx.peer_address, ctx.port, params["duration"]),),
-        measure=Command(
+        measure=spec.Command(
             "board",
             iperf3.client(ctx.peer_address, ctx.port, params["duration"], *options),
             timeout_s=params["duration"] + iperf3.SERVER_SLACK_S,
@@ -125,12 +112,12 @@ def _udp_plan(params: dict, ctx: Context) -> Plan:
     )
 
 
-def _udp_parse(outputs, params) -> Parsed:
+def _udp_parse(outputs, params) -> spec.Parsed:
     data = iperf3.report(outputs.get("measure", ""))
     received = ("end", "sum_received")
     seconds = iperf3.number(data, *received, "seconds")
     if seconds <= 0:
-        raise ParseError(f"iperf3 measured for {seconds} s, which cannot be")
+        raise spec.ParseError(f"iperf3 measured for {seconds} s, which cannot be")
     packets = iperf3.number(data, *received, "packets")
     lost = iperf3.number(data, *received, "lost_packets")
     values = {
@@ -140,10 +127,10 @@ def _udp_parse(outputs, params) -> Parsed:
     }
     details = iperf3.version_and_cpu(data)
     details.update(packets_sent=packets, packets_lost=lost, seconds=seconds)
-    return Parsed(values, details)
+    return spec.Parsed(values, details)
 
 
-IPERF3_UDP = Benchmark(
+IPERF3_UDP = spec.Benchmark(
     name="iperf3-udp-small",
     title="iperf3 UDP small packets",
     description="Packet rate of small UDP datagrams (64-byte payload by default) between the "
@@ -152,9 +139,9 @@ IPERF3_UDP = Benchmark(
     category="network",
     params=(DIRECTION, PAYLOAD, BITRATE, iperf3.DURATION),
     metrics=(
-        Metric("packet_rate", "packets/s", True, "packets received per second"),
-        Metric("loss", "%", False, "packets lost"),
-        Metric("jitter", "ms", False, "jitter"),
+        spec.Metric("packet_rate", "packets/s", True, "packets received per second"),
+        spec.Metric("loss", "%", False, "packets lost"),
+        spec.Metric("jitter", "ms", False, "jitter"),
     ),
     plan=_udp_plan,
     parse=_udp_parse,
@@ -180,13 +167,13 @@ nft delete table inet "$1"
 """
 
 
-def _firewall_table(ctx: Context) -> str:
+def _firewall_table(ctx: spec.Context) -> str:
     return f"pifarm_fw{ctx.port}"
 
 
-def _firewall_plan(params: dict, ctx: Context) -> Plan:
+def _firewall_plan(params: dict, ctx: spec.Context) -> spec.Plan:
     table = _firewall_table(ctx)
-    drop_table = Command(
+    drop_table = spec.Command(
         "board", ("sh", "-c", _DROP_TABLE, "pifarm-nft-drop", table), timeout_s=15, sudo=True
     )
     # Only the flood's own datagrams (this port, this length) are counted and dropped:
@@ -196,24 +183,26 @@ def _firewall_plan(params: dict, ctx: Context) -> Plan:
     nft = ("nft",)
     setup = (
         drop_table,
-        Command("board", (*nft, "add", "table", "inet", table), timeout_s=15, sudo=True),
-        Command("board", (*nft, "add", "chain", "inet", table, "flood", chain), sudo=True),
-        Command(
+        spec.Command("board", (*nft, "add", "table", "inet", table), timeout_s=15, sudo=True),
+        spec.Command("board", (*nft, "add", "chain", "inet", table, "flood", chain), sudo=True),
+        spec.Command(
             "board",
             (*nft, "add", "rule", "inet", table, "flood", *rule, "counter", "drop"),
             sudo=True,
         ),
     )
-    return Plan(
+    return spec.Plan(
         setup=setup,
         servers=(iperf3.server("board", ctx.board_address, ctx.port, params["duration"]),),
-        measure=Command(
+        measure=spec.Command(
             "peer",
             iperf3.client(ctx.board_address, ctx.port, params["duration"], *_udp_options(params)),
             timeout_s=params["duration"] + iperf3.SERVER_SLACK_S,
         ),
         collect=(
-            Command("board", (*nft, "-j", "list", "table", "inet", table), name="nft", sudo=True),
+            spec.Command(
+                "board", (*nft, "-j", "list", "table", "inet", table), name="nft", sudo=True
+            ),
         ),
         teardown=(drop_table,),
     )
@@ -230,26 +219,30 @@ def _dropped_packets(text: str) -> float:
             if isinstance(expr, dict) and "counter" in expr
         ]
     except (ValueError, TypeError, KeyError, RecursionError):
-        raise ParseError("the board's nft table listing is not the JSON nft -j prints") from None
+        raise spec.ParseError(
+            "the board's nft table listing is not the JSON nft -j prints"
+        ) from None
     if len(counters) != 1 or isinstance(counters[0], bool) or not isinstance(counters[0], int):
-        raise ParseError(f"expected one packet counter in the board's table, found {counters!r}")
+        raise spec.ParseError(
+            f"expected one packet counter in the board's table, found {counters!r}"
+        )
     return float(counters[0])
 
 
-def _firewall_parse(outputs, params) -> Parsed:
+def _firewall_parse(outputs, params) -> spec.Parsed:
     data = iperf3.report(outputs.get("measure", ""))
     sent = ("end", "sum_sent")
     seconds = iperf3.number(data, *sent, "seconds")
     if seconds <= 0:
-        raise ParseError(f"iperf3 sent for {seconds} s, which cannot be")
+        raise spec.ParseError(f"iperf3 sent for {seconds} s, which cannot be")
     packets = iperf3.number(data, *sent, "packets")
     dropped = _dropped_packets(outputs.get("nft", ""))
     details = iperf3.version_and_cpu(data)
     details.update(packets_sent=packets, packets_dropped=dropped, seconds=seconds)
-    return Parsed({"drop_rate": dropped / seconds, "send_rate": packets / seconds}, details)
+    return spec.Parsed({"drop_rate": dropped / seconds, "send_rate": packets / seconds}, details)
 
 
-FIREWALL_DROP = Benchmark(
+FIREWALL_DROP = spec.Benchmark(
     name="firewall-drop",
     title="Firewall drop rate, small UDP frames",
     description="The peer floods the board with small UDP datagrams (iperf3); an nftables rule "
@@ -259,8 +252,8 @@ FIREWALL_DROP = Benchmark(
     category="network",
     params=(PAYLOAD, BITRATE, iperf3.DURATION),
     metrics=(
-        Metric("drop_rate", "packets/s", True, "packets dropped by the board's firewall"),
-        Metric("send_rate", "packets/s", True, "packets sent by the peer"),
+        spec.Metric("drop_rate", "packets/s", True, "packets dropped by the board's firewall"),
+        spec.Metric("send_rate", "packets/s", True, "packets sent by the peer"),
     ),
     plan=_firewall_plan,
     parse=_firewall_parse,
@@ -281,8 +274,8 @@ SSH_CIPHERS = (
     "chacha20-poly1305@openssh.com", "aes128-gcm@openssh.com", "aes256-gcm@openssh.com",
     "aes128-ctr", "aes192-ctr", "aes256-ctr",
 )  # fmt: skip
-SSH_CIPHER = Param("cipher", "choice", SSH_CIPHERS[0], "SSH cipher", choices=SSH_CIPHERS)
-FILE_SIZE = Param("size", "size", "50M", "file size (K, M or G)", min=1, max=1024**3)
+SSH_CIPHER = spec.Param("cipher", "choice", SSH_CIPHERS[0], "SSH cipher", choices=SSH_CIPHERS)
+FILE_SIZE = spec.Param("size", "size", "50M", "file size (K, M or G)", min=1, max=1024**3)
 SSHD = "/usr/sbin/sshd"  # sshd re-executes itself, so it needs its absolute path
 SCP_SLACK_S = 30
 
@@ -310,13 +303,13 @@ echo "bytes=$2 ns=$((end - start)) cipher=$3 rounds=$rounds"
 _SCP_LINE = re.compile(r"bytes=(\d+) ns=(\d+) cipher=(\S+?)(?: rounds=(\d{1,9}))?(?:\s|$)")
 
 
-def write_private(on, path: str, content: bytes) -> Command:
-    return Command(on, ("sh", "-c", _WRITE_PRIVATE, "pifarm-write", path), stdin=content)
+def write_private(on, path: str, content: bytes) -> spec.Command:
+    return spec.Command(on, ("sh", "-c", _WRITE_PRIVATE, "pifarm-write", path), stdin=content)
 
 
 def scp_plan(
-    size: str, cipher: str, ctx: Context, board_address: str, seconds: float, at_least: int
-) -> Plan:
+    size: str, cipher: str, ctx: spec.Context, board_address: str, seconds: float, at_least: int
+) -> spec.Plan:
     """The peer copies a file of random bytes off the board's RAM disk with scp, from a
     throwaway sshd on the board (the trial's port, bound to board_address), and times it.
 
@@ -325,8 +318,8 @@ def scp_plan(
     log in to the peer. That sshd runs as the board's own login user (no root), knows that one
     key, and its per-trial host key is pinned on the peer (StrictHostKeyChecking stays on)."""
     if not ctx.board_user:
-        raise ParamError("scp needs the board's user name (the engine gives it as board_user)")
-    board, peer, size_bytes = ctx.workdir, ctx.peer_workdir, parse_size(size)
+        raise spec.ParamError("scp needs the board's user name (the engine gives it as board_user)")
+    board, peer, size_bytes = ctx.workdir, ctx.peer_workdir, spec.parse_size(size)
     source = f"{ctx.board_user}@{board_address}:{board}/sent"
     fill = (
         "sh",
@@ -350,16 +343,18 @@ def scp_plan(
         f"{peer}/received",
         str(at_least),
     )
-    return Plan(
-        setup=(Command("board", fill, timeout_s=seconds), *_scp_keys(ctx, board_address)),
+    return spec.Plan(
+        setup=(spec.Command("board", fill, timeout_s=seconds), *_scp_keys(ctx, board_address)),
         servers=(
-            Command("board", _sshd(ctx, board_address), timeout_s=seconds + at_least + SCP_SLACK_S),
+            spec.Command(
+                "board", _sshd(ctx, board_address), timeout_s=seconds + at_least + SCP_SLACK_S
+            ),
         ),
-        measure=Command("peer", timed, timeout_s=seconds + at_least + SCP_SLACK_S),
+        measure=spec.Command("peer", timed, timeout_s=seconds + at_least + SCP_SLACK_S),
     )
 
 
-def _scp_keys(ctx: Context, board_address: str) -> tuple[Command, ...]:
+def _scp_keys(ctx: spec.Context, board_address: str) -> tuple[spec.Command, ...]:
     """The peer gets the client key and the pinned host key; the board the other halves."""
     client, host = keys.ssh_ed25519(), keys.ssh_ed25519()
     board, peer = ctx.workdir, ctx.peer_workdir
@@ -373,7 +368,7 @@ def _scp_keys(ctx: Context, board_address: str) -> tuple[Command, ...]:
     )
 
 
-def _sshd(ctx: Context, address: str) -> tuple[str, ...]:
+def _sshd(ctx: spec.Context, address: str) -> tuple[str, ...]:
     board = ctx.workdir
     return (
         SSHD,
@@ -407,10 +402,10 @@ def _sshd(ctx: Context, address: str) -> tuple[str, ...]:
 def scp_figures(text: str) -> tuple[dict[str, float], dict]:
     match = _SCP_LINE.search(text)
     if not match:
-        raise ParseError("no 'bytes=… ns=… cipher=…' line in the output of the timed scp")
+        raise spec.ParseError("no 'bytes=… ns=… cipher=…' line in the output of the timed scp")
     size, nanoseconds, rounds = int(match.group(1)), int(match.group(2)), int(match.group(4) or 1)
     if nanoseconds <= 0 or size <= 0 or rounds <= 0:
-        raise ParseError(
+        raise spec.ParseError(
             f"scp sent {size} bytes {rounds} times in {nanoseconds} ns, which cannot be"
         )
     seconds = nanoseconds / 1e9
@@ -418,7 +413,7 @@ def scp_figures(text: str) -> tuple[dict[str, float], dict]:
     return values, {"bytes": size, "rounds": rounds, "cipher": match.group(3)[:60]}
 
 
-def _scp_plan(params: dict, ctx: Context) -> Plan:
+def _scp_plan(params: dict, ctx: spec.Context) -> spec.Plan:
     return scp_plan(
         params["size"],
         params["cipher"],
@@ -429,15 +424,15 @@ def _scp_plan(params: dict, ctx: Context) -> Plan:
     )
 
 
-def _scp_parse(outputs, params) -> Parsed:
-    return Parsed(*scp_figures(outputs.get("measure", "")))
+def _scp_parse(outputs, params) -> spec.Parsed:
+    return spec.Parsed(*scp_figures(outputs.get("measure", "")))
 
 
 SCP_METRICS = (
-    Metric("throughput", "MB/s", True, "scp speed"),
-    Metric("seconds", "s", False, "time to copy the file once"),
+    spec.Metric("throughput", "MB/s", True, "scp speed"),
+    spec.Metric("seconds", "s", False, "time to copy the file once"),
 )
-SCP = Benchmark(
+SCP = spec.Benchmark(
     name="scp",
     title="scp from the RAM disk",
     description="Copies a file of random bytes from the board's RAM disk to the peer with scp "
@@ -446,7 +441,7 @@ SCP = Benchmark(
     "have passed.",
     version=3,
     category="network",
-    params=(FILE_SIZE, SSH_CIPHER, repeat_param()),
+    params=(FILE_SIZE, SSH_CIPHER, spec.repeat_param()),
     metrics=SCP_METRICS,
     plan=_scp_plan,
     parse=_scp_parse,

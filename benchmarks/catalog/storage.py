@@ -6,25 +6,14 @@ import json
 import posixpath
 import re
 
+from benchmarks.catalog import spec
 from benchmarks.catalog.parsing import finite, first_line, positive
-from benchmarks.catalog.spec import (
-    Benchmark,
-    Command,
-    Context,
-    Metric,
-    Param,
-    Parsed,
-    ParseError,
-    Plan,
-    parse_size,
-    repeat_param,
-)
 
 # An absolute directory, of plain name characters only, with no "." or ".." component; "" is
 # the trial's own directory. No quoting can go wrong with it, and fio (which splits file
 # names at ":") and dd read it as the one path it looks like.
 DIRECTORY_PATTERN = r"|/|(?:/(?!\.\.?(?:/|$))[A-Za-z0-9._+-]+)+/?"
-_DIRECTORY = Param(
+_DIRECTORY = spec.Param(
     "directory",
     "text",
     "",
@@ -33,7 +22,7 @@ _DIRECTORY = Param(
 )
 
 
-def _test_file(params: dict, ctx: Context, suffix: str) -> str:
+def _test_file(params: dict, ctx: spec.Context, suffix: str) -> str:
     """A file of this trial's own in the chosen directory: a shared NFS mount may hold
     files of other boards' trials at the same time."""
     chosen = params["directory"]
@@ -75,9 +64,9 @@ _DD_LINE = re.compile(
 )
 
 
-def _dd_plan(params: dict, ctx: Context) -> Plan:
+def _dd_plan(params: dict, ctx: spec.Context) -> spec.Plan:
     path = _test_file(params, ctx, "dd")
-    block = parse_size(params["block_size"])
+    block = spec.parse_size(params["block_size"])
     script = (
         "sh",
         "-c",
@@ -89,22 +78,22 @@ def _dd_plan(params: dict, ctx: Context) -> Plan:
         ctx.workdir,
         str(params["min_seconds"]),
     )
-    return Plan(
-        measure=Command("board", script, timeout_s=600 + params["min_seconds"]),
-        teardown=(Command("board", ("rm", "-f", "--", path)),),
+    return spec.Plan(
+        measure=spec.Command("board", script, timeout_s=600 + params["min_seconds"]),
+        teardown=(spec.Command("board", ("rm", "-f", "--", path)),),
     )
 
 
-def _dd_parse(outputs, params) -> Parsed:
+def _dd_parse(outputs, params) -> spec.Parsed:
     text = outputs.get("measure", "")
     match = _DD_LINE.search(text)
     if not match:
-        raise ParseError("no 'bytes=… write_ns=… read_ns=…' line in the timed dd output")
+        raise spec.ParseError("no 'bytes=… write_ns=… read_ns=…' line in the timed dd output")
     size, write_ns, read_ns = map(int, match.groups()[:3])
     rounds = positive(int(match.group(4) or 1), "rounds")
     megabytes = positive(size * rounds / 1e6, "bytes written")
     reports = dict(re.findall(r"^(write|read): (.*)$", text, re.MULTILINE))
-    return Parsed(
+    return spec.Parsed(
         values={
             "write": megabytes / positive(write_ns / 1e9, "write time"),
             "read": megabytes / positive(read_ns / 1e9, "read time"),
@@ -120,7 +109,7 @@ def _dd_parse(outputs, params) -> Parsed:
     )
 
 
-DD = Benchmark(
+DD = spec.Benchmark(
     name="dd",
     title="dd sequential write and read",
     description="Writes zeros with dd (conv=fdatasync: the time includes reaching the device), "
@@ -131,13 +120,13 @@ DD = Benchmark(
     category="storage",
     params=(
         _DIRECTORY,
-        Param("block_size", "size", "1M", "dd bs", min=512, max=64 * 1024**2),
-        Param("count", "int", 128, "blocks to write", min=1, max=1_000_000),
-        repeat_param(),
+        spec.Param("block_size", "size", "1M", "dd bs", min=512, max=64 * 1024**2),
+        spec.Param("count", "int", 128, "blocks to write", min=1, max=1_000_000),
+        spec.repeat_param(),
     ),
     metrics=(
-        Metric("write", "MB/s", True, "sequential write"),
-        Metric("read", "MB/s", True, "sequential read"),
+        spec.Metric("write", "MB/s", True, "sequential write"),
+        spec.Metric("read", "MB/s", True, "sequential read"),
     ),
     plan=_dd_plan,
     parse=_dd_parse,
@@ -151,15 +140,15 @@ DD = Benchmark(
 FIO_PATTERNS = ("read", "write", "randread", "randwrite")
 
 
-def _fio_plan(params: dict, ctx: Context) -> Plan:
+def _fio_plan(params: dict, ctx: spec.Context) -> spec.Plan:
     path = _test_file(params, ctx, "fio")
     job = (
         "fio",
         "--name=pifarm",
         f"--filename={path}",
         f"--rw={params['pattern']}",
-        f"--bs={parse_size(params['block_size'])}",
-        f"--size={parse_size(params['size'])}",
+        f"--bs={spec.parse_size(params['block_size'])}",
+        f"--size={spec.parse_size(params['size'])}",
         f"--runtime={params['seconds']}",
         "--time_based",
         "--ioengine=psync",
@@ -168,10 +157,10 @@ def _fio_plan(params: dict, ctx: Context) -> Plan:
         "--end_fsync=1",
         "--output-format=json",
     )
-    return Plan(
+    return spec.Plan(
         # laying the file out before a read job takes time too: be generous
-        measure=Command("board", job, timeout_s=params["seconds"] + 300),
-        teardown=(Command("board", ("rm", "-f", "--", path)),),
+        measure=spec.Command("board", job, timeout_s=params["seconds"] + 300),
+        teardown=(spec.Command("board", ("rm", "-f", "--", path)),),
     )
 
 
@@ -181,26 +170,26 @@ def _fio_report(text: str) -> dict:
     try:
         report, _ = json.JSONDecoder().raw_decode(text, max(start, 0))
     except (ValueError, RecursionError):
-        raise ParseError("no JSON report in fio's output") from None
+        raise spec.ParseError("no JSON report in fio's output") from None
     if not isinstance(report, dict):
-        raise ParseError("fio's JSON report is not an object")
+        raise spec.ParseError("fio's JSON report is not an object")
     return report
 
 
-def _fio_parse(outputs, params) -> Parsed:
+def _fio_parse(outputs, params) -> spec.Parsed:
     report = _fio_report(outputs.get("measure", ""))
     jobs = report.get("jobs")
     if not isinstance(jobs, list) or not jobs or not isinstance(jobs[0], dict):
-        raise ParseError("fio's report has no job")
+        raise spec.ParseError("fio's report has no job")
     job = jobs[0]
     side = job.get("write" if "write" in params["pattern"] else "read")
     if not isinstance(side, dict):
-        raise ParseError(f"fio's job has no {params['pattern']} figures")
+        raise spec.ParseError(f"fio's job has no {params['pattern']} figures")
     if job.get("error"):
-        raise ParseError(f"fio's job ended with error {job.get('error')!r}")
+        raise spec.ParseError(f"fio's job ended with error {job.get('error')!r}")
     bandwidth = finite(side.get("bw_bytes"), "fio's bw_bytes")
     iops = finite(side.get("iops"), "fio's iops")
-    return Parsed(
+    return spec.Parsed(
         values={
             "throughput": positive(bandwidth / 1e6, "fio throughput"),
             "iops": positive(iops, "fio IOPS"),
@@ -213,7 +202,7 @@ def _fio_parse(outputs, params) -> Parsed:
     )
 
 
-FIO = Benchmark(
+FIO = spec.Benchmark(
     name="fio",
     title="fio",
     description="A short fio job (psync engine, one file of its own): sequential or random, "
@@ -223,15 +212,15 @@ FIO = Benchmark(
     category="storage",
     params=(
         _DIRECTORY,
-        Param("pattern", "choice", "randread", "access pattern", choices=FIO_PATTERNS),
-        Param("block_size", "size", "4K", "block size", min=512, max=64 * 1024**2),
-        Param("size", "size", "64M", "file size", min=1024**2, max=64 * 1024**3),
-        Param("seconds", "int", 10, "run time (s)", min=1, max=600),
-        Param("direct", "bool", False, "O_DIRECT (not on a RAM disk: tmpfs refuses it)"),
+        spec.Param("pattern", "choice", "randread", "access pattern", choices=FIO_PATTERNS),
+        spec.Param("block_size", "size", "4K", "block size", min=512, max=64 * 1024**2),
+        spec.Param("size", "size", "64M", "file size", min=1024**2, max=64 * 1024**3),
+        spec.Param("seconds", "int", 10, "run time (s)", min=1, max=600),
+        spec.Param("direct", "bool", False, "O_DIRECT (not on a RAM disk: tmpfs refuses it)"),
     ),
     metrics=(
-        Metric("throughput", "MB/s", True, "throughput"),
-        Metric("iops", "IOPS", True, "operations per second"),
+        spec.Metric("throughput", "MB/s", True, "throughput"),
+        spec.Metric("iops", "IOPS", True, "operations per second"),
     ),
     plan=_fio_plan,
     parse=_fio_parse,

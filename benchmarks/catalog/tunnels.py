@@ -16,19 +16,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from benchmarks.catalog import iperf3, keys, network
-from benchmarks.catalog.spec import (
-    Benchmark,
-    Command,
-    Context,
-    Metric,
-    Param,
-    Parsed,
-    ParseError,
-    Plan,
-    Where,
-    repeat_param,
-)
+from benchmarks.catalog import iperf3, keys, network, spec
 
 TUNNEL_UP_S = 20  # a tunnel that passes no ping within this is a failed trial
 SLACK_S = TUNNEL_UP_S + iperf3.SERVER_SLACK_S
@@ -41,9 +29,9 @@ COMPRESSION = {
     "lz4-v2": ("--allow-compression", "yes", "--compress", "lz4-v2"),
 }
 OPENVPN_PARAMS = (
-    Param("cipher", "choice", "AES-128-GCM", "data channel cipher", choices=OPENVPN_CIPHERS),
-    Param("compression", "choice", "off", "compression", choices=tuple(COMPRESSION)),
-    Param("mtu", "int", 1500, "tun-mtu", min=576, max=9000),
+    spec.Param("cipher", "choice", "AES-128-GCM", "data channel cipher", choices=OPENVPN_CIPHERS),
+    spec.Param("compression", "choice", "off", "compression", choices=tuple(COMPRESSION)),
+    spec.Param("mtu", "int", 1500, "tun-mtu", min=576, max=9000),
 )
 
 # $1 the peer's inner address, $2 seconds; the command follows. Waits until a ping crosses
@@ -68,22 +56,22 @@ ip link delete dev "$1"
 
 
 def _through_tunnel(
-    ctx: Context, argv: tuple[str, ...], seconds: float, on: str = "board"
-) -> Command:
+    ctx: spec.Context, argv: tuple[str, ...], seconds: float, on: str = "board"
+) -> spec.Command:
     """argv on `on`, once the tunnel passes a ping to the other end. Root: ping needs it
     where it has no capability of its own (and tunnels need root)."""
     other = ctx.tunnel["peer_ip"] if on == "board" else ctx.tunnel["board_ip"]
     wait = ("sh", "-c", _WHEN_TUNNEL_PASSES, "pifarm-when-tunnel", other)
     argv = (*wait, str(TUNNEL_UP_S), *argv)
-    return Command(on, argv, timeout_s=seconds + SLACK_S, sudo=True)
+    return spec.Command(on, argv, timeout_s=seconds + SLACK_S, sudo=True)
 
 
-def _delete_links(ctx: Context) -> tuple[Command, ...]:
+def _delete_links(ctx: spec.Context) -> tuple[spec.Command, ...]:
     script = ("sh", "-c", _DELETE_LINK, "pifarm-delete-link", ctx.tunnel["ifname"])
-    return tuple(Command(on, script, timeout_s=15, sudo=True) for on in ("board", "peer"))
+    return tuple(spec.Command(on, script, timeout_s=15, sudo=True) for on in ("board", "peer"))
 
 
-def _iperf3_through(ctx: Context, duration: int) -> tuple[Command, Command]:
+def _iperf3_through(ctx: spec.Context, duration: int) -> tuple[spec.Command, spec.Command]:
     """(the peer's server on its inner address, the board's client): TCP, board to peer."""
     inner = ctx.tunnel["peer_ip"]
     server = iperf3.server("peer", inner, ctx.port, duration + TUNNEL_UP_S, wait_for_address=True)
@@ -91,12 +79,12 @@ def _iperf3_through(ctx: Context, duration: int) -> tuple[Command, Command]:
     return server, _through_tunnel(ctx, client, duration)
 
 
-def _tunnel_parse(outputs, params) -> Parsed:
+def _tunnel_parse(outputs, params) -> spec.Parsed:
     values, details = iperf3.tcp_figures(outputs.get("measure", ""))
-    return Parsed({"throughput": values["throughput"]}, details)
+    return spec.Parsed({"throughput": values["throughput"]}, details)
 
 
-TUNNEL_METRICS = (Metric("throughput", "Mbit/s", True, "TCP throughput through the tunnel"),)
+TUNNEL_METRICS = (spec.Metric("throughput", "Mbit/s", True, "TCP throughput through the tunnel"),)
 
 
 # ---- OpenVPN ---------------------------------------------------------------------------
@@ -118,7 +106,7 @@ def _providers(cipher: str) -> tuple[str, ...]:
     return ("--providers", "legacy", "default") if cipher in LEGACY_CIPHERS else ()
 
 
-def _openvpn(on: Where, params: dict, ctx: Context, workdir: str, other_fingerprint: str):
+def _openvpn(on: spec.Where, params: dict, ctx: spec.Context, workdir: str, other_fingerprint: str):
     tunnel, cipher = ctx.tunnel, params["cipher"]
     inner = (tunnel["board_ip"], tunnel["peer_ip"])
     local, remote = inner if on == "board" else reversed(inner)
@@ -161,7 +149,7 @@ def _openvpn(on: Where, params: dict, ctx: Context, workdir: str, other_fingerpr
     return (*argv, "--tls-server", "--dh", "none", *listen)
 
 
-def _openvpn_ends(params: dict, ctx: Context, seconds: float):
+def _openvpn_ends(params: dict, ctx: spec.Context, seconds: float):
     """(setup, servers) of both ends: certificates, the cipher check, the two openvpn."""
     certificates = {on: keys.tls_self_signed(f"pifarm-{on}") for on in ("board", "peer")}
     workdirs = {"board": ctx.workdir, "peer": ctx.peer_workdir}
@@ -170,29 +158,29 @@ def _openvpn_ends(params: dict, ctx: Context, seconds: float):
         mine, workdir = certificates[on], workdirs[on]
         check = ("sh", "-c", _CHECK_CIPHER, "pifarm-check-cipher", params["cipher"])
         setup += [
-            Command(on, (*check, *_providers(params["cipher"])), timeout_s=15, sudo=True),
+            spec.Command(on, (*check, *_providers(params["cipher"])), timeout_s=15, sudo=True),
             network.write_private(on, f"{workdir}/tls.key", mine.private),
             network.write_private(on, f"{workdir}/tls.crt", mine.certificate),
         ]
         argv = _openvpn(on, params, ctx, workdir, certificates[other].public)
-        servers.append(Command(on, argv, timeout_s=seconds + SLACK_S, sudo=True))
+        servers.append(spec.Command(on, argv, timeout_s=seconds + SLACK_S, sudo=True))
     return tuple(setup), tuple(servers)
 
 
-def _openvpn_plan(params: dict, ctx: Context) -> Plan:
+def _openvpn_plan(params: dict, ctx: spec.Context) -> spec.Plan:
     setup, tunnels = _openvpn_ends(params, ctx, params["duration"])
     server, measure = _iperf3_through(ctx, params["duration"])
     servers = (*tunnels, server)
-    return Plan(setup=setup, servers=servers, measure=measure, teardown=_delete_links(ctx))
+    return spec.Plan(setup=setup, servers=servers, measure=measure, teardown=_delete_links(ctx))
 
 
-def _openvpn_scp_plan(params: dict, ctx: Context) -> Plan:
+def _openvpn_scp_plan(params: dict, ctx: spec.Context) -> spec.Plan:
     at_least = params["min_seconds"]
     setup, tunnels = _openvpn_ends(params, ctx, OPENVPN_SCP.timeout_s + at_least)
     inner, seconds = ctx.tunnel["board_ip"], OPENVPN_SCP.timeout_s
     scp = network.scp_plan(params["size"], params["ssh_cipher"], ctx, inner, seconds, at_least)
     sshd = iperf3.when_local(scp.servers[0], inner)
-    return Plan(
+    return spec.Plan(
         setup=(*setup, *scp.setup),
         servers=(*tunnels, sshd),
         measure=_through_tunnel(ctx, scp.measure.argv, seconds + at_least, on="peer"),
@@ -207,7 +195,7 @@ OPENVPN_REQUIREMENTS = dict(
     needs_peer=True,
     category="tunnel",
 )
-OPENVPN = Benchmark(
+OPENVPN = spec.Benchmark(
     name="openvpn",
     title="OpenVPN tunnel throughput",
     description="TCP throughput (iperf3) through an OpenVPN tunnel between the board and its "
@@ -226,11 +214,11 @@ OPENVPN = Benchmark(
 )
 
 
-def _openvpn_scp_parse(outputs, params) -> Parsed:
-    return Parsed(*network.scp_figures(outputs.get("measure", "")))
+def _openvpn_scp_parse(outputs, params) -> spec.Parsed:
+    return spec.Parsed(*network.scp_figures(outputs.get("measure", "")))
 
 
-OPENVPN_SCP = Benchmark(
+OPENVPN_SCP = spec.Benchmark(
     name="openvpn-scp",
     title="scp through an OpenVPN tunnel",
     description="scp of a file from the board's RAM disk to the peer through an OpenVPN "
@@ -241,7 +229,7 @@ OPENVPN_SCP = Benchmark(
         *OPENVPN_PARAMS,
         network.FILE_SIZE,
         replace(network.SSH_CIPHER, name="ssh_cipher"),
-        repeat_param(),
+        spec.repeat_param(),
     ),
     metrics=network.SCP_METRICS,
     plan=_openvpn_scp_plan,
@@ -283,7 +271,7 @@ if [ "$(cat "$mode")" = userspace ]; then wait; else sleep "$limit"; fi
 """
 
 
-def _wireguard_plan(params: dict, ctx: Context) -> Plan:
+def _wireguard_plan(params: dict, ctx: spec.Context) -> spec.Plan:
     tunnel, seconds = ctx.tunnel, params["duration"] + SLACK_S
     pairs = {"board": keys.wireguard(), "peer": keys.wireguard()}
     ends = {
@@ -309,31 +297,31 @@ def _wireguard_plan(params: dict, ctx: Context) -> Plan:
             f"{workdir}/{MODE_FILE}",
             str(int(seconds)),
         )
-        servers.append(Command(on, argv, timeout_s=seconds, sudo=True))
+        servers.append(spec.Command(on, argv, timeout_s=seconds, sudo=True))
     server, measure = _iperf3_through(ctx, params["duration"])
-    return Plan(
+    return spec.Plan(
         setup=tuple(setup),
         servers=(*servers, server),
         measure=measure,
         collect=tuple(
-            Command(on, ("cat", "--", f"{ends[on][0]}/{MODE_FILE}"), name=f"wireguard_{on}")
+            spec.Command(on, ("cat", "--", f"{ends[on][0]}/{MODE_FILE}"), name=f"wireguard_{on}")
             for on in ("board", "peer")
         ),
         teardown=_delete_links(ctx),
     )
 
 
-def _wireguard_parse(outputs, params) -> Parsed:
+def _wireguard_parse(outputs, params) -> spec.Parsed:
     parsed = _tunnel_parse(outputs, params)
     for on in ("board", "peer"):
         mode = outputs.get(f"wireguard_{on}", "").strip()
         if mode not in ("kernel", "userspace"):
-            raise ParseError(f"the {on} did not say which WireGuard it ran: {mode[:40]!r}")
+            raise spec.ParseError(f"the {on} did not say which WireGuard it ran: {mode[:40]!r}")
         parsed.details[f"wireguard_{on}"] = mode
     return parsed
 
 
-WIREGUARD = Benchmark(
+WIREGUARD = spec.Benchmark(
     name="wireguard",
     title="WireGuard tunnel throughput",
     description="TCP throughput (iperf3) through a WireGuard tunnel between the board and its "
