@@ -7,22 +7,16 @@ from hypothesis import strategies as st
 
 from benchmarks.catalog.compression import SEVENZIP
 from benchmarks.catalog.spec import ParamError, ParseError
-from tests.benchmarks.catalog_support import (
-    assert_sane,
-    fixture,
-    mutated,
-    parses_or_refuses,
-    run_on_controller,
-)
+from tests.benchmarks import catalog_support as support
 
-LOCAL = fixture("7zip", "bench-mmt1-md16-7zz26.02-debian12-x86_64.txt")
-PI5 = fixture("7zip", "published-raspberry-pi5-ubuntu24.04-mmt1-7z23.01-arm64.txt")
+LOCAL = support.fixture("7zip", "bench-mmt1-md16-7zz26.02-debian12-x86_64.txt")
+PI5 = support.fixture("7zip", "published-raspberry-pi5-ubuntu24.04-mmt1-7z23.01-arm64.txt")
 PARAMS = SEVENZIP.clean_params({})
 
 
 def test_it_reads_the_ratings_and_version_of_this_machines_7zz():
     parsed = SEVENZIP.parse({"measure": LOCAL}, PARAMS)
-    assert_sane(SEVENZIP, parsed)
+    support.assert_sane(SEVENZIP, parsed)
     assert parsed.details["tool_version"] == "26.02"
 
 
@@ -42,9 +36,9 @@ def test_it_refuses_a_run_cut_before_the_totals():
 
 
 @settings(max_examples=200, deadline=None)
-@given(text=st.text() | mutated(LOCAL) | mutated(PI5))
+@given(text=st.text() | support.mutated(LOCAL) | support.mutated(PI5))
 def test_the_parser_gives_values_or_parse_error(text):
-    parses_or_refuses(SEVENZIP, {"measure": text}, PARAMS)
+    support.parses_or_refuses(SEVENZIP, {"measure": text}, PARAMS)
 
 
 @pytest.mark.parametrize(
@@ -57,4 +51,4 @@ def test_it_refuses_bad_parameters(raw):
 
 @pytest.mark.slow
 def test_the_plan_runs_on_the_controller():
-    assert_sane(SEVENZIP, run_on_controller(SEVENZIP, {"dictionary_log2": 16}))
+    support.assert_sane(SEVENZIP, support.run_on_controller(SEVENZIP, {"dictionary_log2": 16}))

@@ -9,29 +9,22 @@ from hypothesis import strategies as st
 
 from benchmarks.catalog import cpu
 from benchmarks.catalog.spec import ParamError, ParseError
-from tests.benchmarks.catalog_support import (
-    assert_sane,
-    fixture,
-    mutated,
-    parses_or_refuses,
-    run_on_controller,
-    run_on_node,
-)
+from tests.benchmarks import catalog_support as support
 
-SYSBENCH_LOCAL = fixture("sysbench", "cpu-sysbench1.0.20-debian12-x86_64.txt")
-SYSBENCH_PI5 = fixture(
+SYSBENCH_LOCAL = support.fixture("sysbench", "cpu-sysbench1.0.20-debian12-x86_64.txt")
+SYSBENCH_PI5 = support.fixture(
     "sysbench", "published-raspberry-pi5-ubuntu24.04-cpu-1thread-sysbench1.0.20.txt"
 )
-STRESS_YAML = fixture("stress-ng", "cpu-int64-yaml-stress-ng0.15.06-debian12-x86_64.yaml")
-STRESS_BRIEF = fixture("stress-ng", "published-cpu-nproc-metrics-brief-stderr.txt")
-INTLOOP_LOCAL = fixture("intloop", "intloop-gcc12-debian12-x86_64.txt")
+STRESS_YAML = support.fixture("stress-ng", "cpu-int64-yaml-stress-ng0.15.06-debian12-x86_64.yaml")
+STRESS_BRIEF = support.fixture("stress-ng", "published-cpu-nproc-metrics-brief-stderr.txt")
+INTLOOP_LOCAL = support.fixture("intloop", "intloop-gcc12-debian12-x86_64.txt")
 FUZZ = settings(max_examples=150, deadline=None)
 
 
 def test_sysbench_cpu_reads_events_per_second_of_this_machine():
     params = cpu.SYSBENCH_CPU.clean_params({})
     parsed = cpu.SYSBENCH_CPU.parse({"measure": SYSBENCH_LOCAL}, params)
-    assert_sane(cpu.SYSBENCH_CPU, parsed)
+    support.assert_sane(cpu.SYSBENCH_CPU, parsed)
     assert parsed.details["tool_version"] == "sysbench 1.0.20"
 
 
@@ -58,7 +51,7 @@ def test_sysbench_cpu_refuses_a_rate_no_benchmark_measures():
 def test_stress_ng_reads_its_yaml_report():
     params = cpu.STRESS_NG_CPU.clean_params({})
     parsed = cpu.STRESS_NG_CPU.parse({"measure": "", "yaml": STRESS_YAML}, params)
-    assert_sane(cpu.STRESS_NG_CPU, parsed)
+    support.assert_sane(cpu.STRESS_NG_CPU, parsed)
     assert parsed.details["tool_version"] == "0.15.06"
 
 
@@ -76,33 +69,37 @@ def test_stress_ng_refuses_a_table_row_whose_rate_is_not_a_number():
 
 def test_intloop_reads_its_own_line():
     parsed = cpu.INTLOOP.parse({"measure": INTLOOP_LOCAL}, cpu.INTLOOP.clean_params({}))
-    assert_sane(cpu.INTLOOP, parsed)
+    support.assert_sane(cpu.INTLOOP, parsed)
 
 
 @pytest.mark.parametrize("benchmark", [cpu.SYSBENCH_CPU, cpu.STRESS_NG_CPU, cpu.INTLOOP])
 @FUZZ
 @given(text=st.text())
 def test_cpu_parsers_give_values_or_parse_error_on_any_text(benchmark, text):
-    parses_or_refuses(benchmark, {"measure": text, "yaml": text}, benchmark.clean_params({}))
+    support.parses_or_refuses(
+        benchmark, {"measure": text, "yaml": text}, benchmark.clean_params({})
+    )
 
 
 @FUZZ
-@given(text=mutated(SYSBENCH_LOCAL) | mutated(SYSBENCH_PI5))
+@given(text=support.mutated(SYSBENCH_LOCAL) | support.mutated(SYSBENCH_PI5))
 def test_sysbench_cpu_parser_survives_mutated_real_output(text):
-    parses_or_refuses(cpu.SYSBENCH_CPU, {"measure": text}, cpu.SYSBENCH_CPU.clean_params({}))
+    support.parses_or_refuses(
+        cpu.SYSBENCH_CPU, {"measure": text}, cpu.SYSBENCH_CPU.clean_params({})
+    )
 
 
 @FUZZ
-@given(yaml=mutated(STRESS_YAML), brief=mutated(STRESS_BRIEF))
+@given(yaml=support.mutated(STRESS_YAML), brief=support.mutated(STRESS_BRIEF))
 def test_stress_ng_parser_survives_mutated_real_output(yaml, brief):
     params = cpu.STRESS_NG_CPU.clean_params({})
-    parses_or_refuses(cpu.STRESS_NG_CPU, {"measure": brief, "yaml": yaml}, params)
+    support.parses_or_refuses(cpu.STRESS_NG_CPU, {"measure": brief, "yaml": yaml}, params)
 
 
 @FUZZ
-@given(text=mutated(INTLOOP_LOCAL))
+@given(text=support.mutated(INTLOOP_LOCAL))
 def test_intloop_parser_survives_mutated_real_output(text):
-    parses_or_refuses(cpu.INTLOOP, {"measure": text}, cpu.INTLOOP.clean_params({}))
+    support.parses_or_refuses(cpu.INTLOOP, {"measure": text}, cpu.INTLOOP.clean_params({}))
 
 
 @pytest.mark.parametrize(
@@ -134,20 +131,20 @@ def test_cpu_benchmarks_refuse_bad_parameters(benchmark, raw):
     ],
 )
 def test_cpu_plans_run_on_the_controller(benchmark, raw):
-    assert_sane(benchmark, run_on_controller(benchmark, raw))
+    support.assert_sane(benchmark, support.run_on_controller(benchmark, raw))
 
 
 @pytest.mark.pisim
 def test_intloop_compiles_and_runs_on_a_simulated_pi(pisim_farm):
-    parsed = run_on_node(pisim_farm.nodes["pi4"], cpu.INTLOOP, {"seconds": 1})
-    assert_sane(cpu.INTLOOP, parsed)
+    parsed = support.run_on_node(pisim_farm.nodes["pi4"], cpu.INTLOOP, {"seconds": 1})
+    support.assert_sane(cpu.INTLOOP, parsed)
     assert parsed.details["compiler"]  # the board's own cc said who it is
 
 
 @pytest.mark.pisim
 def test_sysbench_cpu_runs_on_a_simulated_pi(pisim_farm):
-    parsed = run_on_node(pisim_farm.nodes["pi4"], cpu.SYSBENCH_CPU, {"seconds": 1})
-    assert_sane(cpu.SYSBENCH_CPU, parsed)
+    parsed = support.run_on_node(pisim_farm.nodes["pi4"], cpu.SYSBENCH_CPU, {"seconds": 1})
+    support.assert_sane(cpu.SYSBENCH_CPU, parsed)
 
 
 def test_a_refused_size_is_echoed_as_given_and_a_good_one_is_kept_upper_case():

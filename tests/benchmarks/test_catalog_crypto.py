@@ -7,20 +7,17 @@ from hypothesis import strategies as st
 
 from benchmarks.catalog.crypto import OPENSSL_SPEED
 from benchmarks.catalog.spec import ParamError, ParseError
-from tests.benchmarks.catalog_support import (
-    assert_sane,
-    fixture,
-    mutated,
-    parses_or_refuses,
-    run_on_controller,
-    run_on_node,
-)
+from tests.benchmarks import catalog_support as support
 
-ONE_SIZE = fixture("openssl", "speed-mr-bytes16384-aes-128-gcm-openssl3.0.19-debian12-x86_64.txt")
-ALL_SIZES = fixture(
+ONE_SIZE = support.fixture(
+    "openssl", "speed-mr-bytes16384-aes-128-gcm-openssl3.0.19-debian12-x86_64.txt"
+)
+ALL_SIZES = support.fixture(
     "openssl", "speed-mr-all-sizes-chacha20-poly1305-openssl3.0.19-debian12-x86_64.txt"
 )
-PUBLISHED = fixture("openssl", "published-erlang-otp-crypto_bench_SUITE-aes-128-cbc-all-sizes.txt")
+PUBLISHED = support.fixture(
+    "openssl", "published-erlang-otp-crypto_bench_SUITE-aes-128-cbc-all-sizes.txt"
+)
 VERSION = "OpenSSL 3.0.19 27 Jan 2026 (Library: OpenSSL 3.0.19 27 Jan 2026)\n"
 FUZZ = settings(max_examples=150, deadline=None)
 
@@ -31,7 +28,7 @@ def params(**raw):
 
 def test_it_reads_the_one_block_size_this_machine_measured():
     parsed = OPENSSL_SPEED.parse({"measure": ONE_SIZE, "version": VERSION}, params())
-    assert_sane(OPENSSL_SPEED, parsed)
+    support.assert_sane(OPENSSL_SPEED, parsed)
     assert parsed.details["tool_version"] == "OpenSSL 3.0.19"
     assert list(parsed.details["table_bytes_per_second"]) == ["AES-128-GCM"]
 
@@ -62,10 +59,15 @@ def test_it_says_which_algorithm_it_found_instead():
 
 
 @FUZZ
-@given(text=st.text() | mutated(ONE_SIZE) | mutated(ALL_SIZES) | mutated(PUBLISHED))
+@given(
+    text=st.text()
+    | support.mutated(ONE_SIZE)
+    | support.mutated(ALL_SIZES)
+    | support.mutated(PUBLISHED)
+)
 def test_the_parser_gives_values_or_parse_error(text):
     for chosen in (params(), params(algorithm="aes-128-cbc", block_size="8192")):
-        parses_or_refuses(OPENSSL_SPEED, {"measure": text, "version": text}, chosen)
+        support.parses_or_refuses(OPENSSL_SPEED, {"measure": text, "version": text}, chosen)
 
 
 @pytest.mark.parametrize(
@@ -85,12 +87,12 @@ def test_it_refuses_bad_parameters(raw):
 
 @pytest.mark.slow
 def test_the_plan_runs_on_the_controller():
-    parsed = run_on_controller(OPENSSL_SPEED, {"seconds": 1, "algorithm": "sha256"})
-    assert_sane(OPENSSL_SPEED, parsed)
+    parsed = support.run_on_controller(OPENSSL_SPEED, {"seconds": 1, "algorithm": "sha256"})
+    support.assert_sane(OPENSSL_SPEED, parsed)
     assert parsed.details["tool_version"].startswith("OpenSSL")
 
 
 @pytest.mark.pisim
 def test_the_plan_runs_on_a_simulated_pi(pisim_farm):
-    parsed = run_on_node(pisim_farm.nodes["pi4"], OPENSSL_SPEED, {"seconds": 1})
-    assert_sane(OPENSSL_SPEED, parsed)
+    parsed = support.run_on_node(pisim_farm.nodes["pi4"], OPENSSL_SPEED, {"seconds": 1})
+    support.assert_sane(OPENSSL_SPEED, parsed)

@@ -10,16 +10,10 @@ from hypothesis import strategies as st
 from benchmarks.catalog import media
 from benchmarks.catalog.spec import Context, ParamError, ParseError
 from benchmarks.endpoints import ControllerEndpoint
-from tests.benchmarks.catalog_support import (
-    assert_sane,
-    fixture,
-    mutated,
-    parses_or_refuses,
-    run_on_controller,
-)
+from tests.benchmarks import catalog_support as support
 
-FLAC_LOCAL = fixture("flac", "timed-flac1.4.2-debian12-x86_64.txt")
-LAME_LOCAL = fixture("lame", "timed-lame3.100-debian12-x86_64.txt")
+FLAC_LOCAL = support.fixture("flac", "timed-flac1.4.2-debian12-x86_64.txt")
+LAME_LOCAL = support.fixture("lame", "timed-lame3.100-debian12-x86_64.txt")
 
 
 def generate_wav(tmp_path, name: str, seconds: int):
@@ -52,7 +46,7 @@ def test_the_generated_wav_is_the_same_bytes_every_time(tmp_path):
 )
 def test_it_reads_the_timed_encoding_and_the_encoders_version(benchmark, text, version):
     parsed = benchmark.parse({"measure": text}, benchmark.clean_params({}))
-    assert_sane(benchmark, parsed)
+    support.assert_sane(benchmark, parsed)
     assert parsed.values["realtime"] == parsed.details["audio_seconds"] / parsed.values["seconds"]
     assert parsed.details["tool_version"].startswith(version)
 
@@ -67,8 +61,8 @@ def test_it_refuses_a_run_that_took_no_time():
 @settings(max_examples=150, deadline=None)
 @given(data=st.data())
 def test_the_parsers_give_values_or_parse_error(benchmark, text, data):
-    fuzzed = data.draw(st.text() | mutated(text))
-    parses_or_refuses(benchmark, {"measure": fuzzed}, benchmark.clean_params({}))
+    fuzzed = data.draw(st.text() | support.mutated(text))
+    support.parses_or_refuses(benchmark, {"measure": fuzzed}, benchmark.clean_params({}))
 
 
 @pytest.mark.parametrize(
@@ -90,6 +84,6 @@ def test_it_refuses_bad_parameters(benchmark, raw):
 @pytest.mark.slow
 @pytest.mark.parametrize("benchmark", [media.FLAC, media.LAME])
 def test_the_plans_run_on_the_controller(benchmark):
-    parsed = run_on_controller(benchmark, {"seconds": 2})
-    assert_sane(benchmark, parsed)
+    parsed = support.run_on_controller(benchmark, {"seconds": 2})
+    support.assert_sane(benchmark, parsed)
     assert parsed.details["audio_seconds"] == 2

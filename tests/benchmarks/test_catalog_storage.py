@@ -12,24 +12,17 @@ from benchmarks import trial
 from benchmarks.catalog.spec import Context, ParamError, ParseError
 from benchmarks.catalog.storage import DD, FIO
 from benchmarks.endpoints import ControllerEndpoint
-from tests.benchmarks.catalog_support import (
-    assert_sane,
-    fixture,
-    mutated,
-    parses_or_refuses,
-    run_on_controller,
-    run_on_node,
-)
+from tests.benchmarks import catalog_support as support
 
-DD_LOCAL = fixture("dd", "timed-dd-coreutils9.1-debian12-x86_64.txt")
-FIO_LOCAL = fixture("fio", "randread-json-fio3.33-debian12-x86_64.json")
-FIO_PUBLISHED = fixture("fio", "published-randwrite-libaio-fio3.42-trimmed.txt")
+DD_LOCAL = support.fixture("dd", "timed-dd-coreutils9.1-debian12-x86_64.txt")
+FIO_LOCAL = support.fixture("fio", "randread-json-fio3.33-debian12-x86_64.json")
+FIO_PUBLISHED = support.fixture("fio", "published-randwrite-libaio-fio3.42-trimmed.txt")
 FUZZ = settings(max_examples=150, deadline=None)
 
 
 def test_dd_reads_both_directions_and_keeps_dds_own_lines():
     parsed = DD.parse({"measure": DD_LOCAL}, DD.clean_params({}))
-    assert_sane(DD, parsed)
+    support.assert_sane(DD, parsed)
     assert parsed.details["page_cache_dropped"] is True
     assert parsed.details["tool_version"] == "dd (coreutils) 9.1"
     assert "copied" in parsed.details["dd_write"] and "copied" in parsed.details["dd_read"]
@@ -37,7 +30,7 @@ def test_dd_reads_both_directions_and_keeps_dds_own_lines():
 
 def test_fio_reads_this_machines_json_report():
     parsed = FIO.parse({"measure": FIO_LOCAL}, FIO.clean_params({"pattern": "randread"}))
-    assert_sane(FIO, parsed)
+    support.assert_sane(FIO, parsed)
     assert parsed.details["tool_version"] == "fio-3.33"
 
 
@@ -52,16 +45,16 @@ def test_fio_refuses_a_report_with_nothing_measured():
 
 
 @FUZZ
-@given(text=st.text() | mutated(DD_LOCAL))
+@given(text=st.text() | support.mutated(DD_LOCAL))
 def test_dd_parser_gives_values_or_parse_error(text):
-    parses_or_refuses(DD, {"measure": text}, DD.clean_params({}))
+    support.parses_or_refuses(DD, {"measure": text}, DD.clean_params({}))
 
 
 @FUZZ
-@given(text=st.text() | mutated(FIO_LOCAL) | mutated(FIO_PUBLISHED))
+@given(text=st.text() | support.mutated(FIO_LOCAL) | support.mutated(FIO_PUBLISHED))
 def test_fio_parser_gives_values_or_parse_error(text):
     for pattern in ("randread", "write"):
-        parses_or_refuses(FIO, {"measure": text}, FIO.clean_params({"pattern": pattern}))
+        support.parses_or_refuses(FIO, {"measure": text}, FIO.clean_params({"pattern": pattern}))
 
 
 @pytest.mark.parametrize("directory", ["", "/", "/mnt/nfs", "/mnt/nfs/", "/srv/pi-4_b.test"])
@@ -126,16 +119,16 @@ def test_a_hostile_directory_past_the_pattern_is_still_one_literal_path(tmp_path
     ],
 )
 def test_the_plans_run_on_the_controllers_ram_disk(benchmark, raw):
-    assert_sane(benchmark, run_on_controller(benchmark, raw))
+    support.assert_sane(benchmark, support.run_on_controller(benchmark, raw))
 
 
 @pytest.mark.slow
 def test_dd_writes_into_the_given_directory_and_cleans_up(tmp_path):
-    assert_sane(DD, run_on_controller(DD, {"directory": str(tmp_path), "count": 4}))
+    support.assert_sane(DD, support.run_on_controller(DD, {"directory": str(tmp_path), "count": 4}))
     assert list(Path(tmp_path).iterdir()) == []
 
 
 @pytest.mark.pisim
 def test_fio_runs_on_a_simulated_pi(pisim_farm):
     raw = {"seconds": 1, "size": "8M"}
-    assert_sane(FIO, run_on_node(pisim_farm.nodes["pi4"], FIO, raw))
+    support.assert_sane(FIO, support.run_on_node(pisim_farm.nodes["pi4"], FIO, raw))
