@@ -10,6 +10,7 @@ simulated Pis as boards, wait for a campaign, and print a figure the same way in
 """
 
 import atexit
+import contextlib
 import os
 import shutil
 import statistics
@@ -333,6 +334,29 @@ def children_cpu_s() -> float:
 
 def load_average() -> str:
     return "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
+
+
+@contextlib.contextmanager
+def one_board(name: str, subnet_index: int, profile: str):
+    """The bench database migrated, one simulated Pi of `profile` registered as a board and one
+    real RQ worker: yields (node, board); all stopped and removed after, whatever happens."""
+    from django.core.management import call_command
+
+    from pisim import Farm
+
+    call_command("migrate", verbosity=0)
+    farm = Farm(name, subnet_index, downtime=1.0)
+    workers = []
+    try:
+        node = farm.add_node("b1", profile=profile)
+        farm.start()
+        board = register_board(node)
+        workers = start_workers(1)
+        yield node, board
+    finally:
+        stop_workers(workers)
+        farm.stop()
+        cleanup()
 
 
 def start_workers(count: int, *options: str) -> list[subprocess.Popen]:

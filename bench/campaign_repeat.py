@@ -18,10 +18,8 @@ import subprocess
 import sys
 
 import benchenv  # noqa: I001 - first: it sets up Django on a throw-away data directory
-from django.core.management import call_command
 
 from benchmarks.catalog import BUILT_IN
-from pisim import Farm
 
 BENCH_SUBNET_INDEX = 12
 TARGET_PCT = 1.0
@@ -56,14 +54,8 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=6)
     parser.add_argument("--only", default="sha1sum,intloop", help="comma-separated benchmarks")
     args = parser.parse_args()
-    call_command("migrate", verbosity=0)
-    farm = Farm("crp", BENCH_SUBNET_INDEX, downtime=1.0)
-    workers, met = [], True
-    try:
-        node = farm.add_node("c1", profile="pi4b-bookworm")
-        farm.start()
-        board = benchenv.register_board(node)
-        workers = benchenv.start_workers(1)
+    met = True
+    with benchenv.one_board("crp", BENCH_SUBNET_INDEX, "pi4b-bookworm") as (node, board):
         for name in args.only.split(","):
             values, others, said = through_the_command(board, name, args.trials)
             lengthened = [line for line in said.splitlines() if line.startswith("lengthened:")]
@@ -81,10 +73,6 @@ def main() -> None:
                 f"{BUILT_IN[name].metrics[0].unit}, rel SD {rsd:.2f} % "
                 f"(target <= {TARGET_PCT:g} %): {'met' if ok else 'MISSED'}"
             )
-    finally:
-        benchenv.stop_workers(workers)
-        farm.stop()
-        benchenv.cleanup()
     print(f"1 node (pi4b-bookworm), {os.cpu_count()} host cores; {benchenv.load_average()}")
     raise SystemExit(0 if met else 1)
 

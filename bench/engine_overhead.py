@@ -22,10 +22,8 @@ import subprocess
 import time
 
 import benchenv  # noqa: I001 - first: it sets up Django on a throw-away data directory
-from django.core.management import call_command
 
 from benchmarks import campaigns
-from pisim import Farm
 
 BENCH_SUBNET_INDEX = 5
 SECONDS = 2
@@ -74,17 +72,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
 
-    call_command("migrate", verbosity=0)
-    farm = Farm("ovhd", BENCH_SUBNET_INDEX, downtime=1.0)
-    workers = []
-    try:
-        node = farm.add_node("b1", profile="pi4b-bookworm")
-        farm.start()
+    with benchenv.one_board("ovhd", BENCH_SUBNET_INDEX, "pi4b-bookworm") as (node, board):
         known_hosts = benchenv.DATA_DIR / "known_hosts"
         known_hosts.write_text(node.known_hosts_line + "\n")
-        board = benchenv.register_board(node)
         benchmark = benchenv.fixed_command_benchmark(SECONDS)
-        workers = benchenv.start_workers(1)
         pifarm_campaign(board, benchmark, 1, quiet=False)  # warm-up: the worker, the handshake
         by_hand(node, known_hosts, 1)
 
@@ -121,10 +112,6 @@ def main() -> None:
         benchenv.report("  quiet wait of a run", [wait["waited_s"] for wait in waits])
         reached = sum(wait["reached"] for wait in waits)
         print(f"  quiet reached in {reached} of {len(waits)} runs; the last: {waits[-1]['words']}")
-    finally:
-        benchenv.stop_workers(workers)
-        farm.stop()
-        benchenv.cleanup()
     raise SystemExit(0 if met else 1)
 
 

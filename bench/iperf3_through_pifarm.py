@@ -20,11 +20,9 @@ import subprocess
 import time
 
 import benchenv  # noqa: I001 - first: it sets up Django on a throw-away data directory
-from django.core.management import call_command
 
 from benchmarks import campaigns
 from benchmarks.models import Measurement
-from pisim import Farm
 
 BENCH_SUBNET_INDEX = 7
 BRIDGE = f"10.213.{BENCH_SUBNET_INDEX}.1"  # the farm's bridge: this host, as the node sees it
@@ -74,14 +72,7 @@ def main() -> None:
     parser.add_argument("--duration", type=int, default=5, help="seconds of traffic")
     args = parser.parse_args()
 
-    call_command("migrate", verbosity=0)
-    farm = Farm("iperf", BENCH_SUBNET_INDEX, downtime=1.0)
-    workers = []
-    try:
-        node = farm.add_node("b1", profile="pi3b-legacy")
-        farm.start()
-        board = benchenv.register_board(node)
-        workers = benchenv.start_workers(1)
+    with benchenv.one_board("iperf", BENCH_SUBNET_INDEX, "pi3b-legacy") as (node, board):
         through_pifarm(board, 1)  # warm-up: the worker, the first handshake and probe
 
         pifarm, hand = [], []
@@ -105,10 +96,6 @@ def main() -> None:
         met &= benchenv.verdict(
             "iperf3-tcp through pifarm, Mbit/s", through, TARGET_MBIT, at_least=True
         )
-    finally:
-        benchenv.stop_workers(workers)
-        farm.stop()
-        benchenv.cleanup()
     raise SystemExit(0 if met else 1)
 
 

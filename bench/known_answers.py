@@ -26,12 +26,10 @@ import threading
 import time
 
 import benchenv  # noqa: I001 - first: it sets up Django on a throw-away data directory
-from django.core.management import call_command
 
 from benchmarks import campaigns
 from benchmarks.models import Measurement
 from benchmarks.telemetry.scripts import sampler_argv
-from pisim import Farm
 
 BENCH_SUBNET_INDEX = 8
 ALGORITHM, BLOCK = "sha256", "16384"
@@ -120,14 +118,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=int, default=3, help="of openssl speed")
     args = parser.parse_args()
 
-    call_command("migrate", verbosity=0)
-    farm = Farm("known", BENCH_SUBNET_INDEX, downtime=1.0)
-    workers = []
-    try:
-        node = farm.add_node("b1", profile="pi4b-bookworm")
-        farm.start()
-        board = benchenv.register_board(node)
-        workers = benchenv.start_workers(1)
+    with benchenv.one_board("known", BENCH_SUBNET_INDEX, "pi4b-bookworm") as (node, board):
         through_pifarm(board, 1)  # warm-up: the worker, the first handshake and probe
 
         figures = {
@@ -169,10 +160,6 @@ def main() -> None:
         right = sums == {known}
         print(f"{'sha1 of 2 GiB of zeros, both ways':<44} {'right' if right else sorted(sums)}")
         met &= right
-    finally:
-        benchenv.stop_workers(workers)
-        farm.stop()
-        benchenv.cleanup()
     raise SystemExit(0 if met else 1)
 
 

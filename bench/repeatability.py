@@ -28,7 +28,6 @@ import time
 import uuid
 
 import benchenv  # noqa: I001 - first: it sets up Django on a throw-away data directory
-from django.core.management import call_command
 
 from benchmarks import campaigns, trial
 from benchmarks.catalog import BUILT_IN
@@ -36,7 +35,6 @@ from benchmarks.catalog.spec import Context
 from benchmarks.endpoints import ControllerEndpoint
 from benchmarks.models import Measurement
 from benchmarks.runner import RAM_DISK
-from pisim import Farm
 
 BENCH_SUBNET_INDEX = 10
 TARGET_PCT = {
@@ -153,14 +151,8 @@ def main() -> None:
     if unknown:
         raise SystemExit(f"no built-in benchmark {', '.join(unknown)}")
 
-    call_command("migrate", verbosity=0)
-    farm = Farm("rpt", BENCH_SUBNET_INDEX, downtime=1.0)
-    workers, rows = [], []
-    try:
-        node = farm.add_node("r1", profile=args.profile)
-        farm.start()
-        board = benchenv.register_board(node)
-        workers = benchenv.start_workers(1)
+    rows = []
+    with benchenv.one_board("rpt", BENCH_SUBNET_INDEX, args.profile) as (node, board):
         loads = [benchenv.load_average()]
         for name in names:
             row = run_campaign(board, BUILT_IN[name], args.trials)
@@ -173,10 +165,6 @@ def main() -> None:
                 f"trial {row['trial_s']:.2f} s  {verdict(row)}",
                 flush=True,
             )
-    finally:
-        benchenv.stop_workers(workers)
-        farm.stop()
-        benchenv.cleanup()
     print(
         f"\n1 node ({args.profile}), {args.trials} trials each, quiet off, "
         f"{os.cpu_count()} host cores; load seen: {loads[0]} ... {loads[-1]}"
