@@ -12,18 +12,16 @@ SQL queries of one request are counted with CaptureQueriesContext. Target: each 
 """
 
 import argparse
-import os
 import time
 
 import benchenv  # noqa: I001 - first: it sets up Django on a throw-away data directory
-from django.core.management import call_command
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from benchmarks.api import tokens
-from benchmarks.models import Campaign, Measurement, Run
+from benchmarks.models import Campaign
 
 MEASUREMENTS = 50_000
 BOARDS = 5
@@ -58,9 +56,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=20)
     args = parser.parse_args()
 
-    benchenv.pages_without_collectstatic()
-    call_command("migrate", verbosity=0)
-    try:
+    with benchenv.page_lab():
         campaign = lab()
         viewer = benchenv.bench_viewer()
         _, token = tokens.issue(viewer, "bench")
@@ -80,20 +76,12 @@ def main() -> None:
             name: timed(client, headers, params, args.rounds) for name, params in cases.items()
         }
 
-        print(
-            f"\n{Measurement.objects.count():,} measurements, {Run.objects.count():,} runs, "
-            f"{BOARDS} boards, {os.cpu_count()} cores, {connection.vendor}"
-        )
-        print(f"load seen: {benchenv.load_average()}\n")
+        benchenv.print_lab(BOARDS)
         met = True
         for name, (samples, queries) in figures.items():
-            median = benchenv.report(f"GET measurements, {name}", samples, unit="ms", digits=1)
-            print(f"{'  SQL queries of one request':<44} {queries:9d}")
-            met &= benchenv.verdict("  median (ms), target", median, TARGET_MS)
+            met &= benchenv.page_verdict(f"GET measurements, {name}", samples, queries, TARGET_MS)
         counts = {queries for _, queries in figures.values()}
         met &= benchenv.verdict("query counts that differ between pages", len(counts) - 1, 0)
-    finally:
-        benchenv.cleanup()
     raise SystemExit(0 if met else 1)
 
 

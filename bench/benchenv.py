@@ -39,16 +39,44 @@ import django  # noqa: E402 - settings must see the environment above
 django.setup()
 
 
-def pages_without_collectstatic() -> None:
-    """Render pages as the test suite does: static files named as they are (no collectstatic
-    manifest), and the directory whitenoise looks in present."""
+@contextlib.contextmanager
+def page_lab():
+    """The bench database migrated, pages rendered as the test suite renders them (static files
+    named as they are, no collectstatic manifest, and the directory whitenoise looks in
+    present); all removed after, whatever happens."""
     from django.conf import settings
+    from django.core.management import call_command
 
     settings.STORAGES = {
         **settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
     settings.STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+    call_command("migrate", verbosity=0)
+    try:
+        yield
+    finally:
+        cleanup()
+
+
+def print_lab(boards: int) -> None:
+    """What a page bench measured on: the rows, the boards, the cores, the database, the load."""
+    from django.db import connection
+
+    from benchmarks.models import Measurement, Run
+
+    print(
+        f"\n{Measurement.objects.count():,} measurements, {Run.objects.count():,} runs, "
+        f"{boards} boards, {os.cpu_count()} cores, {connection.vendor}"
+    )
+    print(f"load seen: {load_average()}\n")
+
+
+def page_verdict(name: str, samples: list[float], queries: int, target_ms: float) -> bool:
+    """A page's median (ms) against its target, with the SQL queries of one request."""
+    median = report(name, samples, unit="ms", digits=1)
+    print(f"{'  SQL queries of one request':<44} {queries:9d}")
+    return verdict("  median (ms), target", median, target_ms)
 
 
 COMPARISON_MEASUREMENTS = 50_000
@@ -123,16 +151,9 @@ def comparison_lab(measurements: int = COMPARISON_MEASUREMENTS, boards: int = CO
         )
         lane = Lane.objects.create(campaign=campaign, board=board)
         runs += [
-            Run(
-                campaign=campaign,
-                lane=lane,
-                board=board,
-                sequence=n * 10,
-                benchmark="sha1sum",
-                definition_version=1,
-                params={"size": "16M"},
-                repetition=n + 1,
-                state="done",
+            _sha1sum_run(
+                lane,
+                n,
                 preset_version=versions[n % 3],
                 snapshot=snapshot,
                 suspect=n % 50 == 0,
@@ -169,6 +190,24 @@ def comparison_lab(measurements: int = COMPARISON_MEASUREMENTS, boards: int = CO
     return campaign
 
 
+def _sha1sum_run(lane, n: int, **fields):
+    """The n-th done sha1sum run of lane (not saved: the callers bulk-create)."""
+    from benchmarks.models import Run
+
+    return Run(
+        campaign=lane.campaign,
+        lane=lane,
+        board=lane.board,
+        sequence=n * 10,
+        benchmark="sha1sum",
+        definition_version=1,
+        params={"size": "16M"},
+        repetition=n + 1,
+        state="done",
+        **fields,
+    )
+
+
 def sha1sum_runs(campaign, boards, per_board: int, **fields) -> None:
     """per_board done sha1sum runs on each board (a lane each), bulk-created with fields, each
     with two values (a throughput and the seconds); then the planner's statistics."""
@@ -177,21 +216,7 @@ def sha1sum_runs(campaign, boards, per_board: int, **fields) -> None:
     made = []
     for board in boards:
         lane = Lane.objects.create(campaign=campaign, board=board)
-        made += [
-            Run(
-                campaign=campaign,
-                lane=lane,
-                board=board,
-                sequence=n * 10,
-                benchmark="sha1sum",
-                definition_version=1,
-                params={"size": "16M"},
-                repetition=n + 1,
-                state="done",
-                **fields,
-            )
-            for n in range(per_board)
-        ]
+        made += [_sha1sum_run(lane, n, **fields) for n in range(per_board)]
     Run.objects.bulk_create(made, batch_size=2000)
     values = [
         Measurement(run_id=run_id, metric=metric, value=value, unit=unit, higher_is_better=better)

@@ -18,7 +18,6 @@ import time
 import tracemalloc
 
 import benchenv  # noqa: I001 - first: it sets up Django on a throw-away data directory
-from django.core.management import call_command
 from django.db import connection
 from django.test import Client
 from django.urls import reverse
@@ -71,9 +70,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
 
-    benchenv.pages_without_collectstatic()
-    call_command("migrate", verbosity=0)
-    try:
+    with benchenv.page_lab():
         boards = benchenv.uncontacted_boards("pages", BOARDS, first=51)
         large, small = campaign_of(args.runs, boards), campaign_of(args.runs // 10, boards)
         _, client = benchenv.viewer_client()
@@ -109,8 +106,6 @@ def main() -> None:
             f"{large_peak / 1e6:.1f}"
         )
         met &= benchenv.verdict("  CSV peak memory, large / small", large_peak / small_peak, 2)
-    finally:
-        benchenv.cleanup()
     raise SystemExit(0 if met else 1)
 
 

@@ -13,14 +13,11 @@ they do not grow with the data. Target: each median under 150 ms. Exits 1 if one
 """
 
 import argparse
-import os
 
 import benchenv  # noqa: I001 - first: it sets up Django on a throw-away data directory
-from django.core.management import call_command
-from django.db import connection
 from django.test import Client
 
-from benchmarks.models import Comparison, Measurement, Run
+from benchmarks.models import Comparison, Run
 
 MEASUREMENTS = benchenv.COMPARISON_MEASUREMENTS
 BOARDS = benchenv.COMPARISON_BOARDS
@@ -37,9 +34,7 @@ def main() -> None:
     parser.add_argument("--measurements", type=int, default=MEASUREMENTS)
     args = parser.parse_args()
 
-    benchenv.pages_without_collectstatic()
-    call_command("migrate", verbosity=0)
-    try:
+    with benchenv.page_lab():
         campaign = benchenv.comparison_lab(args.measurements)
         viewer, client = benchenv.viewer_client()
         cases = {}
@@ -60,24 +55,16 @@ def main() -> None:
         timed(client, cases["by preset"], 2)  # warm-up: imports, templates, the connection
         figures = {name: timed(client, url, args.rounds) for name, url in cases.items()}
 
-        print(
-            f"\n{Measurement.objects.count():,} measurements, {Run.objects.count():,} runs, "
-            f"{BOARDS} boards, {os.cpu_count()} cores, {connection.vendor}"
-        )
-        print(f"load seen: {benchenv.load_average()}\n")
+        benchenv.print_lab(BOARDS)
         met = True
         for name, (samples, queries) in figures.items():
-            median = benchenv.report(f"comparison page, {name}", samples, unit="ms", digits=1)
-            print(f"{'  SQL queries of one request':<44} {queries:9d}")
-            met &= benchenv.verdict("  median (ms), target", median, TARGET_MS)
+            met &= benchenv.page_verdict(f"comparison page, {name}", samples, queries, TARGET_MS)
         Run.objects.filter(sequence__gte=args.measurements // BOARDS // 2 * 10).delete()
         _, fewer = timed(client, cases["by preset"], 1)
         print(f"{'SQL queries with half the runs':<44} {fewer:9d}")
         met &= benchenv.verdict(
             "queries that grew with the data", figures["by preset"][1] - fewer, 0
         )
-    finally:
-        benchenv.cleanup()
     raise SystemExit(0 if met else 1)
 
 

@@ -25,7 +25,6 @@ import time
 
 import benchenv  # noqa: I001 - first: it sets up Django on a throw-away data directory
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
 from django.test import Client
 from django.test.utils import setup_test_environment
 from django.urls import reverse
@@ -88,9 +87,7 @@ def main() -> None:
     args = parser.parse_args()
     setup_test_environment()
     logging.getLogger("django.request").setLevel(logging.CRITICAL)  # a stopped case is no news
-    benchenv.pages_without_collectstatic()
-    call_command("migrate", verbosity=0)
-    try:
+    with benchenv.page_lab():
         user = get_user_model().objects.create_superuser("bench")  # force_login: no password
         client = Client()
         client.force_login(user)
@@ -128,8 +125,6 @@ def main() -> None:
             args.limit,
             lambda: board_comparison(client, version, "#" * PROBE_CAP),
         )
-    finally:
-        benchenv.cleanup()
 
 
 if __name__ == "__main__":

@@ -12,11 +12,8 @@ the runs, to show that they do not grow with the data. Target: the median under 
 """
 
 import argparse
-import os
 
 import benchenv  # noqa: I001 - first: it sets up Django on a throw-away data directory
-from django.core.management import call_command
-from django.db import connection
 from django.test import Client
 
 from benchmarks import sharing
@@ -31,9 +28,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=20)
     args = parser.parse_args()
 
-    benchenv.pages_without_collectstatic()
-    call_command("migrate", verbosity=0)
-    try:
+    with benchenv.page_lab():
         campaign = benchenv.comparison_lab()
         owner = benchenv.bench_viewer()
         comparison = Comparison.objects.create(
@@ -50,22 +45,15 @@ def main() -> None:
         benchenv.timed_get(visitor, url, 2, must_hold=b"board 5")  # warm-up
         samples, queries = benchenv.timed_get(visitor, url, args.rounds, must_hold=b"board 5")
 
-        print(
-            f"\n{Measurement.objects.count():,} measurements, {Run.objects.count():,} runs, "
-            f"{benchenv.COMPARISON_BOARDS} boards, {os.cpu_count()} cores, "
-            f"{connection.vendor}"
+        benchenv.print_lab(benchenv.COMPARISON_BOARDS)
+        met = benchenv.page_verdict(
+            "share page, by board, suspects in", samples, queries, TARGET_MS
         )
-        print(f"load seen: {benchenv.load_average()}\n")
-        median = benchenv.report("share page, by board, suspects in", samples, "ms", digits=1)
-        print(f"{'  SQL queries of one request':<44} {queries:9d}")
-        met = benchenv.verdict("  median (ms), target", median, TARGET_MS)
         Run.objects.filter(sequence__gte=RUNS_A_BOARD // 2 * 10).delete()
         _, fewer = benchenv.timed_get(visitor, url, 1, must_hold=b"board 5")
         print(f"{'SQL queries with half the runs':<44} {fewer:9d}")
         print(f"{'  measurements then':<44} {Measurement.objects.count():9,d}")
         met &= benchenv.verdict("queries that grew with the data", queries - fewer, 0)
-    finally:
-        benchenv.cleanup()
     raise SystemExit(0 if met else 1)
 
 
