@@ -6,6 +6,7 @@ from django.contrib import admin
 
 from benchmarks.catalog import custom_rules
 from benchmarks.models import Campaign, CustomBenchmark, Lane, Measurement, Run
+from devices.admin import ReadOnly, ReadOnlyAdmin
 
 
 class CustomBenchmarkForm(forms.ModelForm):
@@ -27,20 +28,7 @@ class CustomBenchmarkAdmin(admin.ModelAdmin):
     readonly_fields = ["version", "created", "changed"]
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Shown to whoever may view the model; nobody adds, changes or deletes here."""
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
-class ReadOnlyInline(admin.TabularInline):
+class ReadOnlyInline(ReadOnly, admin.TabularInline):
     """The rows of a run or campaign, visible with it: the roles grant no permission on these
     models of their own (their parent's view permission is the one that counts)."""
 
@@ -50,15 +38,6 @@ class ReadOnlyInline(admin.TabularInline):
 
     def has_view_permission(self, request, obj=None):
         return request.user.has_perm(self.parent_permission)
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 class LaneInline(ReadOnlyInline):
@@ -80,7 +59,6 @@ class CampaignAdmin(ReadOnlyAdmin):
     list_display = ["name", "state", "created_by", "created", "finished"]
     list_filter = ["state", "order"]
     search_fields = ["name"]
-    readonly_fields = [field.name for field in Campaign._meta.fields]
     inlines = [LaneInline]
 
 
@@ -90,5 +68,4 @@ class RunAdmin(ReadOnlyAdmin):
     list_filter = ["state", "suspect", "benchmark"]
     list_select_related = ["board", "preset_version__preset"]
     search_fields = ["benchmark", "board__name", "campaign__name"]
-    readonly_fields = [field.name for field in Run._meta.fields]
     inlines = [MeasurementInline]

@@ -7,6 +7,27 @@ from devices.forms_presets import PresetAdminForm
 from devices.models import Application, Board, BoardTask, FactSnapshot, Preset, PresetVersion
 
 
+class ReadOnly:
+    """History shown to whoever may view it: nobody adds, changes or deletes it here (results
+    and later records point at it). A mixin for model admins and inlines alike."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class ReadOnlyAdmin(ReadOnly, admin.ModelAdmin):
+    """Every field shown, none editable."""
+
+    def get_readonly_fields(self, request, obj=None):
+        return [field.name for field in self.model._meta.fields]
+
+
 class InServiceFilter(admin.SimpleListFilter):
     title = "service"
     parameter_name = "service"
@@ -99,35 +120,19 @@ class BoardAdmin(admin.ModelAdmin):
 
 
 @admin.register(FactSnapshot)
-class FactSnapshotAdmin(admin.ModelAdmin):
+class FactSnapshotAdmin(ReadOnlyAdmin):
+    """History: results and tasks point at snapshots."""
+
     list_display = ["board", "taken_at", "model", "kernel_bits", "userland_bits", "os_name"]
     list_filter = ["board"]
-    readonly_fields = [field.name for field in FactSnapshot._meta.fields]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False  # history: results and tasks point at snapshots
 
 
 @admin.register(BoardTask)
-class BoardTaskAdmin(admin.ModelAdmin):
+class BoardTaskAdmin(ReadOnlyAdmin):
+    """The record of what ran on a board stays."""
+
     list_display = ["board", "kind", "state", "created", "finished"]
     list_filter = ["kind", "state"]
-    readonly_fields = [field.name for field in BoardTask._meta.fields]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False  # the record of what ran on a board stays
 
 
 class PresetVersionInline(admin.TabularInline):
@@ -171,17 +176,8 @@ class PresetAdmin(admin.ModelAdmin):
 
 
 @admin.register(Application)
-class ApplicationAdmin(admin.ModelAdmin):
+class ApplicationAdmin(ReadOnlyAdmin):
     list_display = ["board", "version", "mode", "state", "created", "finished"]
     list_filter = ["state", "mode"]
     # backup_text is a board's config.txt: fine to show; no credential is in this model.
-    readonly_fields = [field.name for field in Application._meta.fields]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False  # the record of what was done to a board stays
+    # The record of what was done to a board stays.

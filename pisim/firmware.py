@@ -67,20 +67,6 @@ FAMILY_DEFAULTS: dict[str, dict[str, int]] = {
         "sdram_freq_min": 3200,
         **_COMMON_MIN,
     },
-    "pi400": {
-        "arm_freq": 1800,
-        "core_freq": 500,
-        "h264_freq": 500,
-        "isp_freq": 500,
-        "v3d_freq": 500,
-        "hevc_freq": 500,
-        "sdram_freq": 3200,
-        "arm_freq_min": 600,
-        "core_freq_min": 200,
-        "gpu_freq_min": 250,
-        "sdram_freq_min": 3200,
-        **_COMMON_MIN,
-    },
     "pi5": {
         "arm_freq": 2400,
         "core_freq": 910,
@@ -96,6 +82,8 @@ FAMILY_DEFAULTS: dict[str, dict[str, int]] = {
         "sdram_freq_min": 4267,
     },
 }
+# The Pi 400 is a Pi 4 whose firmware raises arm_freq to 1800 (yaml: the same defaults tables).
+FAMILY_DEFAULTS["pi400"] = {**FAMILY_DEFAULTS["pi4"], "arm_freq": 1800}
 FAMILY_DEFAULTS["pi4_r14"] = dict(FAMILY_DEFAULTS["pi4"])  # 1500, 1800 with arm_boost=1
 
 # yaml: overclocking.options.arm_64bit.defaults ("1 on Pi 4/400/CM4/CM4S, 0 elsewhere").
