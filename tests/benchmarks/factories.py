@@ -2,7 +2,7 @@
 
 import copy
 
-from benchmarks.models import Campaign, Comparison, Lane, Measurement, Run
+from benchmarks.models import Campaign, Comparison, CustomBenchmark, Lane, Measurement, Run
 from devices.models import FactSnapshot, Preset, PresetVersion
 from tests.devices.factories import make_board
 
@@ -134,4 +134,21 @@ def quick_campaign(boards, benchmark: str, params: dict | None = None, **spec) -
             "benchmarks": [{"name": benchmark, "params": params or {}}],
             **spec,
         }
+    )
+
+
+# Custom benchmarks saved before the admin checked defaults, as a database may still hold them:
+# longdef's default is longer than a parameter holds, nulldef has none at all.
+UNUSABLE_DEFAULTS = {"longdef": ("long default", "x" * 300), "nulldef": ("null default", None)}
+
+
+def unusable_custom_benchmark(name: str) -> CustomBenchmark:
+    title, default = UNUSABLE_DEFAULTS[name]
+    return CustomBenchmark.objects.create(
+        name=name,
+        title=title,
+        command="true",
+        params={"p": default},
+        pattern="(?P<value>x)",
+        unit="x",
     )

@@ -15,7 +15,7 @@ from django.db import connection
 from benchmarks import campaigns
 from benchmarks.management.commands import campaign as campaign_command
 from benchmarks.models import Campaign, CustomBenchmark, Run
-from tests.benchmarks.factories import add_run, make_campaign
+from tests.benchmarks.factories import add_run, make_campaign, unusable_custom_benchmark
 from tests.devices.factories import make_board
 from tests.devices.simfarm import register_node
 from tests.processes import run_manage
@@ -50,14 +50,7 @@ def test_the_catalog_lists_metrics_parameters_tools_and_peers():
 
 @pytest.mark.slow
 def test_a_custom_benchmark_that_cannot_be_used_is_named_and_the_others_listed():
-    CustomBenchmark.objects.create(
-        name="nulldef",
-        title="null default",
-        command="true",
-        params={"p": None},
-        pattern="(?P<value>x)",
-        unit="x",
-    )
+    unusable_custom_benchmark("nulldef")
     for argv in [("benchmarks",), ("benchmarks", "--json")]:
         listed = manage(*argv)
         assert listed.returncode == 0, listed.stderr

@@ -6,9 +6,10 @@ import pytest
 from benchmarks import specs
 from benchmarks.catalog.cpu import SHA1SUM
 from benchmarks.catalog.spec import Param, ParamError
-from benchmarks.models import Campaign, CustomBenchmark
+from benchmarks.models import Campaign
 from devices import presets
 from devices.models import FactSnapshot, Preset
+from tests.benchmarks.factories import unusable_custom_benchmark
 from tests.devices.factories import make_board
 
 pytestmark = pytest.mark.django_db
@@ -76,14 +77,7 @@ def test_a_name_in_any_script_with_symbols_is_accepted(board):
 
 
 def test_a_custom_benchmark_saved_with_a_default_it_cannot_take_is_refused_by_name(board):
-    CustomBenchmark.objects.create(
-        name="longdef",
-        title="long default",
-        command="true",
-        params={"p": "x" * 300},
-        pattern="(?P<value>x)",
-        unit="x",
-    )
+    unusable_custom_benchmark("longdef")
     with pytest.raises(specs.SpecError) as refused:
         specs.check(spec(board, benchmarks=["longdef"]))
     assert str(refused.value) == (

@@ -18,6 +18,7 @@ from benchmarks.catalog.spec import Param
 from benchmarks.models import Campaign, CustomBenchmark, Run
 from devices import configtxt, presets
 from devices.models import FactSnapshot, Preset
+from tests.benchmarks.factories import unusable_custom_benchmark
 from tests.devices.factories import make_board
 
 pytestmark = pytest.mark.django_db
@@ -170,22 +171,8 @@ def test_a_custom_benchmark_whose_stored_default_cannot_be_used_is_shown_unavail
 ):
     """A row saved before the admin checked defaults: its field used to refuse every post
     (the browser posts the prefilled value, chosen or not), so nobody could preview."""
-    CustomBenchmark.objects.create(
-        name="longdef",
-        title="long default",
-        command="true",
-        params={"p": "x" * 300},
-        pattern="(?P<value>x)",
-        unit="x",
-    )
-    CustomBenchmark.objects.create(
-        name="nulldef",
-        title="null default",
-        command="true",
-        params={"p": None},
-        pattern="(?P<value>x)",
-        unit="x",
-    )
+    unusable_custom_benchmark("longdef")
+    unusable_custom_benchmark("nulldef")
     client.force_login(operator)
     body = client.get(NEW).content.decode()
     assert 'name="p-longdef-p"' not in body and 'name="use-longdef"' not in body

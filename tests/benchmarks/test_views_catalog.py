@@ -9,6 +9,7 @@ from benchmarks import catalog, results
 from benchmarks.catalog.cpu import SHA1SUM
 from benchmarks.catalog.spec import Param
 from benchmarks.models import CustomBenchmark
+from tests.benchmarks.factories import unusable_custom_benchmark
 
 pytestmark = pytest.mark.django_db
 CATALOG = reverse("benchmarks:catalog")
@@ -60,14 +61,7 @@ def test_a_custom_benchmark_is_listed_with_its_parameters(client, viewer):
 
 
 def test_a_custom_benchmark_that_cannot_be_used_leaves_the_others_listed(client, viewer):
-    CustomBenchmark.objects.create(
-        name="nulldef",
-        title="null default",
-        command="true",
-        params={"p": None},
-        pattern="(?P<value>x)",
-        unit="x",
-    )
+    unusable_custom_benchmark("nulldef")
     client.force_login(viewer)
     response = client.get(CATALOG)
     assert response.status_code == 200

@@ -6,9 +6,9 @@ from django.urls import reverse
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from benchmarks.models import Campaign, CustomBenchmark, Run
+from benchmarks.models import Campaign, Run
 from devices.models import Application, Board
-from tests.benchmarks.factories import make_campaign
+from tests.benchmarks.factories import make_campaign, unusable_custom_benchmark
 from tests.browser.conftest import screenshot
 from tests.browser.test_content_security_policy import lab_with_one_of_everything, pifarm_pages
 from tests.browser.test_register_board import log_in
@@ -105,14 +105,7 @@ def test_the_builder_previews_with_a_custom_benchmark_it_cannot_use(
     """One custom benchmark saved with a default longer than a parameter holds: the browser
     posted that prefilled value, so every preview was refused. Now it is listed apart, with
     the reason, and the rest of the builder works."""
-    CustomBenchmark.objects.create(
-        name="longdef",
-        title="long default",
-        command="true",
-        params={"p": "x" * 300},
-        pattern="(?P<value>x)",
-        unit="x",
-    )
+    unusable_custom_benchmark("longdef")
     board = make_board("bench-a")
     page.emulate_media(color_scheme="dark")
     log_in(page, live_server, user)
