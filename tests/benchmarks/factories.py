@@ -152,3 +152,20 @@ def unusable_custom_benchmark(name: str) -> CustomBenchmark:
         pattern="(?P<value>x)",
         unit="x",
     )
+
+
+def as_a_simulated_pi3(lane) -> None:
+    """lane's board a simulated Pi 3 (its arm_freq default is 1200 MHz), and its runs without a
+    preset with the effective state the engine records: firmware defaults, ondemand."""
+    lane.snapshot.revision = "a02082"
+    lane.snapshot.facts["simulated"] = True
+    lane.snapshot.save()
+    state = {
+        "config_sha256": "c" * 64,
+        "managed": {},
+        "firmware": {"arm_freq": "1200"},
+        "governor": "ondemand",
+    }
+    lane.runs.filter(preset_version=None).update(
+        environment={"effective": state}, config_fingerprint="f" * 12
+    )

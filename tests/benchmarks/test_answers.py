@@ -13,7 +13,14 @@ from tests.benchmarks.answer_data import (
     network_runs,
     question_campaign,
 )
-from tests.benchmarks.factories import add_run, lane_on, overclock, reflashed, trials
+from tests.benchmarks.factories import (
+    add_run,
+    as_a_simulated_pi3,
+    lane_on,
+    overclock,
+    reflashed,
+    trials,
+)
 
 pytestmark = pytest.mark.django_db
 SLOWER = [85.0, 85.2, 84.9]
@@ -412,18 +419,7 @@ def test_a_baseline_of_zero_is_compared_in_the_metric_s_unit():
 def test_the_answer_says_what_ran_an_underclock_and_what_a_simulation_can_show():
     campaign = question_campaign("network")
     lane = network_runs(campaign, download=FASTER, upload=STOCK, scp=STOCK)
-    lane.snapshot.revision = "a02082"  # a Pi 3: its arm_freq default is 1200 MHz
-    lane.snapshot.facts["simulated"] = True
-    lane.snapshot.save()
-    state = {
-        "config_sha256": "c" * 64,
-        "managed": {},
-        "firmware": {"arm_freq": "1200"},
-        "governor": "ondemand",
-    }
-    lane.runs.filter(preset_version=None).update(
-        environment={"effective": state}, config_fingerprint="f" * 12
-    )
+    as_a_simulated_pi3(lane)  # a Pi 3: its arm_freq default is 1200 MHz
     found = answers.answer(campaign)
     classic = presets.example_version(presets.CLASSIC_OVERCLOCK)
     assert (

@@ -5,6 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.benchmarks.answer_data import network_campaign
+from tests.benchmarks.factories import as_a_simulated_pi3
 from tests.browser.conftest import screenshot
 from tests.browser.test_phone_layout import PHONE, fits_a_phone
 from tests.browser.test_register_board import log_in
@@ -48,18 +49,7 @@ def test_an_answer_says_what_ran_and_what_the_simulation_can_show_on_a_phone(
     campaign = network_campaign()
     lane = campaign.lanes.get()
     lane.snapshot = lane.runs.first().snapshot
-    lane.snapshot.revision = "a02082"  # a Pi 3: the classic overclock's 900 MHz is under 1200
-    lane.snapshot.facts["simulated"] = True
-    lane.snapshot.save()
-    state = {
-        "config_sha256": "c" * 64,
-        "managed": {},
-        "firmware": {"arm_freq": "1200"},
-        "governor": "ondemand",
-    }
-    lane.runs.filter(preset_version=None).update(
-        environment={"effective": state}, config_fingerprint="f" * 12
-    )
+    as_a_simulated_pi3(lane)  # a Pi 3: the classic overclock's 900 MHz is under 1200
     campaign.lanes.update(left="put back as before the campaign: Stock (firmware defaults) v1")
     log_in(page, live_server, viewer)
     page.set_viewport_size(PHONE)
