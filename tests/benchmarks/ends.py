@@ -4,17 +4,7 @@ from contextlib import contextmanager
 
 from benchmarks.endpoints import BoardEndpoint
 from devices import ssh
-from devices.credentials import Credential
-
-
-def target_for(node) -> ssh.Target:
-    return ssh.Target(
-        host=node.host,
-        port=node.port,
-        username=node.user,
-        credential=Credential("key", node.private_key_pem),
-        host_key=node.host_key_public,
-    )
+from tests.devices.simfarm import target_for
 
 
 @contextmanager

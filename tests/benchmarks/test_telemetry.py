@@ -15,8 +15,8 @@ from benchmarks import telemetry
 from benchmarks.endpoints import BoardEndpoint, ControllerEndpoint
 from benchmarks.telemetry import Sample, parse_samples, summarize, suspect_reasons, validity
 from devices import ssh, vcgencmd
-from devices.credentials import Credential
 from pisim import Faults
+from tests.devices.simfarm import target_for
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "benchmarks" / "telemetry"
 PI4_LOG = (FIXTURES / "pi4_sha1sum.out").read_text()
@@ -35,14 +35,7 @@ while True:
 
 
 def _board(node):
-    target = ssh.Target(
-        node.host,
-        node.port,
-        node.user,
-        Credential("key", node.private_key_pem),
-        node.host_key_public,
-    )
-    return ssh.Session(target, ssh.Timeouts(connect=5, banner=5, auth=5))
+    return ssh.Session(target_for(node), ssh.Timeouts(connect=5, banner=5, auth=5))
 
 
 @pytest.fixture

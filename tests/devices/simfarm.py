@@ -1,6 +1,20 @@
-"""Register simulated Pis as boards, the way the pages do it."""
+"""Simulated Pis as the project sees them: a board registered the way the pages do it, or the
+SSH target its session opens."""
 
+from devices import ssh
+from devices.credentials import Credential
 from devices.models import Board
+
+
+def target_for(node, credential=None, host_key=None) -> ssh.Target:
+    """The node's address, user, key and pinned host key (or these instead)."""
+    return ssh.Target(
+        host=node.host,
+        port=node.port,
+        username=node.user,
+        credential=credential or Credential("key", node.private_key_pem),
+        host_key=host_key or node.host_key_public,
+    )
 
 
 def register_node(node, name=None, auth="key", pin=True) -> Board:

@@ -4,10 +4,9 @@
 import pytest
 
 from devices import apply_steps, presets, ssh
-from devices.credentials import Credential
 from devices.models import Application, Preset
 
-from .simfarm import exists, register_node
+from .simfarm import exists, register_node, target_for
 
 pytestmark = [pytest.mark.pisim, pytest.mark.django_db(transaction=True)]
 PI4_CONFIG = "/boot/firmware/config.txt"
@@ -61,14 +60,7 @@ def test_pruning_quotes_the_directory_and_removes_only_that_files_oldest_backups
     odd = "/home/pi/odd dir $(touch /tmp/pifarm-pwned) 'q' *"
     path = f"{odd}/-config.txt"
     kept_decoys = [f"{odd}/other.txt.pifarm-20200101-120000-abcdef.bak", f"{odd}/-config.txt"]
-    target = ssh.Target(
-        node.host,
-        node.port,
-        node.user,
-        Credential("key", node.private_key_pem),
-        node.host_key_public,
-    )
-    with ssh.Session(target, QUICK) as session:
+    with ssh.Session(target_for(node), QUICK) as session:
         backups = [backup_of(path, day) for day in (3, 1, 4, 2)]
         assert session.run(["mkdir", "-p", "--", odd], 5).ok
         assert session.run(["touch", "--", *backups, *kept_decoys], 5).ok

@@ -8,20 +8,11 @@ import pytest
 
 from devices import ssh
 from devices.credentials import Credential
+from tests.devices.simfarm import target_for
 
 pytestmark = pytest.mark.pisim
 
 QUICK = ssh.Timeouts(connect=2, banner=2, auth=2)
-
-
-def target_for(node, credential=None, host_key=None):
-    return ssh.Target(
-        host=node.host,
-        port=node.port,
-        username=node.user,
-        credential=credential or Credential("key", node.private_key_pem),
-        host_key=host_key or node.host_key_public,
-    )
 
 
 def test_it_fetches_the_host_key_the_node_really_has(pisim_farm):
