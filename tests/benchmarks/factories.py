@@ -3,7 +3,7 @@
 import copy
 
 from benchmarks.models import Campaign, Comparison, CustomBenchmark, Lane, Measurement, Run
-from devices.models import FactSnapshot, Preset, PresetVersion
+from devices.models import BoardTask, FactSnapshot, Preset, PresetVersion
 from tests.devices.factories import make_board
 
 
@@ -168,4 +168,16 @@ def as_a_simulated_pi3(lane) -> None:
     }
     lane.runs.filter(preset_version=None).update(
         environment={"effective": state}, config_fingerprint="f" * 12
+    )
+
+
+def installing_sysbench(board, log_tail: str) -> BoardTask:
+    """A running prepare task of board's, installing sysbench, with this much of apt's output."""
+    return BoardTask.objects.create(
+        board=board,
+        kind=BoardTask.Kind.PREPARE,
+        state=BoardTask.State.RUNNING,
+        benchmarks=["sysbench-cpu"],
+        step="installing sysbench",
+        log_tail=log_tail,
     )

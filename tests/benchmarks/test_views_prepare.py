@@ -6,6 +6,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from devices.models import BoardTask, FactSnapshot
+from tests.benchmarks.factories import installing_sysbench
 from tests.devices.factories import make_board
 
 pytestmark = pytest.mark.django_db
@@ -88,14 +89,7 @@ def test_the_form_shows_what_the_latest_probe_found_missing(client, operator):
 
 def test_the_progress_json_of_a_prepare_task(client, viewer):
     board = make_board()
-    task = BoardTask.objects.create(
-        board=board,
-        kind=BoardTask.Kind.PREPARE,
-        state=BoardTask.State.RUNNING,
-        benchmarks=["sysbench-cpu"],
-        step="installing sysbench",
-        log_tail="Unpacking sysbench ...\n",
-    )
+    task = installing_sysbench(board, "Unpacking sysbench ...\n")
     client.force_login(viewer)
     data = client.get(reverse("devices:task_status", args=[task.code])).json()
     assert data["kind"] == "prepare for benchmarks"

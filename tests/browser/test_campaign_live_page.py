@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 from benchmarks.models import Lane, Run
 from benchmarks.views.campaigns import RUNS_PER_PAGE
 from devices.models import BoardTask
-from tests.benchmarks.factories import add_runs, make_campaign
+from tests.benchmarks.factories import add_runs, installing_sysbench, make_campaign
 from tests.browser.conftest import screenshot
 from tests.browser.test_phone_layout import PHONE, fits_a_phone
 from tests.browser.test_register_board import log_in
@@ -57,14 +57,7 @@ def test_a_boards_apt_output_follows_its_newest_line_unless_scrolled_up(
     page, live_server, user, problems
 ):
     board = make_board("bench-a")
-    task = BoardTask.objects.create(
-        board=board,
-        kind=BoardTask.Kind.PREPARE,
-        state=BoardTask.State.RUNNING,
-        benchmarks=["sysbench-cpu"],
-        step="installing sysbench",
-        log_tail=output(1, 60),
-    )
+    task = installing_sysbench(board, output(1, 60))
     log_in(page, live_server, user)
     page.goto(live_server.url + board.get_absolute_url())
     log = page.locator(".task-log")
