@@ -12,16 +12,8 @@ import binascii
 import re
 from dataclasses import asdict, dataclass, field
 
+from devices import vcgencmd
 from devices.revision import BoardRevision, RevisionError, decode_revision
-from devices.vcgencmd import (
-    VcgencmdError,
-    decode_throttled,
-    parse_clock,
-    parse_get_config,
-    parse_temp,
-    parse_throttled,
-    parse_version,
-)  # fmt: skip
 
 __all__ = [
     "CONFIG_TXT_PLACES", "PROBE_SCRIPT", "PROBE_VERSION", "TOOLS", "ProbeError", "ProbeFacts",
@@ -427,13 +419,13 @@ def _fill_config(raw: dict[str, bytes], facts: ProbeFacts) -> None:
 
 
 def _fill_telemetry(raw: dict[str, bytes], facts: ProbeFacts) -> None:
-    facts.firmware_version = _vc(parse_version, raw, "vcgencmd_version", facts)
-    facts.arm_clock_hz = _vc(parse_clock, raw, "measure_clock_arm", facts)
+    facts.firmware_version = _vc(vcgencmd.parse_version, raw, "vcgencmd_version", facts)
+    facts.arm_clock_hz = _vc(vcgencmd.parse_clock, raw, "measure_clock_arm", facts)
     if _text(raw, "get_config_int") is not None:  # optional: the fixtures predate it
-        facts.firmware_config = _vc(parse_get_config, raw, "get_config_int", facts) or {}
-    facts.throttled = _vc(parse_throttled, raw, "get_throttled", facts)
+        facts.firmware_config = _vc(vcgencmd.parse_get_config, raw, "get_config_int", facts) or {}
+    facts.throttled = _vc(vcgencmd.parse_throttled, raw, "get_throttled", facts)
     if facts.throttled is not None:
-        facts.throttled_words = [flag.words for flag in decode_throttled(facts.throttled)]
+        facts.throttled_words = [flag.words for flag in vcgencmd.decode_throttled(facts.throttled)]
     # raspberry-pi.yaml: governor.sysfs (scaling_cur_freq is kHz, what the kernel asked for)
     facts.governor = _require(raw, "governor", facts, "cpufreq governor")
     facts.available_governors = (_text(raw, "available_governors") or "").split()
@@ -444,7 +436,7 @@ def _fill_telemetry(raw: dict[str, bytes], facts: ProbeFacts) -> None:
 def _fill_temperature(raw: dict[str, bytes], facts: ProbeFacts) -> None:
     # raspberry-pi.yaml: vcgencmd.measure_temp (sysfs fallback in millidegrees)
     problems: list[str] = []
-    temp = _vc(parse_temp, raw, "measure_temp", facts, problems)
+    temp = _vc(vcgencmd.parse_temp, raw, "measure_temp", facts, problems)
     if temp is not None:
         facts.temperature_c, facts.temperature_source = temp, "vcgencmd"
         return
@@ -464,7 +456,7 @@ def _vc(parser, raw: dict[str, bytes], name: str, facts: ProbeFacts, errors=None
         return None
     try:
         return parser(text)
-    except VcgencmdError as exc:
+    except vcgencmd.VcgencmdError as exc:
         errors.append(str(exc))
         return None
 
