@@ -106,6 +106,18 @@ def trials(lane, values, **fields) -> list[Run]:
     return [add_trial(lane, value, snapshot=lane.snapshot, **fields) for value in values]
 
 
+def intloop_trials(lane, values, seconds: int = 10) -> list[Run]:
+    """Done intloop runs of lane, one a value (iterations per second)."""
+    return trials(
+        lane,
+        values,
+        benchmark="intloop",
+        params={"seconds": seconds},
+        metric="iterations_per_second",
+        unit="iter/s",
+    )
+
+
 def overclock(name="fast", number=2) -> PresetVersion:
     preset = Preset.objects.create(name=name)
     return PresetVersion.objects.create(preset=preset, number=number, options={"arm_freq": "2000"})

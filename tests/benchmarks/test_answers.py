@@ -16,6 +16,7 @@ from tests.benchmarks.answer_data import (
 from tests.benchmarks.factories import (
     add_run,
     as_a_simulated_pi3,
+    intloop_trials,
     lane_on,
     overclock,
     reflashed,
@@ -202,22 +203,8 @@ def bitness_campaign(lame_64_reasons: list[str], boards: int = 1):
         lanes = {32: first, 64: reflashed(first, userland=64)}
     else:
         lanes = {bits: lane_on(campaign, f"pi4-{bits}", userland=bits) for bits in (32, 64)}
-    trials(
-        lanes[32],
-        [100.0, 101.0, 99.0],
-        benchmark="intloop",
-        params={"seconds": 10},
-        metric="iterations_per_second",
-        unit="iter/s",
-    )
-    trials(
-        lanes[64],
-        [120.0, 121.0, 119.0],
-        benchmark="intloop",
-        params={"seconds": 10},
-        metric="iterations_per_second",
-        unit="iter/s",
-    )
+    intloop_trials(lanes[32], [100.0, 101.0, 99.0])
+    intloop_trials(lanes[64], [120.0, 121.0, 119.0])
     for bits, values in ((32, [5.0, 5.1, 4.9]), (64, [7.0, 6.9, 7.1])):
         runs = trials(
             lanes[bits],

@@ -5,7 +5,7 @@ import pytest
 
 from benchmarks import comparisons, stats
 from benchmarks.models import Campaign
-from tests.benchmarks.factories import lane_on, overclock, reflashed, trials
+from tests.benchmarks.factories import intloop_trials, lane_on, overclock, reflashed, trials
 
 pytestmark = pytest.mark.django_db
 SLOW = [100.0, 102.0, 98.0]
@@ -27,22 +27,8 @@ def test_each_benchmark_metric_is_a_row_of_64_against_32_bit_userland(campaign):
     lane_32 = reflashed(lane_64)  # the same board: its own level is not in the comparison
     trials(lane_64, FAST)
     trials(lane_32, SLOW)
-    trials(
-        lane_64,
-        [5.0, 5.1, 4.9],
-        metric="iterations_per_second",
-        unit="iter/s",
-        benchmark="intloop",
-        params={"seconds": 5},
-    )
-    trials(
-        lane_32,
-        [5.0, 5.0, 5.1],
-        metric="iterations_per_second",
-        unit="iter/s",
-        benchmark="intloop",
-        params={"seconds": 5},
-    )
+    intloop_trials(lane_64, [5.0, 5.1, 4.9], seconds=5)
+    intloop_trials(lane_32, [5.0, 5.0, 5.1], seconds=5)
     found = comparisons.overview(runs(campaign), "userland", "32-bit userland")
     assert [(row.benchmark, row.metric) for row in found.rows] == [
         ("intloop", "iterations_per_second"),
