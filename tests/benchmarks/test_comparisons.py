@@ -13,6 +13,13 @@ BASELINE = [100.0, 102.0, 98.0]
 FASTER = [120.0, 123.0, 117.0]
 
 
+def compared(campaign, group_by: str, benchmark: str = "sha1sum", **options):
+    """The campaign's throughput figures of benchmark, grouped by group_by."""
+    return comparisons.compare(
+        comparisons.runs_selected([campaign.pk]), benchmark, "throughput", group_by, **options
+    )
+
+
 @pytest.fixture
 def campaign():
     return Campaign.objects.create(name="overclock", spec={})
@@ -22,9 +29,7 @@ def test_groups_by_preset_have_the_statistics_of_their_trials(campaign):
     lane = lane_on(campaign, "bench-a")
     trials(lane, BASELINE)
     trials(lane, FASTER, preset_version=overclock())
-    result = comparisons.compare(
-        comparisons.runs_selected([campaign.pk]), "sha1sum", "throughput", "preset"
-    )
+    result = compared(campaign, "preset")
     assert [group.key for group in result.groups] == ["as the board is", "fast v2"]
     assert result.baseline == "as the board is"
     assert result.groups[1].description == stats.describe(FASTER)
@@ -71,9 +76,7 @@ def test_a_parameter_groups_runs_and_numbers_sort_by_size(campaign):
     lane = lane_on(campaign, "bench-a")
     trials(lane, BASELINE, params={"size": "9000"})
     trials(lane, FASTER, params={"size": "1400"})
-    result = comparisons.compare(
-        comparisons.runs_selected([campaign.pk]), "sha1sum", "throughput", "param:size"
-    )
+    result = compared(campaign, "param:size")
     assert [group.key for group in result.groups] == ["1400", "9000"]
     assert "param:size" in comparisons.group_by_choices("sha1sum")
 
@@ -81,9 +84,7 @@ def test_a_parameter_groups_runs_and_numbers_sort_by_size(campaign):
 def test_several_boards_of_a_model_keep_their_own_spread(campaign):
     trials(lane_on(campaign, "bench-a"), BASELINE)
     trials(lane_on(campaign, "bench-b"), FASTER)
-    result = comparisons.compare(
-        comparisons.runs_selected([campaign.pk]), "sha1sum", "throughput", "board_model"
-    )
+    result = compared(campaign, "board_model")
     (group,) = result.groups
     assert group.several_boards
     assert group.boards == {"bench-a": stats.describe(BASELINE), "bench-b": stats.describe(FASTER)}
@@ -92,9 +93,7 @@ def test_several_boards_of_a_model_keep_their_own_spread(campaign):
 def test_the_environment_names_what_each_group_ran_on(campaign):
     lane = lane_on(campaign, "bench-a")
     trials(lane, BASELINE, tool_version="sha1sum (GNU coreutils) 9.1", clock_mhz=1800.0)
-    result = comparisons.compare(
-        comparisons.runs_selected([campaign.pk]), "sha1sum", "throughput", "preset"
-    )
+    result = compared(campaign, "preset")
     environment = result.groups[0].environment
     assert environment["board model"] == "Raspberry Pi 4 Model B Rev 1.5"
     assert environment["kernel"] == "6.6.51-v8+"
@@ -115,9 +114,7 @@ def test_the_c_benchmarks_compiler_is_among_the_tool_versions(campaign):
         details=details,
         tool_version=results.main_tool_version(details),
     )
-    result = comparisons.compare(
-        comparisons.runs_selected([campaign.pk]), "intloop", "throughput", "preset"
-    )
+    result = compared(campaign, "preset", "intloop")
     assert result.groups[0].environment["tool versions"] == "cc (Debian 12.2.0-14) 12.2.0"
 
 
@@ -145,9 +142,7 @@ def test_a_metric_no_run_measured_is_refused(campaign):
 
 def queries_for(campaign) -> int:
     with CaptureQueriesContext(connection) as queries:
-        comparisons.compare(
-            comparisons.runs_selected([campaign.pk]), "sha1sum", "throughput", "preset"
-        )
+        compared(campaign, "preset")
     return len(queries)
 
 
@@ -193,9 +188,7 @@ def test_a_network_throughput_has_its_links_line_rate_and_goodput_ceiling(campai
     lane = lane_on(campaign, "bench-a")
     iperf3_trials(lane, [91.0, 92.0, 93.0])
     iperf3_trials(lane, [93.0, 93.5, 94.0], preset_version=overclock())
-    result = comparisons.compare(
-        comparisons.runs_selected([campaign.pk]), "iperf3-tcp", "throughput", "preset"
-    )
+    result = compared(campaign, "preset", "iperf3-tcp")
     assert result.references.line_rate == 100
     assert result.references.ceiling == pytest.approx(94.148, abs=0.001)
 
@@ -204,9 +197,7 @@ def test_groups_on_links_of_different_line_rates_are_said_to_differ(campaign):
     iperf3_trials(lane_on(campaign, "bench-a"), [91.0, 92.0])
     gigabit = {"link": {"device": "eth0", "mbit": 1000, "mtu": 1500}}
     iperf3_trials(lane_on(campaign, "bench-b"), [900.0, 910.0], environment=gigabit)
-    result = comparisons.compare(
-        comparisons.runs_selected([campaign.pk]), "iperf3-tcp", "throughput", "board"
-    )
+    result = compared(campaign, "board", "iperf3-tcp")
     assert result.references.line_rate is None
     assert "different line rates (100 and 1000 Mbit/s)" in result.references.note
 
@@ -216,9 +207,7 @@ def test_a_line_rate_that_is_not_a_number_of_mbit_is_taken_as_not_recorded(campa
     """parse() writes numbers only; another version's or a hand's JSON may hold anything."""
     lane = lane_on(campaign, "bench-a")
     iperf3_trials(lane, [91.0, 92.0], environment={"link": {"mbit": garbage, "mtu": [1500]}})
-    result = comparisons.compare(
-        comparisons.runs_selected([campaign.pk]), "iperf3-tcp", "throughput", "preset"
-    )
+    result = compared(campaign, "preset", "iperf3-tcp")
     assert result.references.line_rate is None
     assert result.references.note == "the runs recorded no line rate of their link"
 
@@ -235,26 +224,20 @@ def test_a_parameter_grouped_by_is_named_as_the_pages_write_it(campaign):
             unit="MB/s",
             params={"size": "64M", "passes": 3, "require_mlock": locked},
         )
-    result = comparisons.compare(
-        comparisons.runs_selected([campaign.pk]), "membw", "throughput", "param:require_mlock"
-    )
+    result = compared(campaign, "param:require_mlock", "membw")
     assert [group.key for group in result.groups] == ["off", "on"]
 
 
 def test_other_metrics_have_no_reference_lines(campaign):
     trials(lane_on(campaign, "bench-a"), BASELINE)
-    result = comparisons.compare(
-        comparisons.runs_selected([campaign.pk]), "sha1sum", "throughput", "preset"
-    )
+    result = compared(campaign, "preset")
     assert result.references is None
 
 
 def test_each_trial_keeps_its_run_and_its_runs_measured_clock(campaign):
     lane = lane_on(campaign, "bench-a")
     made = trials(lane, [100.0, 101.0], clock_mhz=1500.0) + trials(lane, [99.0])
-    (group,) = comparisons.compare(
-        comparisons.runs_selected([campaign.pk]), "sha1sum", "throughput", "preset"
-    ).groups
+    (group,) = compared(campaign, "preset").groups
     assert sorted(zip(group.run_ids, group.values, group.clocks, strict=True)) == sorted(
         [(made[0].pk, 100.0, 1500.0), (made[1].pk, 101.0, 1500.0), (made[2].pk, 99.0, None)]
     )
@@ -278,9 +261,7 @@ def test_boards_that_ran_both_presets_are_compared_board_by_board(campaign):
         lane = lane_on(campaign, name)
         trials(lane, stock)
         trials(lane, faster, preset_version=fast)
-    result = comparisons.compare(
-        comparisons.runs_selected([campaign.pk]), "sha1sum", "throughput", "preset"
-    )
+    result = compared(campaign, "preset")
     found = result.comparisons["fast v2"]
     assert found.design.units == stats.BLOCKS
     assert found.p_value == pytest.approx(0.0008262751659886821, rel=1e-6)
@@ -291,13 +272,7 @@ def test_boards_that_ran_both_presets_are_compared_board_by_board(campaign):
 def test_bitness_on_two_boards_is_confounded_with_the_board(campaign):
     trials(lane_on(campaign, "bench-64"), FASTER)
     trials(lane_on(campaign, "bench-32", userland=32), BASELINE)
-    result = comparisons.compare(
-        comparisons.runs_selected([campaign.pk]),
-        "sha1sum",
-        "throughput",
-        "userland",
-        baseline="32-bit userland",
-    )
+    result = compared(campaign, "userland", baseline="32-bit userland")
     found = result.comparisons["64-bit userland"]
     assert found.confounded and found.p_value is None and found.outcome == stats.CANNOT_TELL
     assert found.verdict == (
@@ -311,13 +286,7 @@ def test_bitness_on_one_re_flashed_board_compares_its_trials(campaign):
     lane = lane_on(campaign, "bench-a", userland=32)
     trials(lane, BASELINE)
     trials(reflashed(lane, userland=64), FASTER)
-    result = comparisons.compare(
-        comparisons.runs_selected([campaign.pk]),
-        "sha1sum",
-        "throughput",
-        "userland",
-        baseline="32-bit userland",
-    )
+    result = compared(campaign, "userland", baseline="32-bit userland")
     found = result.comparisons["64-bit userland"]
     assert found.design.units == stats.TRIALS and found.outcome == stats.BETTER
     assert found.p_value == stats.compare(BASELINE, FASTER).p_value
@@ -327,9 +296,7 @@ def test_grouped_by_board_the_trials_are_the_units(campaign):
     # The board is the factor compared: its trials are what there is to compare.
     trials(lane_on(campaign, "bench-a"), BASELINE)
     trials(lane_on(campaign, "bench-b"), FASTER)
-    result = comparisons.compare(
-        comparisons.runs_selected([campaign.pk]), "sha1sum", "throughput", "board"
-    )
+    result = compared(campaign, "board")
     found = result.comparisons["bench-b"]
     assert found.design == stats.Design() and found.outcome == stats.BETTER
 
@@ -368,9 +335,7 @@ def test_a_group_says_what_its_runs_ran_and_where_it_mixed_configurations(campai
                 environment={"effective": state},
                 config_fingerprint=effective.fingerprint(state),
             )
-    result = comparisons.compare(
-        comparisons.runs_selected([campaign.pk]), "sha1sum", "throughput", "preset"
-    )
+    result = compared(campaign, "preset")
     group = result.groups[0]
     assert group.mixed == ["bench-b"]
     assert group.environment["what ran"] == (
@@ -429,9 +394,7 @@ def test_runs_group_by_what_they_ran_whatever_preset_they_were_filed_under(campa
             environment={"effective": state},
             config_fingerprint=effective.fingerprint(state),
         )
-    result = comparisons.compare(
-        comparisons.runs_selected([campaign.pk]), "sha1sum", "throughput", "configuration"
-    )
+    result = compared(campaign, "configuration")
     n_by_key = {group.key: group.description.n for group in result.groups}
     assert n_by_key == {
         f"arm_freq 1500, ondemand, 64-bit [{effective.fingerprint(stock)[:8]}]": 3,
@@ -443,9 +406,7 @@ def test_a_comparison_says_how_many_trials_its_noise_needs_for_the_minimum_effec
     lane = lane_on(campaign, "bench-a")
     trials(lane, [100.0, 110.0, 90.0])  # 10 % relative SD
     trials(lane, [101.0, 99.0, 100.0], preset_version=overclock())
-    result = comparisons.compare(
-        comparisons.runs_selected([campaign.pk]), "sha1sum", "throughput", "preset"
-    )
+    result = compared(campaign, "preset")
     assert result.resolution == {
         "relative_sd": pytest.approx(0.1),
         "min_effect": 0.02,
