@@ -149,6 +149,27 @@ def quick_campaign(boards, benchmark: str, params: dict | None = None, **spec) -
     )
 
 
+def custom_benchmark(
+    name: str, command: str, *, pattern: str = r"value=(?P<value>\d+)", **fields
+) -> CustomBenchmark:
+    """A custom benchmark as an admin saves one (titled with its name, unit x, unless given)."""
+    fields = {"title": name, "unit": "x", **fields}
+    return CustomBenchmark.objects.create(name=name, command=command, pattern=pattern, **fields)
+
+
+def sleeper(seconds: str = "0.2") -> CustomBenchmark:
+    """Sleeps, then says how long: CPU-free, so the host's load does not change it."""
+    return custom_benchmark(
+        "sleeper",
+        'sleep "$PIFARM_SECONDS" && echo "slept=$PIFARM_SECONDS"',
+        title="sleeps, then says how long",
+        params={"seconds": seconds},
+        pattern=r"slept=(?P<value>[0-9.]+)",
+        unit="s",
+        higher_is_better=False,
+    )
+
+
 # Custom benchmarks saved before the admin checked defaults, as a database may still hold them:
 # longdef's default is longer than a parameter holds, nulldef has none at all.
 UNUSABLE_DEFAULTS = {"longdef": ("long default", "x" * 300), "nulldef": ("null default", None)}
@@ -156,13 +177,8 @@ UNUSABLE_DEFAULTS = {"longdef": ("long default", "x" * 300), "nulldef": ("null d
 
 def unusable_custom_benchmark(name: str) -> CustomBenchmark:
     title, default = UNUSABLE_DEFAULTS[name]
-    return CustomBenchmark.objects.create(
-        name=name,
-        title=title,
-        command="true",
-        params={"p": default},
-        pattern="(?P<value>x)",
-        unit="x",
+    return custom_benchmark(
+        name, "true", title=title, params={"p": default}, pattern="(?P<value>x)"
     )
 
 

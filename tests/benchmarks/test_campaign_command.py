@@ -14,8 +14,13 @@ from django.db import connection
 
 from benchmarks import campaigns
 from benchmarks.management.commands import campaign as campaign_command
-from benchmarks.models import Campaign, CustomBenchmark, Run
-from tests.benchmarks.factories import add_run, make_campaign, unusable_custom_benchmark
+from benchmarks.models import Campaign, Run
+from tests.benchmarks.factories import (
+    add_run,
+    custom_benchmark,
+    make_campaign,
+    unusable_custom_benchmark,
+)
 from tests.devices.factories import make_board
 from tests.devices.simfarm import register_node
 from tests.processes import run_manage
@@ -97,13 +102,12 @@ def test_a_refused_spec_exits_2_with_the_reason_and_starts_nothing(tmp_path):
 @pytest.mark.pisim
 def test_a_campaign_with_a_skipped_run_exits_1(pisim_farm, run_jobs, tmp_path):
     board = register_node(pisim_farm.nodes["pi4"])
-    CustomBenchmark.objects.create(
-        name="needs-frobnicate",
+    custom_benchmark(
+        "needs-frobnicate",
+        "frobnicate",
         title="needs a tool",
-        command="frobnicate",
         tools="frobnicate",
         pattern=r"(?P<value>\d+)",
-        unit="x",
     )
     spec = tmp_path / "spec.json"
     spec.write_text(
@@ -231,13 +235,12 @@ def test_an_adaptive_campaign_is_followed_to_its_last_trial(pisim_farm, start_wo
     """Values that never agree: trials are added up to the maximum, and all of them are
     printed (following stopped after the minimum, with exit 0)."""
     board = register_node(pisim_farm.nodes["pi4"])
-    CustomBenchmark.objects.create(
-        name="noise",
+    custom_benchmark(
+        "noise",
+        "od -An -N2 -tu2 /dev/urandom",
         title="random values",
-        command="od -An -N2 -tu2 /dev/urandom",
         tools="od",
         pattern=r"(?P<value>\d+)",
-        unit="x",
     )
     spec = tmp_path / "spec.json"
     repetitions = {"min": 2, "max": 5, "target_pct": 0.001}

@@ -12,10 +12,11 @@ from django.utils import timezone
 from rq.job import Job
 
 from benchmarks import campaigns
-from benchmarks.models import Campaign, CustomBenchmark, Lane, Run
+from benchmarks.models import Campaign, Lane, Run
 from devices.locks import is_locked
 from devices.work import JOB_GRACE
 from pifarm.management.commands.healthcheck import fail_stale_tasks
+from tests.benchmarks import factories
 from tests.devices.simfarm import register_node
 from tests.workers import board_lock_expired, wait_until, worker_key_expired
 
@@ -24,15 +25,7 @@ pytestmark = [pytest.mark.pisim, pytest.mark.django_db(transaction=True)]
 
 @pytest.fixture
 def sleeper(db):
-    return CustomBenchmark.objects.create(
-        name="sleeper",
-        title="sleeps, then says how long",
-        command='sleep "$PIFARM_SECONDS" && echo "slept=$PIFARM_SECONDS"',
-        params={"seconds": "0.2"},
-        pattern=r"slept=(?P<value>[0-9.]+)",
-        unit="s",
-        higher_is_better=False,
-    )
+    return factories.sleeper()
 
 
 def sleeping(board, *seconds: str, name="faults", repetitions=1) -> Campaign:

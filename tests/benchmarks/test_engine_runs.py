@@ -8,11 +8,12 @@ import pytest
 
 from benchmarks import campaigns
 from benchmarks.catalog import custom_rules
-from benchmarks.models import Campaign, CustomBenchmark, Run
+from benchmarks.models import Campaign, Run
 from devices import presets, remote
 from devices.board_tasks import read_facts, save_snapshot
 from devices.models import Board, Preset
 from pisim import Faults
+from tests.benchmarks.factories import custom_benchmark, sleeper
 from tests.devices.simfarm import register_node
 from tests.pisim.test_cpu_quota import set_governor
 from tests.workers import wait_until
@@ -21,21 +22,9 @@ pytestmark = [pytest.mark.pisim, pytest.mark.django_db(transaction=True)]
 NO_QUIET = False  # the quiet wait has tests of its own; these need no second of it
 
 
-def sleeper(seconds="0.2") -> CustomBenchmark:
-    return CustomBenchmark.objects.create(
-        name="sleeper",
-        title="sleeps, then says how long",
-        command='sleep "$PIFARM_SECONDS" && echo "slept=$PIFARM_SECONDS"',
-        params={"seconds": seconds},
-        pattern=r"slept=(?P<value>[0-9.]+)",
-        unit="s",
-        higher_is_better=False,
-    )
-
-
 def run_once(board, run_jobs, name: str, given: dict | None = None, **definition) -> Run:
     """Define one custom benchmark, run it once on board as a campaign, and return the run."""
-    CustomBenchmark.objects.create(name=name, title=name, unit="x", **definition)
+    custom_benchmark(name, **definition)
     campaign = campaigns.start(
         {
             "name": name,
@@ -127,13 +116,12 @@ def test_a_default_the_admin_stored_reaches_the_command_as_written(pisim_farm, r
 
 def test_a_missing_tool_skips_the_run_and_says_which(pisim_farm, run_jobs):
     board = register_node(pisim_farm.nodes["pi4"])
-    CustomBenchmark.objects.create(
-        name="needs-frobnicate",
+    custom_benchmark(
+        "needs-frobnicate",
+        "frobnicate",
         title="needs a tool no board has",
-        command="frobnicate",
         tools="frobnicate sha1sum",
         pattern=r"(?P<value>\d+)",
-        unit="x",
     )
     campaign = campaigns.start(
         {

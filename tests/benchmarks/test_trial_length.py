@@ -11,8 +11,8 @@ from benchmarks import campaigns, specs
 from benchmarks.catalog import BUILT_IN, media, memory, network, storage
 from benchmarks.catalog.cpu import INTLOOP, SHA1SUM
 from benchmarks.catalog.spec import ParseError
-from benchmarks.models import Campaign, CustomBenchmark
-from tests.benchmarks.factories import make_campaign
+from benchmarks.models import Campaign
+from tests.benchmarks.factories import custom_benchmark, make_campaign
 from tests.devices.factories import make_board
 from tests.devices.simfarm import register_node
 
@@ -139,14 +139,7 @@ def context():
 def test_a_custom_benchmark_is_never_lengthened_nor_judged_short(db):
     from benchmarks.catalog import custom
 
-    CustomBenchmark.objects.create(
-        name="quick",
-        title="quick",
-        command="echo value=1",
-        pattern=r"value=(?P<value>\d+)",
-        unit="x",
-        params={"seconds": "1"},
-    )
+    custom_benchmark("quick", "echo value=1", params={"seconds": "1"})
     quick = custom.lookup("quick")
     assert quick.lengthened(quick.clean_params({}))[1] == ""
     assert quick.too_short(0.01) == ""

@@ -6,9 +6,10 @@ import socket
 import pytest
 
 from benchmarks import campaigns, runner
-from benchmarks.models import CustomBenchmark, Run
+from benchmarks.models import Run
 from devices import presets
 from devices.models import Application, Board, Preset
+from tests.benchmarks.factories import custom_benchmark
 from tests.devices.factories import make_board
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -30,13 +31,7 @@ def short_waits(monkeypatch):
 
 @pytest.fixture
 def echo(db):
-    return CustomBenchmark.objects.create(
-        name="echo",
-        title="echo",
-        command="echo value=1",
-        pattern=r"value=(?P<value>\d+)",
-        unit="x",
-    )
+    return custom_benchmark("echo", "echo value=1")
 
 
 def campaign_on(board: Board, preset: str, repetitions: int = 1):

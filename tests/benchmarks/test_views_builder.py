@@ -15,10 +15,10 @@ from benchmarks import catalog, plans, progress, specs
 from benchmarks.catalog import custom_rules
 from benchmarks.catalog.cpu import SHA1SUM
 from benchmarks.catalog.spec import Param
-from benchmarks.models import Campaign, CustomBenchmark, Run
+from benchmarks.models import Campaign, Run
 from devices import configtxt, presets
 from devices.models import FactSnapshot, Preset
-from tests.benchmarks.factories import unusable_custom_benchmark
+from tests.benchmarks.factories import custom_benchmark, unusable_custom_benchmark
 from tests.devices.factories import make_board
 
 pytestmark = pytest.mark.django_db
@@ -85,13 +85,8 @@ def test_each_parameter_is_a_field_made_from_its_declaration(client, operator, m
         ),
     )
     monkeypatch.setitem(catalog.BUILT_IN, every_kind.name, every_kind)
-    CustomBenchmark.objects.create(
-        name="my-dd",
-        title="dd to RAM",
-        command="true",
-        params={"count": "8"},
-        pattern="x",
-        unit="MB/s",
+    custom_benchmark(
+        "my-dd", "true", title="dd to RAM", params={"count": "8"}, pattern="x", unit="MB/s"
     )
     client.force_login(operator)
     body = client.get(NEW).content.decode()
@@ -189,13 +184,8 @@ def test_a_custom_benchmark_whose_stored_default_cannot_be_used_is_shown_unavail
 
 
 def test_the_fields_of_benchmarks_not_chosen_never_block_the_form(client, operator, boards):
-    CustomBenchmark.objects.create(
-        name="my-dd",
-        title="dd to RAM",
-        command="true",
-        params={"count": "8"},
-        pattern="(?P<value>x)",
-        unit="x",
+    custom_benchmark(
+        "my-dd", "true", title="dd to RAM", params={"count": "8"}, pattern="(?P<value>x)"
     )
     client.force_login(operator)
     unchosen = {
@@ -215,13 +205,8 @@ def test_the_fields_of_benchmarks_not_chosen_never_block_the_form(client, operat
 def test_a_default_a_custom_parameter_may_hold_is_previewed_as_it_is(
     client, operator, boards, longest
 ):
-    CustomBenchmark.objects.create(
-        name="longest",
-        title="longest default",
-        command="true",
-        params={"p": longest},
-        pattern="(?P<value>y)",
-        unit="x",
+    custom_benchmark(
+        "longest", "true", title="longest default", params={"p": longest}, pattern="(?P<value>y)"
     )
     client.force_login(operator)
     assert f'name="p-longest-p" value="{longest}"' in client.get(NEW).content.decode()

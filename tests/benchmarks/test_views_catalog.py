@@ -8,8 +8,7 @@ from django.urls import reverse
 from benchmarks import catalog, results
 from benchmarks.catalog.cpu import SHA1SUM
 from benchmarks.catalog.spec import Param
-from benchmarks.models import CustomBenchmark
-from tests.benchmarks.factories import unusable_custom_benchmark
+from tests.benchmarks.factories import custom_benchmark, unusable_custom_benchmark
 
 pytestmark = pytest.mark.django_db
 CATALOG = reverse("benchmarks:catalog")
@@ -43,10 +42,10 @@ def test_each_built_in_benchmark_is_described(client, viewer):
 
 
 def test_a_custom_benchmark_is_listed_with_its_parameters(client, viewer):
-    CustomBenchmark.objects.create(
-        name="my-dd",
+    custom_benchmark(
+        "my-dd",
+        "dd",
         title="dd to RAM <fast>",
-        command="dd",
         params={"count": "8"},
         pattern="(?P<value>[0-9.]+) MB/s",
         unit="MB/s",
