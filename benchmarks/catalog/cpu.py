@@ -80,22 +80,15 @@ SHA1SUM = spec.Benchmark(
 )
 
 
+def sysbench_plan(test: str, params: dict, *options: str) -> spec.Plan:
+    """sysbench <test> with options, on params' threads, for params' seconds at most."""
+    threads, seconds = params["threads"], params["seconds"]
+    argv = ("sysbench", test, *options, f"--threads={threads}", f"--time={seconds}", "run")
+    return spec.Plan(measure=spec.Command("board", argv, timeout_s=seconds + 30))
+
+
 def _sysbench_cpu_plan(params: dict, ctx: spec.Context) -> spec.Plan:
-    return spec.Plan(
-        measure=spec.Command(
-            "board",
-            (
-                "sysbench",
-                "cpu",
-                f"--cpu-max-prime={params['max_prime']}",
-                f"--threads={params['threads']}",
-                f"--time={params['seconds']}",
-                "--events=0",
-                "run",
-            ),
-            timeout_s=params["seconds"] + 30,
-        ),
-    )
+    return sysbench_plan("cpu", params, f"--cpu-max-prime={params['max_prime']}", "--events=0")
 
 
 def _sysbench_cpu_parse(outputs, params) -> spec.Parsed:

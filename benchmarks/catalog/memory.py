@@ -3,6 +3,7 @@
 import re
 
 from benchmarks.catalog import native, spec
+from benchmarks.catalog.cpu import sysbench_plan
 from benchmarks.catalog.parsing import first_line, number, positive
 
 _MEMBW = native.source("membw")
@@ -86,21 +87,12 @@ MEMBW = spec.Benchmark(
 
 
 def _sysbench_memory_plan(params: dict, ctx: spec.Context) -> spec.Plan:
-    return spec.Plan(
-        measure=spec.Command(
-            "board",
-            (
-                "sysbench",
-                "memory",
-                f"--memory-block-size={spec.parse_size(params['block_size'])}",
-                f"--memory-total-size={spec.parse_size(params['total_size'])}",
-                f"--memory-oper={params['operation']}",
-                f"--threads={params['threads']}",
-                f"--time={params['seconds']}",
-                "run",
-            ),
-            timeout_s=params["seconds"] + 30,
-        ),
+    return sysbench_plan(
+        "memory",
+        params,
+        f"--memory-block-size={spec.parse_size(params['block_size'])}",
+        f"--memory-total-size={spec.parse_size(params['total_size'])}",
+        f"--memory-oper={params['operation']}",
     )
 
 

@@ -54,13 +54,13 @@ def test_a_job_that_crashes_still_ends_its_task(redis_queue, run_jobs, monkeypat
 
 
 @pytest.fixture
-def busy(settings):
-    """Short waits for a busy board. SSH_CONNECT_TIMEOUT only shortens the old lock waits."""
-    settings.PIFARM_BUSY_RETRY = 0.2
-    settings.PIFARM_BUSY_WAIT = 1
-    settings.SSH_CONNECT_TIMEOUT = 1
-    settings.PIFARM_REBOOT_DEADLINE = 10
-    return settings
+def busy(fast):
+    """The suite's short deadlines, and short waits for a busy board (SSH_CONNECT_TIMEOUT
+    only shortens the old lock waits)."""
+    fast.PIFARM_BUSY_RETRY = 0.2
+    fast.PIFARM_BUSY_WAIT = 1
+    fast.SSH_CONNECT_TIMEOUT = 1
+    return fast
 
 
 def run_until_finished(record, run_jobs, seconds=10):
