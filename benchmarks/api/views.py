@@ -40,6 +40,7 @@ def _param(name: str, description: str, kind=str) -> OpenApiParameter:
 BOARD_PARAM = _param("board", "A board's code, or its name (retired boards of that name too).")
 CAMPAIGN_PARAM = _param("campaign", "A campaign's code.", uuid.UUID)
 BENCHMARK_PARAM = _param("benchmark", "A benchmark's name, e.g. sha1sum.")
+RUN_FILTERS = [CAMPAIGN_PARAM, BOARD_PARAM, BENCHMARK_PARAM]  # ApiViewSet.run_filters
 
 
 class ApiViewSet(viewsets.GenericViewSet):
@@ -62,14 +63,19 @@ class ApiViewSet(viewsets.GenericViewSet):
         except ValueError:
             raise ValidationError({name: f"{raw[:60]!r} is not a code (a UUID)."}) from None
 
-    def board_filter(self, prefix: str = "") -> Q:
+    def run_filters(self, queryset, prefix: str = ""):
+        """queryset narrowed by RUN_FILTERS: runs themselves, or rows of runs (prefix "run__")."""
+        if (campaign := self.code_param("campaign")) is not None:
+            queryset = queryset.filter(**{f"{prefix}campaign__code": campaign})
+        if (benchmark := self.request.query_params.get("benchmark")) is not None:
+            queryset = queryset.filter(**{f"{prefix}benchmark": benchmark})
         raw = self.request.query_params.get("board")
         if raw is None:
-            return Q()
+            return queryset
         try:
-            return Q(**{f"{prefix}board__code": uuid.UUID(raw)})
+            return queryset.filter(**{f"{prefix}board__code": uuid.UUID(raw)})
         except ValueError:
-            return Q(**{f"{prefix}board__name": raw})
+            return queryset.filter(**{f"{prefix}board__name": raw})
 
     def yes_no_param(self, name: str) -> bool | None:
         raw = self.request.query_params.get(name)
@@ -220,9 +226,7 @@ class CampaignViewSet(mixins.ListModelMixin, ApiViewSet):
 @extend_schema_view(
     list=extend_schema(
         parameters=[
-            CAMPAIGN_PARAM,
-            BOARD_PARAM,
-            BENCHMARK_PARAM,
+            *RUN_FILTERS,
             _param("state", f"One of {', '.join(Run.State.values)}."),
             _param("suspect", "true: suspect runs only; false: the others.", bool),
         ]
@@ -247,25 +251,19 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet):
             .order_by("campaign_id", "board_id", "sequence")
         )
         runs = runs.defer(*RUN_LEAVES_OUT, *(["environment"] if self.action == "list" else []))
-        if (campaign := self.code_param("campaign")) is not None:
-            runs = runs.filter(campaign__code=campaign)
-        if (benchmark := self.request.query_params.get("benchmark")) is not None:
-            runs = runs.filter(benchmark=benchmark)
         if (state := self.request.query_params.get("state")) is not None:
             if state not in Run.State.values:
                 raise ValidationError({"state": f"one of {', '.join(Run.State.values)}."})
             runs = runs.filter(state=state)
         if (suspect := self.yes_no_param("suspect")) is not None:
             runs = runs.filter(suspect=suspect)
-        return runs.filter(self.board_filter())
+        return self.run_filters(runs)
 
 
 @extend_schema_view(
     list=extend_schema(
         parameters=[
-            CAMPAIGN_PARAM,
-            BOARD_PARAM,
-            BENCHMARK_PARAM,
+            *RUN_FILTERS,
             _param("run", "A run's code.", uuid.UUID),
             _param("metric", "A metric's name, e.g. throughput."),
         ]
@@ -292,14 +290,11 @@ class MeasurementViewSet(mixins.ListModelMixin, ApiViewSet):
             )
             .order_by("run_id", "metric")
         )
-        if (campaign := self.code_param("campaign")) is not None:
-            measurements = measurements.filter(run__campaign__code=campaign)
         if (run := self.code_param("run")) is not None:
             measurements = measurements.filter(run__code=run)
-        for name, lookup in (("metric", "metric"), ("benchmark", "run__benchmark")):
-            if (value := self.request.query_params.get(name)) is not None:
-                measurements = measurements.filter(**{lookup: value})
-        return measurements.filter(self.board_filter("run__"))
+        if (metric := self.request.query_params.get("metric")) is not None:
+            measurements = measurements.filter(metric=metric)
+        return self.run_filters(measurements, "run__")
 
 
 @extend_schema_view(
