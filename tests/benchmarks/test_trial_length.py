@@ -240,30 +240,16 @@ def test_a_short_sha1sum_is_repeated_to_the_minimum_and_an_unlengthened_one_is_s
     pisim_farm, run_jobs
 ):
     board = register_node(pisim_farm.nodes["pi4"])
-    sha1sum = [{"name": "sha1sum", "params": {"size": "16M"}}]
-    quiet = {"deadline_s": 5, "cpu_below_pct": 90, "load_below": 50}
-    lengthened = campaigns.start(
-        {
-            "name": "long",
-            "boards": [board.name],
-            "benchmarks": sha1sum,
-            "repetitions": 1,
-            "quiet": quiet,
-            "min_trial_s": 2,
-        }
-    )
-    run_jobs()
-    as_given = campaigns.start(
-        {
-            "name": "short",
-            "boards": [board.name],
-            "benchmarks": sha1sum,
-            "repetitions": 1,
-            "quiet": quiet,
-            "min_trial_s": 0,
-        }
-    )
-    run_jobs()
+
+    def sha1sum_16m(name: str, min_trial_s: float):
+        quiet = {"deadline_s": 5, "cpu_below_pct": 90, "load_below": 50}
+        benchmarks = [{"name": "sha1sum", "params": {"size": "16M"}}]
+        spec = {"name": name, "boards": [board.name], "benchmarks": benchmarks, "repetitions": 1}
+        campaign = campaigns.start({**spec, "quiet": quiet, "min_trial_s": min_trial_s})
+        run_jobs()
+        return campaign
+
+    lengthened, as_given = sha1sum_16m("long", 2), sha1sum_16m("short", 0)
     long_run, short_run = lengthened.runs.get(), as_given.runs.get()
     assert (long_run.state, short_run.state) == ("done", "done"), [
         long_run.reason,
