@@ -23,6 +23,7 @@ import itertools
 import math
 import random
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from benchmarks import catalog
@@ -45,11 +46,34 @@ MAX_LISTED = 500
 
 MAX_QUIET_WAIT_S = 600
 DEFAULT_QUIET = {"load_below": 2.0, "cpu_below_pct": 25.0, "cool_below_c": None, "deadline_s": 30}
+# A load average, a percentage, a temperature (a Pi throttles at 85 °C) and the wait itself.
+QUIET_LIMITS = {
+    "load_below": 1000,
+    "cpu_below_pct": 100,
+    "cool_below_c": 150,
+    "deadline_s": MAX_QUIET_WAIT_S,
+}
+MAX_BUDGET_S = 30 * 24 * 3600  # an adaptive campaign's time budget: a month
 MAX_MIN_TRIAL_S = 600
 
 
 class SpecError(ValueError):
-    """The spec is refused; the message says what to change."""
+    """The spec is refused: the message says what to change, field which key it is about
+    ("quiet.load_below"; "" for the spec as a whole)."""
+
+    def __init__(self, message: str, field: str = ""):
+        super().__init__(message)
+        self.field = field
+
+
+@contextmanager
+def _about(field: str):
+    """A refusal raised inside names this field, unless it named a more precise one."""
+    try:
+        yield
+    except SpecError as exc:
+        exc.field = exc.field or field
+        raise
 
 
 # The classic questions a spec may name, each with what it says of boards it cannot answer
@@ -116,34 +140,48 @@ def check(spec) -> Checked:
         raise SpecError(
             f"unknown key {shown_names(unknown)} (the keys are: {', '.join(sorted(known))})"
         )
-    name = _text(spec.get("name"), "name", 120)
-    boards = _boards(spec.get("boards"))
+    with _about("name"):
+        name = _text(spec.get("name"), "name", 120)
+    with _about("boards"):
+        boards = _boards(spec.get("boards"))
     min_trial_s = _min_trial_s(spec.get("min_trial_s"))
-    items = _items(spec.get("benchmarks"), min_trial_s)
-    peer = _peer(spec.get("peer"), boards, items)
-    versions = _versions(spec.get("presets", [AS_IS]))
-    for board in boards:
-        _refuse_unsuited(board, [version for version in versions if version])
-    repetitions = _repetitions(spec.get("repetitions"), items)
+    with _about("benchmarks"):
+        items = _items(spec.get("benchmarks"), min_trial_s)
+    with _about("peer"):
+        peer = _peer(spec.get("peer"), boards, items)
+    with _about("presets"):
+        versions = _versions(spec.get("presets", [AS_IS]))
+        for board in boards:
+            _refuse_unsuited(board, [version for version in versions if version])
+    with _about("repetitions"):
+        repetitions = _repetitions(spec.get("repetitions"), items)
     order = spec.get("order", Campaign.Order.GROUPED)
     if order not in Campaign.Order.values:
         raise SpecError(
-            f"order must be one of {', '.join(Campaign.Order.values)}, not {shown(order)}"
+            f"order must be one of {', '.join(Campaign.Order.values)}, not {shown(order)}",
+            "order",
         )
-    seed = spec.get("seed", random.SystemRandom().randrange(1, 2**31))
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**31:
-        raise SpecError("seed must be a whole number from 0 to 2147483647")
+    seed = _number(
+        spec.get("seed", random.SystemRandom().randrange(1, 2**31)),
+        "seed",
+        0,
+        2**31 - 1,
+        whole=True,
+    )
     apply_mode = spec.get("apply_mode", Application.Mode.TRIAL)
     if apply_mode not in Application.Mode.values:
-        raise SpecError(f"apply_mode must be trial or direct, not {shown(apply_mode)}")
+        raise SpecError(
+            f"apply_mode must be trial or direct, not {shown(apply_mode)}", "apply_mode"
+        )
     quiet = _quiet(spec.get("quiet", True))
     keep = spec.get("keep", False)
     if not isinstance(keep, bool):
-        raise SpecError("keep must be true (leave the last preset on the boards) or false")
+        raise SpecError("keep must be true (leave the last preset on the boards) or false", "keep")
     total = len(boards) * len(versions) * len(items) * repetitions.minimum
     if total > MAX_RUNS:
         raise SpecError(
-            f"this campaign would make {total:,} runs; at most {MAX_RUNS:,} are allowed"
+            f"this campaign would make {total:,} runs; at most {MAX_RUNS:,} are allowed",
+            "repetitions",
         )
     accepted = {
         "name": name,
@@ -162,7 +200,8 @@ def check(spec) -> Checked:
     if min_trial_s is not None:
         accepted["min_trial_s"] = min_trial_s
     if spec.get("question") is not None:
-        accepted["question"] = _question(spec["question"], boards)
+        with _about("question"):
+            accepted["question"] = _question(spec["question"], boards)
     return Checked(accepted, boards, peer, versions, items, repetitions, order, seed)
 
 
@@ -231,16 +270,8 @@ def _items(value, min_trial_s: float | None = None) -> list[Item]:
 def _min_trial_s(value) -> float | None:
     if value is None:
         return None
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not 0 <= value <= MAX_MIN_TRIAL_S
-    ):
-        raise SpecError(
-            f"min_trial_s is a number of seconds from 0 (run the parameters as given) to "
-            f"{MAX_MIN_TRIAL_S}, not {shown(value)}"
-        )
-    return float(value)
+    meaning = "is a number of seconds from 0 (run the parameters as given) to"
+    return float(_number(value, "min_trial_s", 0, MAX_MIN_TRIAL_S, meaning=meaning))
 
 
 def lengthened(spec: dict) -> list[str]:
@@ -337,8 +368,9 @@ def _versions(value) -> list:
         if preset is None:
             raise SpecError(f'there is no preset {shown(preset_name)} (write "{AS_IS}" for none)')
         if number:
-            version = preset.versions.filter(number=int(number) if number.isdigit() else -1)
-            version = version.first()
+            # ASCII digits, and few: str.isdigit() takes "²", and int() refuses 5,000 digits.
+            known = number.isascii() and number.isdecimal() and len(number) <= 9
+            version = preset.versions.filter(number=int(number)).first() if known else None
             if version is None:
                 raise SpecError(f"{shown(preset_name)} has no version {shown(number)}")
         else:
@@ -390,10 +422,8 @@ def _first(messages: list[str], shown: int = 3) -> str:
     return "; ".join(messages[:shown]) + more
 
 
-def _count(value, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_REPETITIONS:
-        raise SpecError(f"{what} must be a whole number from 1 to {MAX_REPETITIONS}")
-    return value
+def _count(value, field: str) -> int:
+    return _number(value, field, 1, MAX_REPETITIONS, whole=True)
 
 
 def _repetitions(value, items: list[Item]) -> Repetitions:
@@ -409,22 +439,24 @@ def _repetitions(value, items: list[Item]) -> Repetitions:
             f"adaptive repetitions take min, max, target_pct, resolve_pct and "
             f"budget_s, not {', '.join(sorted(unknown))}"
         )
-    minimum = _count(value.get("min", 3), "repetitions min")
-    maximum = _count(value.get("max", 10), "repetitions max")
+    minimum = _count(value.get("min", 3), "repetitions.min")
+    maximum = _count(value.get("max", 10), "repetitions.max")
     if minimum < 2 or maximum < minimum:
         raise SpecError("adaptive repetitions need 2 <= min <= max (a CI needs two trials)")
     resolve = value.get("resolve_pct")
     # target_pct's default only where nothing else says when to stop
     target = value.get("target_pct", 2.0 if resolve is None else None)
     budget = value.get("budget_s")
-    if target is not None and (not _finite_number(target) or not 0 < target <= 100):
-        raise SpecError("target_pct is the CI's half-width in % of the mean: from 0 to 100")
-    if resolve is not None and (not _finite_number(resolve) or not 0 < resolve <= 100):
-        raise SpecError(
-            "resolve_pct is the change, in % of the mean, to have the trials to see: from 0 to 100"
-        )
-    if budget is not None and (not _finite_number(budget) or budget <= 0):
-        raise SpecError("budget_s is a number of seconds above 0")
+    percent = {"above": True}
+    if target is not None:
+        meaning = "is the CI's half-width in % of the mean: above 0, up to"
+        _number(target, "repetitions.target_pct", 0, 100, meaning=meaning, **percent)
+    if resolve is not None:
+        meaning = "is the change, in % of the mean, to have the trials to see: above 0, up to"
+        _number(resolve, "repetitions.resolve_pct", 0, 100, meaning=meaning, **percent)
+    if budget is not None:
+        meaning = "is a number of seconds above 0, up to"
+        _number(budget, "repetitions.budget_s", 0, MAX_BUDGET_S, meaning=meaning, above=True)
     return Repetitions(
         minimum,
         maximum,
@@ -454,17 +486,28 @@ def _quiet(value):
     if value is True or value is None:
         return dict(DEFAULT_QUIET)
     if not isinstance(value, dict) or set(value) - set(DEFAULT_QUIET):
-        raise SpecError(f"quiet is false, or an object with {', '.join(DEFAULT_QUIET)}")
+        raise SpecError(f"quiet is false, or an object with {', '.join(DEFAULT_QUIET)}", "quiet")
     quiet = {**DEFAULT_QUIET, **value}
     for key, number in quiet.items():
         if number is None and key == "cool_below_c":
             continue
-        if not _finite_number(number) or number < 0:
-            raise SpecError(f"quiet {key} must be a number of 0 or more")
-    if quiet["deadline_s"] > MAX_QUIET_WAIT_S:
-        raise SpecError(f"quiet deadline_s is at most {MAX_QUIET_WAIT_S} s")
+        _number(number, f"quiet.{key}", 0, QUIET_LIMITS[key])
     return quiet
 
 
-def _finite_number(value) -> bool:
-    return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+def _number(value, field: str, low, high, *, whole=False, above=False, meaning=""):
+    """The one reader of a spec's numbers: a JSON or YAML number (not true or false, not
+    text), finite, from low (above it, if above) to high. An integer is compared as one, so a
+    401-digit one is refused here rather than overflowing float() later."""
+    if isinstance(value, bool):
+        fits = False
+    elif isinstance(value, int):
+        fits = True
+    else:
+        fits = not whole and isinstance(value, float) and math.isfinite(value)
+    if fits and (value > low if above else value >= low) and value <= high:
+        return value
+    if not meaning:
+        kind = "a whole number" if whole else "a number"
+        meaning = f"must be {kind} {'above' if above else 'from'} {low:g}{',' if above else ''} to"
+    raise SpecError(f"{field} {meaning} {high:g}, not {shown(value)}", field)

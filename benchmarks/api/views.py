@@ -197,7 +197,8 @@ class CampaignViewSet(mixins.ListModelMixin, ApiViewSet):
         try:
             campaign, new = campaigns.start_once(request.data, request.user)
         except specs.SpecError as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+            refusal = {"detail": str(exc), "field": exc.field}  # field: "" for the whole spec
+            return Response(refusal, status=status.HTTP_400_BAD_REQUEST)
         campaign = self.get_queryset().get(pk=campaign.pk)
         location = request.build_absolute_uri(f"{campaign.code}/")
         # 200, not 201: the same spec posted again (a retry) made nothing new.

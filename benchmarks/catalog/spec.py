@@ -77,6 +77,8 @@ class Param:
             raw = self.default
         try:
             value = self._convert(raw)
+        except OverflowError:  # float() of an integer of hundreds of digits
+            raise ParamError(f"{self.name}: {shown(raw)} is not a finite number") from None
         except (TypeError, ValueError) as exc:
             raise ParamError(f"{self.name}: {exc}") from None
         number = parse_size(value) if self.kind == "size" else value

@@ -8,6 +8,8 @@ from django.urls import reverse
 
 from benchmarks import campaigns, specs
 from benchmarks.models import Campaign, Run
+from devices import presets
+from devices.models import Preset
 from tests.api.support import Api
 from tests.benchmarks.factories import add_runs, make_campaign
 from tests.devices.factories import make_board
@@ -131,14 +133,21 @@ def test_the_same_seeded_spec_posted_again_answers_the_first_campaign(
         {**SPEC, "question": ["network"]},
         {**SPEC, "question": {"network": True}},
         ["not", "an", "object"],
+        # each of these was a 500 with an HTML page
+        {**SPEC, "quiet": {"load_below": 10**400}},
+        {**SPEC, "repetitions": {"min": 2, "max": 3, "target_pct": 10**400}},
+        {**SPEC, "repetitions": {"min": 2, "max": 3, "budget_s": 10**400}},
+        {**SPEC, "presets": ["Stock@²"]},
+        {**SPEC, "presets": ["Stock@" + "9" * 5000]},
     ],
 )
 def test_a_refused_spec_is_a_400_with_the_builders_words(client, operator, board, spec):
+    presets.new_version(Preset.objects.create(name="Stock"), options={})
     with pytest.raises(specs.SpecError) as refused:
         specs.check(spec)
     response = Api(client, operator).post(CAMPAIGNS, spec)
     assert response.status_code == 400
-    assert response.json() == {"detail": str(refused.value)}
+    assert response.json() == {"detail": str(refused.value), "field": refused.value.field}
     assert not Campaign.objects.exists()
 
 
