@@ -76,6 +76,38 @@ def _about(field: str):
         raise
 
 
+# A spec is small: lists of names, a few objects, a handful of numbers. The deepest one an
+# engine runs is 5 levels (benchmarks, one, its params, a multichoice value); one deeper or
+# larger is refused before any of it is read further, by the API and `campaign start` alike.
+MAX_DEPTH = 8
+MAX_VALUES = 200_000  # every list item, object key and value: far above MAX_LISTED names
+MAX_TEXT = 10_000  # characters of any one string
+
+
+def check_shape(spec) -> None:
+    """SpecError unless the spec is at most MAX_DEPTH deep, holds at most MAX_VALUES values and
+    no string longer than MAX_TEXT; iterative, so no nesting reaches Python's recursion limit."""
+    counted, pending = 0, [(spec, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if depth > MAX_DEPTH:
+            raise SpecError(f"the spec is nested more than {MAX_DEPTH} levels deep")
+        if isinstance(value, dict):
+            children = [*value.keys(), *value.values()]
+        elif isinstance(value, list):
+            children = value
+        else:
+            if isinstance(value, str) and len(value) > MAX_TEXT:
+                raise SpecError(
+                    f"the spec holds a text of {len(value):,} characters; at most {MAX_TEXT:,}"
+                )
+            continue
+        counted += len(children)
+        if counted > MAX_VALUES:
+            raise SpecError(f"the spec holds more than {MAX_VALUES:,} values")
+        pending.extend((child, depth + 1) for child in children)
+
+
 # The classic questions a spec may name, each with what it says of boards it cannot answer
 # for ("" when it can): benchmarks.questions registers them when the app is ready.
 QUESTION_REFUSALS: dict[str, Callable[[list[Board]], str]] = {}
@@ -119,6 +151,7 @@ class Checked:
 def check(spec) -> Checked:
     if not isinstance(spec, dict):
         raise SpecError("a campaign spec is a JSON object (or a YAML mapping)")
+    check_shape(spec)
     known = {
         "name",
         "boards",

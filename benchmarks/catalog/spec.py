@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+import reprlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -28,9 +29,28 @@ _DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
 _SIZE_FACTORS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
 
 
+class _Bounded(reprlib.Repr):
+    """A repr that reads no more of a value than it shows: a few items of a few levels, and an
+    integer too long to print by its length. A spec of nested YAML aliases is a few hundred
+    bytes whose whole repr is gigabytes; a 5,000-digit integer has no repr at all."""
+
+    def __init__(self):
+        super().__init__()
+        self.maxlevel = 3
+        self.maxlist = self.maxtuple = self.maxdict = self.maxset = 6
+        self.maxstring = self.maxother = 80
+
+    def repr_int(self, x, level):
+        if x.bit_length() <= 256:  # 78 digits; past 4,300 repr() refuses
+            return repr(x)
+        digits = int(x.bit_length() * math.log10(2))  # the count, or one short of it
+        digits += abs(x) >= 10**digits
+        return f"<an integer of {digits:,} digits>"
+
+
 def shown(value) -> str:
     """A refused value as an error message shows it: its repr, cut at 80 characters."""
-    text = repr(value)
+    text = _Bounded().repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
 

@@ -1,14 +1,12 @@
 import json
 import sys
 import time
-from pathlib import Path
 
-import yaml
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from benchmarks import campaigns, plans, progress, results, specs
+from benchmarks import campaigns, plans, progress, results, spec_files, specs
 from benchmarks.catalog.spec import shown
 from benchmarks.models import Campaign, Run
 from devices import roles
@@ -17,7 +15,6 @@ START_PERMISSION = "benchmarks.run_campaign"  # what the builder page and Start 
 POLL_S = 1.0
 BAR_WIDTH = 30
 REFUSED, NOT_ALL_DONE = 2, 1  # exit statuses; 0 is every run done
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class Command(BaseCommand):
@@ -93,13 +90,10 @@ class Command(BaseCommand):
 
 
 def campaigns_start(path: str, username: str | None) -> Campaign:
-    text = sys.stdin.read() if path == "-" else _read(path)
     try:
-        # YAML is a superset of JSON: one loader reads both. libyaml's (PyYAML's wheels have
-        # it) reads a large spec several times as fast as the pure-Python one, refusals alike.
-        spec = yaml.load(text, Loader=SAFE_LOADER)  # noqa: S506 - CSafeLoader or SafeLoader
-    except yaml.YAMLError as exc:
-        raise CommandError(f"{path} is neither JSON nor YAML: {exc}", returncode=REFUSED) from None
+        spec = spec_files.read(path)
+    except spec_files.SpecFileError as exc:
+        raise CommandError(f"{path} {exc}", returncode=REFUSED) from None
     user = None
     if username:
         user = get_user_model().objects.filter(username=username).first()
@@ -131,13 +125,6 @@ def _refuse_unless_starter(user) -> None:
         f"{needed.name} {needed.summary}); {name} has {has}.",
         returncode=REFUSED,
     )
-
-
-def _read(path: str) -> str:
-    try:
-        return Path(path).read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CommandError(f"cannot read {path}: {exc}", returncode=REFUSED) from None
 
 
 def find(code: str) -> Campaign:

@@ -1,0 +1,72 @@
+"""A campaign spec read from a file or standard input, as `manage.py campaign start` reads one.
+
+The API's limits, applied before and while parsing, so that a hostile file is refused in words
+within a second: at most PIFARM_UPLOAD_MAX_BYTES (the API's body limit); JSON read as JSON;
+anything else read as YAML, whose aliases are refused (a few hundred bytes of nested aliases
+expand to gigabytes) and whose nesting is counted from the parser's events before a value is
+built. What is built then gets specs.check_shape like an API body.
+"""
+
+import json
+import sys
+
+import yaml
+from django.conf import settings
+
+from benchmarks.specs import MAX_DEPTH
+
+# libyaml's parser (PyYAML's wheels have it) reads a large spec several times as fast as the
+# pure-Python one, refusals alike.
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_OPENS = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
+_CLOSES = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
+
+
+class SpecFileError(ValueError):
+    """The file cannot be a spec; the message says why (the path is the caller's to add)."""
+
+
+def read(path: str):
+    """The value the spec file at path ("-": standard input) holds, or SpecFileError."""
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    try:
+        if path == "-":
+            raw = sys.stdin.buffer.read(limit + 1)
+        else:
+            with open(path, "rb") as file:
+                raw = file.read(limit + 1)
+        text = raw.decode()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecFileError(f"cannot be read: {exc}") from None
+    if len(raw) > limit:
+        raise SpecFileError(f"is over {limit:,} bytes (PIFARM_UPLOAD_MAX_BYTES, as the API)")
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise SpecFileError(f"is nested more than {MAX_DEPTH} levels deep") from None
+    except json.JSONDecodeError:
+        pass  # not JSON: YAML, a superset, may still read it
+    except ValueError as exc:  # an integer past Python's int-conversion limit
+        raise SpecFileError(f"holds a number that cannot be read: {exc}") from None
+    return _yaml(text)
+
+
+def _yaml(text: str):
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=SAFE_LOADER):
+            if isinstance(event, yaml.AliasEvent):
+                raise SpecFileError(
+                    f"uses the YAML alias *{event.anchor}: a spec takes none (write the value out)"
+                )
+            if isinstance(event, _OPENS):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise SpecFileError(f"is nested more than {MAX_DEPTH} levels deep")
+            elif isinstance(event, _CLOSES):
+                depth -= 1
+        return yaml.load(text, Loader=SAFE_LOADER)  # noqa: S506 - CSafeLoader or SafeLoader
+    except yaml.YAMLError as exc:
+        raise SpecFileError(f"is neither JSON nor YAML: {exc}") from None
+    except ValueError as exc:  # a YAML integer past Python's int-conversion limit
+        raise SpecFileError(f"holds a number that cannot be read: {exc}") from None

@@ -1,0 +1,81 @@
+"""Hostile spec files for `manage.py campaign start`: each refused in words with exit 2, before
+it is built or shown whole (benchmarks/spec_files.py, specs.check_shape, catalog.spec.shown).
+bench/spec_bombs.py measures what each costs."""
+
+import json
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from benchmarks import spec_files, specs
+from benchmarks.catalog.spec import shown
+from benchmarks.models import Campaign
+from tests.devices.factories import make_board
+
+pytestmark = pytest.mark.django_db
+
+SPEC = {"name": "x", "boards": ["bench-a"], "benchmarks": ["sha1sum"]}
+# 9 levels of lists of 9 aliases of the level below: 387,420,489 strings once expanded
+LEVELS = ["&a0 [pi,pi,pi,pi,pi,pi,pi,pi,pi]"]
+LEVELS += [f"&a{n} [{','.join([f'*a{n - 1}'] * 9)}]" for n in range(1, 9)]
+ALIAS_BOMB = f"name: bomb\nboards: [bench-a]\nbenchmarks: [sha1sum]\nseed: [{', '.join(LEVELS)}]\n"
+DEEP = "[" * 600 + "]" * 600
+
+
+@pytest.fixture
+def board():
+    return make_board("bench-a", host_key="ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBenchOnly x")
+
+
+def start(tmp_path, text: str) -> str:
+    """campaign start on a file of text: the refusal's words (CommandError, exit 2)."""
+    path = tmp_path / "spec"
+    path.write_text(text)
+    with pytest.raises(CommandError) as refused:
+        call_command("campaign", "start", str(path))
+    assert refused.value.returncode == 2
+    assert not Campaign.objects.exists()
+    return str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        (ALIAS_BOMB, "uses the YAML alias *a0: a spec takes none"),
+        (f"name: deep\nboards: [bench-a]\nbenchmarks: {DEEP}\n", "nested more than 8 levels"),
+        (json.dumps(SPEC)[:-1] + f', "seed": {DEEP}}}', "nested more than 8 levels deep"),
+        (json.dumps(SPEC)[:-1] + ', "seed": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested"),
+        (json.dumps(SPEC)[:-1] + f', "seed": {"9" * 5000}}}', "a number that cannot be read"),
+        (f"name: x\nboards: [bench-a]\nseed: {'9' * 5000}\n", "a number that cannot be read"),
+        (json.dumps(SPEC)[:-1] + f', "seed": {"9" * 401}}}', "seed must be a whole number"),
+        (json.dumps({**SPEC, "boards": ["b" * 20] * 150_000}), "is over 2,621,440 bytes"),
+    ],
+)
+def test_a_hostile_spec_file_is_refused_in_words(board, tmp_path, text, words):
+    assert words in start(tmp_path, text)
+
+
+def test_a_spec_as_large_as_the_api_takes_is_refused_by_its_count_not_read_whole(board, tmp_path):
+    names = [f"b-{i}" for i in range(200_001)]
+    said = start(tmp_path, json.dumps({**SPEC, "boards": names}))
+    assert "more than 200,000 values" in said
+
+
+def test_yaml_anchors_without_aliases_are_read(board, tmp_path):
+    path = tmp_path / "spec.yaml"
+    path.write_text("name: &n anchored\nboards: [bench-a]\nbenchmarks: [sha1sum]\n")
+    assert spec_files.read(str(path))["name"] == "anchored"
+
+
+def test_a_shape_too_deep_is_refused_by_the_api_check_too():
+    with pytest.raises(specs.SpecError, match="nested more than 8 levels deep"):
+        specs.check({**SPEC, "seed": json.loads(DEEP)})
+
+
+def test_a_value_is_shown_without_being_read_whole():
+    bomb = ["pi"] * 9
+    for _ in range(8):
+        bomb = [bomb] * 9
+    assert len(shown(bomb)) <= 80
+    assert shown(10**5000 - 1) == "<an integer of 5,000 digits>"
