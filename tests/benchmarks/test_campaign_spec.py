@@ -224,5 +224,6 @@ def test_a_preset_version_is_ascii_digits_of_a_sane_length(board, number):
 
 
 def test_a_float_parameter_given_an_integer_too_large_for_a_float_is_refused():
-    with pytest.raises(ParamError, match="ratio: <an integer of 401 digits> is not a finite number"):
+    refused = "ratio: <an integer of 401 digits> is not a finite number"
+    with pytest.raises(ParamError, match=refused):
         Param("ratio", "float", 0.5).clean(HUGE)
