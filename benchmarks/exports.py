@@ -6,14 +6,13 @@ Words in the environment come from boards (an OS name, a tool's version line): t
 defuses any cell a spreadsheet would read as a formula, as the campaign CSV does.
 """
 
-import csv
 
 from django.http import HttpResponse, JsonResponse
 from django.utils.text import slugify
 
 from benchmarks import comparisons
 from benchmarks.models import Comparison
-from benchmarks.results import defused
+from benchmarks.results import csv_writer, defused
 from benchmarks.templatetags.campaign_tags import number, percent
 
 STATISTICS = ("n", "mean", "median", "sd", "relative_sd", "ci_low", "ci_high", "min", "max")
@@ -107,7 +106,7 @@ def rows(result: comparisons.Result) -> list[dict]:
 
 def write_csv(result: comparisons.Result, out) -> None:
     table = rows(result)
-    writer = csv.writer(out)
+    writer = csv_writer(out)
     writer.writerow(table[0].keys())
     for row in table:
         writer.writerow([defused("" if value is None else value) for value in row.values()])

@@ -119,7 +119,7 @@ def csv_lines(campaign: Campaign) -> Iterator[str]:
     and their runs refer to each other, and such cycles stay in memory until a full garbage
     collection, chunk after chunk)."""
     metrics = metric_columns(campaign)
-    writer = csv.writer(_Echo())
+    writer = csv_writer(_Echo())
     yield writer.writerow(CSV_COLUMNS + [f"{metric} [{unit}]" for metric, unit in metrics])
     runs = runs_of(campaign).prefetch_related(None).iterator(chunk_size=CSV_CHUNK)
     while chunk := list(islice(runs, CSV_CHUNK)):
@@ -172,6 +172,12 @@ def _csv_cells(run: Run) -> list:
         run.started.isoformat() if run.started else "",
         run.finished.isoformat() if run.finished else "",
     ]
+
+
+def csv_writer(out):
+    """How pifarm writes every CSV: each text cell quoted, so that a spreadsheet splitting on
+    ";" or a tab keeps it one cell, and numbers bare; cells go through defused() first."""
+    return csv.writer(out, quoting=csv.QUOTE_NONNUMERIC)
 
 
 def defused(cell):

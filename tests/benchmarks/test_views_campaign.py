@@ -197,6 +197,19 @@ def test_the_csv_name_is_safe_and_its_cells_never_formulas_nor_secrets(client, v
     assert board.credential_ciphertext not in body
 
 
+@pytest.mark.parametrize("separator", [";", "\t", ","])
+def test_every_text_cell_is_quoted_so_no_separator_starts_a_cell(client, viewer, board, separator):
+    """A spreadsheet that splits on ";" or a tab would start a new cell at "=1+1" in a bare
+    cell; quoted, the cell stays whole."""
+    campaign = make_campaign(board, name="quoted", states=["failed"])
+    Run.objects.filter(campaign=campaign).update(reason=f"ok{separator}=1+1")
+    client.force_login(viewer)
+    body = client.get(url("runs_csv", campaign)).getvalue().decode()
+    assert f'"ok{separator}=1+1"' in body
+    header = body.splitlines()[0]
+    assert header.startswith('"') and ',"reason",' in header
+
+
 def test_the_list_counts_runs_by_state(client, viewer, operator, board):
     make_campaign(board, name="mixed", states=["done", "done", "failed"], created_by=operator)
     client.force_login(viewer)

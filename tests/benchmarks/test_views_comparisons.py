@@ -237,6 +237,15 @@ def test_a_cell_a_spreadsheet_would_run_is_defused(client, viewer):
     assert rows[0]["group"].startswith("'=") and rows[0]["board model"].startswith("'=")
 
 
+def test_a_text_cell_holding_a_separator_is_quoted(client, viewer):
+    campaign = Campaign.objects.create(name="hostile", spec={})
+    trials(lane_on(campaign, "bench-h", model="Pi;=1+1\t=2+2"), BASELINE)
+    client.force_login(viewer)
+    comparison = saved(campaign, group_by="board_model")
+    body = client.get(reverse("benchmarks:comparison_csv", args=[comparison.code])).content
+    assert b'"Pi;=1+1\t=2+2"' in body
+
+
 def queries_of_the_page(client, comparison) -> int:
     with CaptureQueriesContext(connection) as queries:
         assert client.get(comparison.get_absolute_url()).status_code == 200
