@@ -6,6 +6,7 @@ Words in the environment come from boards (an OS name, a tool's version line): t
 defuses any cell a spreadsheet would read as a formula, as the campaign CSV does.
 """
 
+import re
 
 from django.http import HttpResponse, JsonResponse
 from django.utils.text import slugify
@@ -149,9 +150,9 @@ def as_markdown(result: comparisons.Result, link: str = "", may_share: bool = Tr
     "a|b" stays one cell."""
     better = "higher" if result.higher_is_better else "lower"
     lines = [
-        f"**{_cell(result.metric)}** of {_cell(result.benchmark)} in {_cell(result.unit)} "
-        f"({better} is better), by {_cell(result.group_by_label)}, against "
-        f"{_cell(result.baseline)}; {result.n} trials"
+        f"**{_words(result.metric)}** of {_words(result.benchmark)} in {_words(result.unit)} "
+        f"({better} is better), by {_words(result.group_by_label)}, against "
+        f"{_words(result.baseline)}; {result.n} trials"
         f"{'' if result.include_suspects else f', {result.suspects_excluded} suspect left out'}.",
         "",
         _row(MARKDOWN_HEADER),
@@ -174,6 +175,11 @@ def as_markdown(result: comparisons.Result, link: str = "", may_share: bool = Tr
     elif may_share:
         lines += ["", "Share it first to get a link."]
     return "\n".join(lines) + "\n"
+
+
+def _words(text: str) -> str:
+    """Text in the sentence above the table, made plain as a cell is."""
+    return _cell(text, in_table=False)
 
 
 def _mean_text(description, unit: str) -> str:
@@ -206,8 +212,27 @@ _AS_TEXT = str.maketrans(
 )
 
 
-def _cell(text: str) -> str:
-    """One table cell's text as plain text: "|", "\\", HTML (&, <, >) and Markdown's link,
-    emphasis and code marks escaped, a leading "#" too, line breaks made spaces."""
-    found = " ".join(str(text).translate(_AS_TEXT).splitlines())
+# What an autolinker reads as a link without any markup, in a name or words that hold one:
+# GitHub's renderer links "www.", "http://", "https://", "mailto:" and any e-mail address;
+# markdown-it's linkify (Discourse's) also a bare "word.tld". No escape stops the e-mail one
+# (GitHub finds the address in the text after escapes are undone), so such a cell is written
+# as a code span, which no renderer links, and which shows HTML as the characters typed.
+_LINKABLE = re.compile(r"@|://|\bwww\.|\w\.[^\W\d_]{2,}|\b(mailto|xmpp):", re.IGNORECASE)
+_BACKTICKS = re.compile(r"`+")
+
+
+def _cell(text: str, in_table: bool = True) -> str:
+    """One table cell's text as plain text. Markup is escaped ("|", "\\", HTML's &, < and >,
+    Markdown's link, emphasis and code marks, a leading "#"); text an autolinker would read
+    as a link is a code span instead, whose "|" a table needs escaped (only a table reads the
+    escape inside one). Line breaks become spaces."""
+    text = " ".join(str(text).splitlines())
+    if _LINKABLE.search(text):
+        longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+        fence = "`" * (longest + 1)
+        pad = " " if text.startswith(("`", " ")) or text.endswith(("`", " ")) else ""
+        if in_table:
+            text = text.replace("|", "\\|")
+        return f"{fence}{pad}{text}{pad}{fence}"
+    found = text.translate(_AS_TEXT)
     return f"\\{found}" if found.startswith("#") else found

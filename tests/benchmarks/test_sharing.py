@@ -3,12 +3,15 @@
 or secret, nor its name unless the link shows board names."""
 
 import datetime
+import html as html_module
 import json
 import re
 
+import cmarkgfm
 import pytest
 from django.urls import reverse
 from django.utils import timezone
+from markdown_it import MarkdownIt
 
 from benchmarks import exports, sharing
 from benchmarks.models import Campaign, Comparison, Lane, ShareLink
@@ -342,19 +345,50 @@ def test_markdown_cells_escape_bars_and_line_breaks(client, viewer, comparison):
 
 def test_markdown_cells_are_plain_text_not_markup_nor_links(client, viewer, comparison):
     """Escaped, they render as the words typed: no HTML element, no link, no emphasis."""
-    Campaign.objects.update(
-        name='<script>alert(1)</script> <a href="x">a</a> & [l](http://evil.example) *e* _u_ `c`'
-    )
+    Campaign.objects.update(name='<script>alert(1)</script> <a href="x">a</a> & [l](x) *e* _u_ `c`')
     Comparison.objects.filter(pk=comparison.pk).update(group_by="campaign")
     link = sharing.create(comparison, viewer)
     text = public(client, link, "comparison.md").content.decode()
     row = next(line for line in text.splitlines() if line.startswith("| &lt;script"))
     assert row.startswith(
         '| &lt;script&gt;alert(1)&lt;/script&gt; &lt;a href="x"&gt;a&lt;/a&gt; &amp; '
-        "\\[l\\](http://evil.example) \\*e\\* \\_u\\_ \\`c\\` (baseline) |"
+        "\\[l\\](x) \\*e\\* \\_u\\_ \\`c\\` (baseline) |"
     )
     assert "<" not in text and "[l](" not in text
     assert exports._cell("# 1") == "\\# 1"  # not a heading (nor an issue's number)
+
+
+def test_a_cell_an_autolinker_would_link_is_a_code_span_as_long_as_its_backticks_need():
+    assert exports._cell("see www.x.example") == "`see www.x.example`"
+    assert exports._cell("a@b.example `x` a|b") == "``a@b.example `x` a\\|b``"
+    assert exports._cell("`https://x.example`") == "`` `https://x.example` ``"
+    assert exports._cell("v1.5 on 2.4 GHz, e.g. Pi 5") == "v1.5 on 2.4 GHz, e.g. Pi 5"
+
+
+HOSTILE_NAMES = [
+    "see https://evil.example/x and www.evil.example",
+    "mail admin@evil.example or evil.example/path",
+    "![img](https://evil.example/i.png) <img src=x> <b>bold</b>",
+    "ftp://evil.example mailto:a@evil.example xmpp:a@evil.example",
+    "[[x]](https://evil.example) <https://evil.example>",
+    '<script>alert(1)</script> <a href="https://evil.example">a</a> & `c` a|b',
+]
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES)
+def test_no_name_renders_as_a_link_an_image_or_html_where_a_forum_renders_it(
+    client, viewer, comparison, name
+):
+    """GitHub's renderer (cmark-gfm, with its autolinks) and markdown-it with linkify (as
+    Discourse renders a post): the names render as the words typed, nothing else."""
+    Campaign.objects.update(name=name)
+    Comparison.objects.filter(pk=comparison.pk).update(group_by="campaign")
+    client.force_login(viewer)
+    text = client.get(reverse("benchmarks:comparison_md", args=[comparison.code])).content.decode()
+    forum = MarkdownIt("commonmark", {"linkify": True}).enable(["linkify", "table"])
+    for html in (cmarkgfm.github_flavored_markdown_to_html(text), forum.render(text)):
+        assert not re.search(r"<(a|img|b|script)\b", html), html
+        assert name in html_module.unescape(re.sub(r"<[^>]+>", "", html))  # as typed
 
 
 def test_the_share_page_markdown_has_its_own_url(client, viewer, comparison):

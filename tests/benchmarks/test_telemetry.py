@@ -183,6 +183,7 @@ def test_the_sampler_refuses_process_names_that_are_not_plain_words(names):
 
 
 @pytest.mark.pisim
+@pytest.mark.measures  # the burner's share of a host CPU: other tests running beside it take some
 @pytest.mark.parametrize("shell", [("sh",), ("busybox", "sh")], ids=["dash", "busybox"])
 def test_the_sampler_on_a_board_gives_a_burner_the_cpu_the_kernel_gave_it(on_board, shell):
     endpoint, workdir = on_board
