@@ -272,6 +272,10 @@ SPECTACULAR_SETTINGS = {
         "LaneState": "benchmarks.models.Lane.State",
         "RunState": "benchmarks.models.Run.State",
     },
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "benchmarks.api.schema.add_refusals_and_address_fields",
+    ],
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
 }

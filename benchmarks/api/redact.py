@@ -41,7 +41,8 @@ class Redactor:
     """Built per request; reads the boards' names to hide once, when first needed.
 
     users_alone: hide the boards' SSH user names as words of their own too, in any case
-    ("/home/pi", "LABUSER"), but for the "Pi" of "Raspberry Pi" (pi is the usual user)."""
+    ("/home/pi", "LABUSER"), but for the "Pi" of "Raspberry Pi" or "Pi 4" (pi is the usual
+    user)."""
 
     def __init__(self, users_alone: bool = False):
         self.users_alone = users_alone
@@ -88,8 +89,10 @@ class Redactor:
         if not users:
             return None
         names = "|".join(map(re.escape, sorted(users, key=len, reverse=True)))
-        # "-", "_" and "." are part of a name: "pi" is not in "pi-gen".
-        return re.compile(rf"(?<![\w.-])(?<!Raspberry )(?:{names})(?![\w-]|\.\w)", re.IGNORECASE)
+        # "-", "_" and "." are part of a name: "pi" is not in "pi-gen". Nor is it the user in
+        # a Pi's product name: "Raspberry Pi", "Pi 3", "Pi 400", "Pi Zero", "Pi OS".
+        product = r"(?<!Raspberry )(?!pi\s+(?:\d|(?:zero|os|compute|cm\d?)\b))"
+        return re.compile(rf"(?<![\w.-]){product}(?:{names})(?![\w-]|\.\w)", re.IGNORECASE)
 
 
 class ShowAll(Redactor):

@@ -99,7 +99,7 @@ class BoardSerializer(serializers.ModelSerializer):
 
 
 class PresetVersionSerializer(serializers.ModelSerializer):
-    author = serializers.StringRelatedField()
+    author = serializers.StringRelatedField(allow_null=True)  # null: no author, or one deleted
     parent = serializers.SerializerMethodField()
     spec_name = serializers.SerializerMethodField()
 
@@ -128,7 +128,7 @@ class PresetVersionSerializer(serializers.ModelSerializer):
 
 
 class PresetSerializer(serializers.ModelSerializer):
-    created_by = serializers.StringRelatedField()
+    created_by = serializers.StringRelatedField(allow_null=True)  # null: made by no user
     versions = serializers.SerializerMethodField()
 
     class Meta:
@@ -143,7 +143,7 @@ class PresetSerializer(serializers.ModelSerializer):
 class CampaignSerializer(serializers.ModelSerializer):
     name = RedactedText()  # its maker's words, which may name a board's host
     spec = RedactedJSON()  # which holds the name too
-    created_by = serializers.StringRelatedField()
+    created_by = serializers.StringRelatedField(allow_null=True)  # null: made by no user
     run_counts = serializers.SerializerMethodField()
 
     class Meta:
@@ -231,6 +231,11 @@ class ValueSerializer(serializers.Serializer):
     higher_is_better = serializers.BooleanField()
 
 
+class PresetVersionRefSerializer(serializers.Serializer):
+    preset = serializers.UUIDField()
+    number = serializers.IntegerField()
+
+
 class RunSerializer(serializers.ModelSerializer):
     campaign = serializers.UUIDField(source="campaign.code")
     board = serializers.CharField(source="board.name")
@@ -281,7 +286,7 @@ class RunSerializer(serializers.ModelSerializer):
             "values",
         ]
 
-    @extend_schema_field(OpenApiTypes.OBJECT)
+    @extend_schema_field(PresetVersionRefSerializer(allow_null=True))
     def get_preset_version(self, run):
         """{"preset": code, "number": n}, or null for "as the board is"."""
         version = run.preset_version

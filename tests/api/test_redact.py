@@ -33,6 +33,15 @@ def test_user_names_alone_are_hidden_in_any_case_when_asked():
     assert Redactor().text(text) == text  # the API hides them as user@host only
 
 
+def test_a_user_name_that_is_also_a_pis_product_name_is_left_in_the_product_name():
+    """The usual user is "pi": a share page titled "scp on Pi 3" read "scp on [hidden] 3"."""
+    make_board("pi3")  # its user is pi
+    text = "scp on Pi 3 and a Pi 400, a PI 5, a Pi Zero 2 W, on Pi OS; /home/pi, pi alone"
+    assert Redactor(users_alone=True).text(text) == (
+        f"scp on Pi 3 and a Pi 400, a PI 5, a Pi Zero 2 W, on Pi OS; /home/{HIDDEN}, {HIDDEN} alone"
+    )
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

@@ -45,6 +45,7 @@ def test_openvpn_between_two_boards_keeps_both_ends_cpu_and_the_link_s_use(pisim
     )
 
 
+@pytest.mark.measures  # the Pi 1's core saturates only when the node gets its CPU share
 def test_openvpn_from_a_pi_1_to_a_pi_4_is_limited_by_the_pi_1(pisim_node_factory, run_jobs):
     """A Pi 1 B's one core at 700 MHz saturates under a tunnel long before a Pi 4's does (a
     whole simulated core: 23 % of a host CPU), and the answer says so. Most of that core is

@@ -188,6 +188,17 @@ def test_the_share_page_needs_no_login_and_is_not_indexed(client, viewer, compar
     assert not re.search(rf"\b{viewer.username}\b", text)  # the owner's user name
 
 
+def test_a_title_naming_a_pi_model_is_shown_whole_and_a_board_named_for_it_hidden(
+    client, viewer, comparison
+):
+    """A review saw "scp on Pi 3 ..." shared as "scp on [hidden] 3 ...": the boards' user is
+    pi. A board's name is still hidden where it stands as one."""
+    Board.objects.update(name="pi3")
+    Comparison.objects.filter(pk=comparison.pk).update(name="scp on Pi 3 against pi3's twin")
+    text = public(client, sharing.create(comparison, viewer)).content.decode()
+    assert "scp on Pi 3 against board 1" in text and "pi3" not in text
+
+
 def test_a_revoked_link_is_a_410_that_says_so(client, viewer, comparison):
     link = sharing.create(comparison, viewer)
     sharing.revoke(link)

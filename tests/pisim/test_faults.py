@@ -138,6 +138,7 @@ def read_until_closed(sock: socket.socket) -> bytes:
     return data
 
 
+@pytest.mark.measures  # when TCP is accepted, to 2 s: a loaded host's scheduler shifts it
 def test_a_delayed_banner_comes_n_seconds_after_each_boot(pisim_node_factory):
     node = pisim_node_factory(downtime=0.3)
     booted_at = reboot_with(node, Faults(banner_delay=2.0))
