@@ -14,7 +14,9 @@ DETAIL = {
 REFUSED = {
     "type": "object",
     "properties": {"detail": {"type": "string"}, "field": {"type": "string"}},
-    "additionalProperties": {"type": "array", "items": {"type": "string"}},
+    "additionalProperties": {
+        "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]
+    },
 }
 REFUSALS = {
     "400": ("A query parameter or the body refused, in words.", REFUSED),
