@@ -4,10 +4,11 @@
 
 Each case is a spec file handed to `manage.py campaign start FILE` in a process of its own, on
 a fresh SQLite database with one board:
-  alias bomb, 401 B      YAML whose boards are 9 levels of 9 aliases of the level below
+  alias bomb, 401 B      YAML whose order is 9 levels of 9 aliases of the level below
                          (9^9 names once expanded; a repr of it would be gigabytes)
-  600 levels, YAML       a benchmark list nested 600 deep
-  600 levels, JSON       the same in JSON
+  600 levels, YAML       an order of mappings nested 600 deep
+  600 levels, JSON       an order of lists nested 600 deep, in JSON
+  100,000 levels, JSON   the order nested 100,000 deep (200 kB)
   5 MB of board names    a JSON spec listing 330,000 board names
   401-digit number       quiet.load_below a JSON integer of 401 digits
   5,000-digit number     the same with 5,000 digits (past Python's int-conversion limit)
@@ -31,11 +32,11 @@ TARGET_MB = 200
 
 
 def alias_bomb() -> str:
-    """A seed that is 9 levels of lists of 9 aliases of the level below: a few hundred bytes,
-    9^9 strings once expanded (the seed's refusal shows the value it refused)."""
+    """An order that is 9 levels of lists of 9 aliases of the level below: a few hundred
+    bytes, 9^9 strings once expanded (the order's refusal shows the value it refused)."""
     levels = ["&a0 [pi,pi,pi,pi,pi,pi,pi,pi,pi]"]
     levels += [f"&a{n} [{','.join([f'*a{n - 1}'] * 9)}]" for n in range(1, 9)]
-    return f"name: bomb\nboards: [{BOARD}]\nbenchmarks: [sha1sum]\nseed: [{', '.join(levels)}]\n"
+    return f"name: bomb\nboards: [{BOARD}]\nbenchmarks: [sha1sum]\norder: [{', '.join(levels)}]\n"
 
 
 def number_spec(digits: int) -> str:
@@ -45,12 +46,21 @@ def number_spec(digits: int) -> str:
 
 def cases() -> dict[str, str]:
     deep = "[" * 600 + "]" * 600
+    deep_mapping = "{a: " * 600 + "1" + "}" * 600
     names = [f"board-{i:06d}" for i in range(330_000)]
     return {
         "alias bomb, 401 B": alias_bomb(),
-        "600 levels, YAML": f"name: deep\nboards: [{BOARD}]\nbenchmarks: {deep}\n",
-        "600 levels, JSON": json.dumps({"name": "deep", "boards": [BOARD]})[:-1]
-        + f', "benchmarks": {deep}}}',
+        "600 levels, YAML": f"name: deep\nboards: [{BOARD}]\nbenchmarks: [sha1sum]\n"
+        f"order: {deep_mapping}\n",
+        "600 levels, JSON": json.dumps({"name": "deep", "boards": [BOARD], "benchmarks": []})[
+            :-1
+        ].replace('"benchmarks": []', '"benchmarks": ["sha1sum"]')
+        + f', "order": {deep}}}',
+        "100,000 levels, JSON": json.dumps({"name": "deep", "boards": [BOARD]})[:-1]
+        + ', "order": '
+        + "[" * 100_000
+        + "]" * 100_000
+        + "}",
         "5 MB of board names": json.dumps({"name": "many", "boards": names}),
         "401-digit number": number_spec(401),
         "5,000-digit number": number_spec(5000),

@@ -68,5 +68,7 @@ def _yaml(text: str):
         return yaml.load(text, Loader=SAFE_LOADER)  # noqa: S506 - CSafeLoader or SafeLoader
     except yaml.YAMLError as exc:
         raise SpecFileError(f"is neither JSON nor YAML: {exc}") from None
+    except SpecFileError:
+        raise
     except ValueError as exc:  # a YAML integer past Python's int-conversion limit
         raise SpecFileError(f"holds a number that cannot be read: {exc}") from None
