@@ -10,8 +10,6 @@ from django.shortcuts import render
 
 from devices import roles
 
-ADMINS_LISTED = 5
-
 
 def permission_required(permission: str, *, json: bool = False):
     """Log in first, then hold permission, or get the 403 page naming the role that grants it.
@@ -55,13 +53,13 @@ def permission_denied(request, exception):
         "needed_role": needed,
         "needs_superuser": getattr(exception, "permission", None) is not None and needed is None,
         "current_role": roles.role_of(user) if user.is_authenticated else None,
-        "admins": _admins_to_ask(),
+        # Whether there is an admin to ask, not who: the page is shown to anyone refused.
+        "has_admins": _admins().exists(),
     }
     return render(request, "403.html", context, status=403)
 
 
-def _admins_to_ask():
-    admins = get_user_model().objects.filter(
+def _admins():
+    return get_user_model().objects.filter(
         Q(groups__name=roles.ADMIN.group) | Q(is_superuser=True), is_active=True
     )
-    return admins.distinct().order_by("username")[:ADMINS_LISTED]
