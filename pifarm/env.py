@@ -4,6 +4,7 @@ Every helper fails loudly, naming the variable, so a typo stops start-up instead
 silently falling back to a default.
 """
 
+import ipaddress
 import os
 from pathlib import Path
 
@@ -47,6 +48,19 @@ def env_int(name: str, default: int, minimum: int = 0, maximum: int | None = Non
 
 def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+def env_networks(name: str) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    """Addresses or networks, comma-separated ("127.0.0.1, 10.0.0.0/8"); none by default."""
+    networks = []
+    for item in env_list(name, ""):
+        try:
+            networks.append(ipaddress.ip_network(item, strict=False))
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"{name} must list addresses or networks (10.0.0.0/8); {item!r} is neither"
+            ) from None
+    return networks
 
 
 def env_secret(name: str) -> str | None:

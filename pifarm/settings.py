@@ -17,7 +17,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management.utils import get_random_secret_key
 
 from pifarm import embedded_redis
-from pifarm.env import env_bool, env_int, env_list, env_str, persistent_secret
+from pifarm.env import env_bool, env_int, env_list, env_networks, env_str, persistent_secret
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("PIFARM_DATA_DIR", str(BASE_DIR / "var"))).resolve()
@@ -175,6 +175,10 @@ AXES_COOLOFF_TIME = timedelta(minutes=env_int("PIFARM_LOGIN_COOLOFF_MINUTES", 15
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "pifarm.lockout.login_refused"
+# Behind a reverse proxy every login comes from its address: name the proxy (addresses or
+# networks, comma-separated) and its X-Forwarded-For is read for the client's (pifarm.lockout).
+PIFARM_TRUSTED_PROXIES = env_networks("PIFARM_TRUSTED_PROXIES")
+AXES_CLIENT_IP_CALLABLE = "pifarm.lockout.client_address"
 # A lab works in days: a login lasts PIFARM_SESSION_HOURS, not Django's two weeks.
 SESSION_COOKIE_AGE = env_int("PIFARM_SESSION_HOURS", 12, minimum=1) * 3600
 
@@ -230,6 +234,7 @@ RQ_DASHBOARD_INLINE_STYLES = [
     "'sha256-v5MY146GJAjl1QbCe2MklIw9r0xCNOWCEWSPd53tlgQ='",  # queue overview
     "'sha256-k21rurKGtu5SGB1OFBbco10qy802mANKUYnLClIu1eQ='",  # style="margin-top: 20px;"
     "'sha256-BSTKIYoPCaklkJ9YS/ZVYuKW8e+DG8jZJCXznBzHjgg='",  # style="display: inline-block;"
+    "'sha256-blvLUW3UscWqsXGByNOqdBboM+ShWAuugp2mC/wbafU='",  # one result of a job
 ]
 # The API's docs page adds data: images, for Swagger UI's icons (benchmarks.api.urls).
 CONTENT_SECURITY_POLICY = {

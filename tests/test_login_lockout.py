@@ -1,6 +1,7 @@
 """Wrong passwords lock a user name out from one address (django-axes), with a message that
 says for how long and who can lift it; an admin unlocks, and so does the cool-off."""
 
+import ipaddress
 from datetime import timedelta
 
 import pytest
@@ -110,3 +111,42 @@ def test_the_test_clients_own_logins_still_work(client, user):
     client.logout()
     client.force_login(user)
     assert logged_in_as(client) == "alice"
+
+
+def through_proxy(client, username, password, forwarded, proxy="10.213.0.2"):
+    return client.post(
+        reverse("login"),
+        {"username": username, "password": password},
+        REMOTE_ADDR=proxy,
+        HTTP_X_FORWARDED_FOR=forwarded,
+    )
+
+
+@pytest.fixture
+def behind_a_proxy(settings, login_throttling):
+    settings.PIFARM_TRUSTED_PROXIES = [ipaddress.ip_network("10.213.0.0/24")]
+
+
+def test_behind_a_trusted_proxy_a_lock_holds_for_the_client_that_earned_it(
+    client, user, behind_a_proxy
+):
+    for n in range(6):
+        through_proxy(client, "alice", f"guess-{n}", "203.0.113.5")
+    assert through_proxy(client, "alice", PASSWORD, "203.0.113.5").status_code == 429
+    # alice at another desk, behind the same proxy: the lock is not hers there
+    assert through_proxy(client, "alice", PASSWORD, "198.51.100.7").status_code == 302
+    assert logged_in_as(client) == "alice"
+
+
+def test_the_forwarded_address_is_the_last_one_no_trusted_proxy_wrote(client, user, behind_a_proxy):
+    # The client wrote "198.51.100.7" itself; a second trusted proxy added 10.213.0.3.
+    for n in range(6):
+        through_proxy(client, "alice", f"guess-{n}", "198.51.100.7, 203.0.113.5, 10.213.0.3")
+    assert AccessAttempt.objects.get().ip_address == "203.0.113.5"
+
+
+def test_without_a_trusted_proxy_the_forwarded_header_is_ignored(client, user, login_throttling):
+    for n in range(6):
+        through_proxy(client, "alice", f"guess-{n}", f"203.0.113.{n}")  # a forger's header
+    assert through_proxy(client, "alice", PASSWORD, "198.51.100.7").status_code == 429
+    assert AccessAttempt.objects.get().ip_address == "10.213.0.2"
