@@ -261,13 +261,14 @@ class _Applying:
         self.backup_path = self.session.write_file_atomic(self.config_path, data, sudo=True)
         self.record(backup_path=self.backup_path)
         if self.backup_path:
-            self.prune_backups()
+            self.prune_backups(self.config_path, self.backup_path)
 
-    def prune_backups(self) -> None:
-        """The board keeps its last few backups; each application's record keeps its own."""
+    def prune_backups(self, path: str, just_made: str) -> None:
+        """The board keeps its last few backups of path (config.txt, the governor's file);
+        each application's record keeps its own copy of config.txt."""
         keep = settings.PIFARM_BOARD_BACKUPS_KEPT
         try:
-            removed = steps.prune_backups(self.session, self.config_path, keep, self.backup_path)
+            removed = steps.prune_backups(self.session, path, keep, just_made)
         except steps.StepError as exc:  # the new file is in place: that is what matters now
             log.warning("application %s: %s", self.application.pk, exc)
             return
@@ -278,7 +279,9 @@ class _Applying:
         self.step(f"making the {self.governor} governor persistent")
         self.governor_touched = True
         data = steps.governor_file(self.old_governor_file, self.governor)
-        self.session.write_file_atomic(steps.GOVERNOR_FILE, data, sudo=True)
+        backup = self.session.write_file_atomic(steps.GOVERNOR_FILE, data, sudo=True)
+        if backup:
+            self.prune_backups(steps.GOVERNOR_FILE, backup)
         self.record(governor_method=steps.GOVERNOR_METHOD)
         steps.set_governor_live(self.session, self.governor)
 

@@ -1,5 +1,6 @@
-"""config.txt backups on the board: each write keeps one, the board keeps the last few
-(PIFARM_BOARD_BACKUPS_KEPT), the database keeps every one, and the page says so."""
+"""config.txt and governor backups on the board: each write keeps one, the board keeps the
+last few of each file (PIFARM_BOARD_BACKUPS_KEPT), the database keeps every config.txt one,
+and the page says so."""
 
 import pytest
 
@@ -10,6 +11,7 @@ from .simfarm import exists, register_node, target_for
 
 pytestmark = [pytest.mark.pisim, pytest.mark.django_db(transaction=True)]
 PI4_CONFIG = "/boot/firmware/config.txt"
+GOVERNOR = apply_steps.GOVERNOR_FILE
 QUICK = ssh.Timeouts(connect=2, banner=2, auth=2)
 
 
@@ -38,7 +40,12 @@ def test_an_application_keeps_the_last_backups_on_the_board_and_says_so(
     ]
     for path in not_ours:
         node.write_file(path, b"not a backup pifarm may remove\n")
-    version = presets.new_version(Preset.objects.create(name="oc"), options={"arm_freq": "1900"})
+    node.write_file(GOVERNOR, b"CPU_DEFAULT_GOVERNOR=ondemand\n")
+    older_governors = [backup_of(GOVERNOR, day) for day in (1, 2, 3)]
+    for path in older_governors:
+        node.write_file(path, b"CPU_DEFAULT_GOVERNOR=powersave\n")
+    preset = Preset.objects.create(name="oc")
+    version = presets.new_version(preset, options={"arm_freq": "1900"}, governor="performance")
 
     application = presets.start_application(board, version, Application.Mode.DIRECT)
     run_jobs()
@@ -47,6 +54,7 @@ def test_an_application_keeps_the_last_backups_on_the_board_and_says_so(
     assert application.state == Application.State.VERIFIED, application.reason
     assert node.read_file(application.backup_path) == old
     assert [exists(node, path) for path in older] == [False, False, True]  # the newest two stay
+    assert [exists(node, path) for path in older_governors] == [False, False, True]
     for path in not_ours:
         assert node.read_file(path) == b"not a backup pifarm may remove\n"
     assert application.backup_text == old.decode()  # the database keeps every one
