@@ -5,6 +5,7 @@ the pages' own scripts (polling, admin actions) still work."""
 import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
+from rq import SimpleWorker
 
 from devices.models import Application, BoardTask, FactSnapshot
 from tests.browser.conftest import screenshot
@@ -108,3 +109,24 @@ def test_the_admin_and_the_rq_dashboard_still_work_under_the_policy(
     expect(page.locator("body")).to_contain_text("successfully deleted")
     assert redis_queue.count == 0
     assert problems == [], "\n".join(problems)
+
+
+def test_a_jobs_result_rows_open_the_result_under_the_policy(
+    page, live_server, staff, redis_queue, problems
+):
+    """django-rq makes each result row a link with an onclick attribute, which the policy
+    refuses: static/js/rq-dashboard.js makes the row one again."""
+    job = redis_queue.enqueue("os.getpid")
+    SimpleWorker([redis_queue], connection=redis_queue.connection).work(burst=True)
+    log_in(page, live_server, staff)
+    page.goto(live_server.url + reverse("admin:django_rq_job_detail", args=[0, job.id]))
+    row = page.locator("tr.rq-clickable").first
+    row.locator("td").first.click()
+    page.wait_for_load_state("networkidle")
+    assert f"/{job.id}/results/" in page.url, page.url
+    # The browser reports django-rq's two onclick attributes as refused when it reads them (a
+    # row's and its link's), on the job's page: nothing else may be.
+    job_page = live_server.url + reverse("admin:django_rq_job_detail", args=[0, job.id])
+    refused_attributes = [p for p in problems if p.startswith(job_page + ":") and "inline" in p]
+    assert len(refused_attributes) <= 4, refused_attributes  # each as a message and a report
+    assert [p for p in problems if p not in refused_attributes] == []
