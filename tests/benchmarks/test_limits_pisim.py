@@ -50,11 +50,12 @@ def test_openvpn_from_a_pi_1_to_a_pi_4_is_limited_by_the_pi_1(pisim_node_factory
     """A Pi 1 B's one core at 700 MHz saturates under a tunnel long before a Pi 4's does (a
     whole simulated core: 23 % of a host CPU), and the answer says so. Most of that core is
     its USB Ethernet's frames (the usbnic relay, a Pi's smsc95xx driver), openvpn the rest:
-    the core is named, not a process. 6 s: the tunnel's start is a small part of the mean."""
+    the core is named, not a process. 10 s: the tunnel's start is a small part of the mean
+    (over 6 s a CI run saw the core 89.4 % busy on average, under the 90 % that says so)."""
     board = register_node(pisim_node_factory(profile="pi1b-legacy-32"))
     peer = register_node(pisim_node_factory(profile="pi4b-bookworm"))
     campaign = quick_campaign(
-        [board], "openvpn", {"duration": 6}, name="pi 1 to pi 4", peer=peer.name
+        [board], "openvpn", {"duration": 10}, name="pi 1 to pi 4", peer=peer.name
     )
     run_jobs()
     run = campaign.runs.get()
