@@ -40,6 +40,9 @@
   }
 
   function plot(element, figure) {
+    // A chart that sets its own height (one line a row, as the overview's) gets a box that
+    // tall; the stylesheet's fixed height would let it run over what follows.
+    if (figure.layout.height) element.style.height = figure.layout.height + "px";
     window.Plotly.react(element, withErrorBarColour(figure.data), themed(figure.layout), {
       responsive: true,
       displaylogo: false,
