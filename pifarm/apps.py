@@ -29,6 +29,8 @@ class PifarmConfig(AppConfig):
     verbose_name = "pifarm"
 
     def ready(self):
+        from pifarm import lockout  # noqa: F401 - connects its count of failed logins
+
         if settings.EMBEDDED_REDIS and not _queue_free_command(sys.argv):
             embedded_redis.ensure_running(settings.DATA_DIR)
 

@@ -1,23 +1,74 @@
-"""Login lockout (django-axes): the address a login comes from, and the login page as it is
-shown to a user name and address that are locked out."""
+"""Login lockout: django-axes locks a user name at an address; here, the address a login comes
+from, the login page as a locked-out login gets it, and a lock on an address as a whole once
+it has failed too often under any names (a password guesser's flood: each failure costs a
+password hash, about half a second of a core).
+
+The address's failures are counted in Redis, which every web process shares; without Redis
+the count is skipped and axes's lock still holds."""
 
 import ipaddress
+import logging
 
+import django_rq
 from django.conf import settings
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.signals import user_login_failed
+from django.dispatch import receiver
 from django.shortcuts import render
+from redis.exceptions import RedisError
+
+log = logging.getLogger(__name__)
 
 
-def login_refused(request, original_response, credentials):
+def login_refused(request, original_response, credentials, *, address_alone=False):
     """The login form again, with how long the lock lasts and who can lift it (HTTP 429)."""
     minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
     username = (credentials or {}).get("username", "")
+    limit = settings.PIFARM_LOGIN_ADDRESS_LIMIT if address_alone else settings.AXES_FAILURE_LIMIT
     context = {
         "form": AuthenticationForm(request, initial={"username": username}),
         "next": request.POST.get("next", ""),
-        "locked_out": {"failures": settings.AXES_FAILURE_LIMIT, "minutes": minutes},
+        "locked_out": {"failures": limit, "minutes": minutes, "address_alone": address_alone},
     }
     return render(request, "registration/login.html", context, status=429)
+
+
+class LoginView(auth_views.LoginView):
+    """Django's, refusing a login from an address locked as a whole before any password is
+    checked: that is what makes a flood cheap to refuse."""
+
+    def post(self, request, *args, **kwargs):
+        limit = settings.PIFARM_LOGIN_ADDRESS_LIMIT
+        if settings.AXES_ENABLED and _failures_from(client_address(request)) >= limit:
+            return login_refused(request, None, request.POST, address_alone=True)
+        return super().post(request, *args, **kwargs)
+
+
+def _key(address: str) -> str:
+    return f"pifarm:login-failures:{address}"
+
+
+def _failures_from(address: str) -> int:
+    try:
+        return int(django_rq.get_connection().get(_key(address)) or 0)
+    except RedisError as exc:
+        log.warning("login failures of %s not read (%s): axes's lock alone holds", address, exc)
+        return 0
+
+
+@receiver(user_login_failed)
+def count_failure(sender, credentials, request=None, **kwargs):
+    """One more failure from the request's address, for as long as axes's cool-off."""
+    if request is None or not settings.AXES_ENABLED:
+        return
+    key = _key(client_address(request))
+    seconds = int(settings.AXES_COOLOFF_TIME.total_seconds())
+    try:
+        with django_rq.get_connection().pipeline() as pipe:
+            pipe.incr(key).expire(key, seconds).execute()
+    except RedisError as exc:
+        log.warning("a failed login from %s not counted (%s)", key, exc)
 
 
 def client_address(request) -> str:

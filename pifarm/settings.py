@@ -179,6 +179,9 @@ AXES_LOCKOUT_CALLABLE = "pifarm.lockout.login_refused"
 # networks, comma-separated) and its X-Forwarded-For is read for the client's (pifarm.lockout).
 PIFARM_TRUSTED_PROXIES = env_networks("PIFARM_TRUSTED_PROXIES")
 AXES_CLIENT_IP_CALLABLE = "pifarm.lockout.client_address"
+# An address whose logins failed this often under any user names is refused as a whole, before
+# a password is checked, for the cool-off: a lab's people mistype far fewer in 15 minutes.
+PIFARM_LOGIN_ADDRESS_LIMIT = env_int("PIFARM_LOGIN_ADDRESS_LIMIT", 30, minimum=5)
 # A lab works in days: a login lasts PIFARM_SESSION_HOURS, not Django's two weeks.
 SESSION_COOKIE_AGE = env_int("PIFARM_SESSION_HOURS", 12, minimum=1) * 3600
 

@@ -18,7 +18,7 @@ LOCKED_OUT = "Too many failed logins"
 
 
 @pytest.fixture
-def login_throttling(settings):
+def login_throttling(settings, redis_queue):  # redis_queue: an empty Redis, for the counts
     settings.AXES_ENABLED = True
     settings.AXES_FAILURE_LIMIT = 5
     settings.AXES_COOLOFF_TIME = timedelta(minutes=15)
@@ -150,3 +150,21 @@ def test_without_a_trusted_proxy_the_forwarded_header_is_ignored(client, user, l
         through_proxy(client, "alice", f"guess-{n}", f"203.0.113.{n}")  # a forger's header
     assert through_proxy(client, "alice", PASSWORD, "198.51.100.7").status_code == 429
     assert AccessAttempt.objects.get().ip_address == "10.213.0.2"
+
+
+def test_an_address_that_failed_under_many_names_is_refused_before_any_password_is_checked(
+    client, user, login_throttling, settings
+):
+    settings.PIFARM_LOGIN_ADDRESS_LIMIT = 12
+    statuses = [log_in(client, f"guesser-{n}", "wrong").status_code for n in range(12)]
+    assert statuses == [200] * 12  # each a name of its own: no per-user lock
+    checked = AccessAttempt.objects.count()
+
+    refused = log_in(client, "alice", PASSWORD)  # even the right password
+    assert refused.status_code == 429
+    words = " ".join(refused.content.decode().split())
+    assert "Too many failed logins from your address (12, under any user names)" in words
+    assert not logged_in_as(client)
+    assert AccessAttempt.objects.count() == checked  # no password was checked for it
+    other_desk = log_in(client, "alice", PASSWORD, address="198.51.100.7")
+    assert other_desk.status_code == 302 and logged_in_as(client) == "alice"

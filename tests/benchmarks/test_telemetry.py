@@ -315,8 +315,8 @@ def test_a_board_within_the_limits_is_quiet_at_once(on_board):
 def test_a_board_burning_every_core_is_not_quiet_within_the_deadline(on_board):
     endpoint, workdir = on_board
     cpus = parse_samples(endpoint.run(["sh", "-c", telemetry.QUIET_ROUND], 20).text)[0].cpus
-    for _ in range(cpus):
-        burn(endpoint, workdir, 6)
+    for _ in range(cpus):  # 30 s at most: the fixture stops them; on a loaded host starting
+        burn(endpoint, workdir, 30)  # them all took longer than the 6 s they once had
     quiet = telemetry.wait_until_quiet(
         endpoint, load_below=1000, cpu_below_pct=50, cool_below_c=None, deadline_s=2
     )

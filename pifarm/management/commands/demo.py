@@ -103,7 +103,7 @@ class Command(BaseCommand):
             self._manage_py("the health-check loop", log, "healthcheck", "--every", interval)
         )
         gunicorn = Path(sys.executable).with_name("gunicorn")
-        web = [str(gunicorn), "pifarm.wsgi", "--bind", f"127.0.0.1:{port}", "--threads", "8"]
+        web = [str(gunicorn), "pifarm.wsgi", "--bind", f"127.0.0.1:{port}"]  # gunicorn.conf.py
         supervisor.add(
             Process("the web server", web, cwd=settings.BASE_DIR, log=log, restart=False)
         )
