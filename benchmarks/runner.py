@@ -538,7 +538,9 @@ class _Running:
         self.hold.renew()
         try:
             parsed = benchmark.parse(outcome.outputs, params)
-            missing = [m.name for m in benchmark.metrics if m.name not in parsed.values]
+            missing = [
+                m.name for m in benchmark.metrics if not m.optional and m.name not in parsed.values
+            ]
             if missing:
                 raise ParseError(f"no value for {', '.join(missing)}")
         except RecursionError:  # a parser's bug on pathological output, not the run's
@@ -562,6 +564,7 @@ class _Running:
             uses = (
                 limits.link_use(parsed.values[m.name], m.unit, found, params.get("mtu"))
                 for m in benchmark.metrics
+                if m.name in parsed.values
             )
             self.environment["link_use"] = next((use for use in uses if use), None)
         self.environment.update(
@@ -581,6 +584,7 @@ class _Running:
                     higher_is_better=metric.higher_is_better,
                 )
                 for metric in benchmark.metrics
+                if metric.name in parsed.values
             )
             Run.objects.filter(pk=self.run.pk, state=Run.State.RUNNING).update(
                 state=Run.State.DONE,

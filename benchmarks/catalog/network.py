@@ -76,7 +76,9 @@ IPERF3_TCP = spec.Benchmark(
     ),
     metrics=(
         spec.Metric("throughput", "Mbit/s", True, "TCP throughput received"),
-        spec.Metric("retransmits", "segments", False, "TCP retransmits of the sender"),
+        spec.Metric(
+            "retransmits", "segments", False, "TCP retransmits of the sender", optional=True
+        ),
     ),
     plan=_tcp_plan,
     parse=_tcp_parse,

@@ -177,6 +177,9 @@ class Metric:
     unit: str
     higher_is_better: bool
     label: str = ""
+    # The tool may leave it out (iperf3 has no retransmits where the sender's OS counts none):
+    # a run without it keeps its other values, and its details say why this one is missing.
+    optional: bool = False
 
     @property
     def direction(self) -> str:

@@ -63,6 +63,26 @@ def test_tcp_throughput_is_what_the_receiver_got_in_mbit_per_second():
     assert parsed.details["cpu_percent_remote"] == pytest.approx(cpu["remote_total"])
 
 
+def test_a_sender_that_counts_no_retransmits_keeps_its_throughput_and_says_so():
+    """iperf3 leaves sum_sent.retransmits out where the sender's OS does not count them."""
+    data = report("iperf3/tcp_pi3_to_controller.json")
+    del data["end"]["sum_sent"]["retransmits"]
+    parsed = parse("iperf3-tcp", {"measure": json.dumps(data)})
+    assert parsed.values["throughput"] == pytest.approx(
+        data["end"]["sum_received"]["bits_per_second"] / 1e6
+    )
+    assert "retransmits" not in parsed.values
+    assert parsed.details["retransmits"] == "not reported by the sender"
+
+
+def test_two_reports_in_one_capture_are_said_to_be_two():
+    text = fixture("iperf3/tcp_pi3_to_controller.json")
+    with pytest.raises(ParseError, match="two iperf3 reports, one after the other"):
+        parse("iperf3-tcp", {"measure": text + text})
+    with pytest.raises(ParseError, match=r"no JSON report \(was it run with -J\?\)"):
+        parse("iperf3-tcp", {"measure": "Connecting to host 10.213.5.1, port 5201\n"})
+
+
 def test_tcp_with_two_reverse_streams_sums_them_and_keeps_the_offload_state_before():
     text = fixture("iperf3/tcp_controller_to_pi3_2_streams.json")
     data = json.loads(text)
