@@ -183,6 +183,19 @@ def test_the_csv_has_a_row_per_run_and_a_column_per_metric(client, viewer, finis
     assert len(rows) == 2
 
 
+def test_a_head_of_the_csv_builds_no_row(client, viewer, board, monkeypatch):
+    """A server iterates a streamed body to its end for a HEAD too, sending none of it."""
+    campaign = make_campaign(board, name="headed", states=["done"])
+    built = []
+    monkeypatch.setattr(results, "csv_lines", lambda found: built.append(found) or iter(["x\n"]))
+    client.force_login(viewer)
+    head = client.head(url("runs_csv", campaign))
+    assert head.status_code == 200 and head["Content-Type"] == "text/csv; charset=utf-8"
+    assert "headed" in head["Content-Disposition"] and built == []
+    client.get(url("runs_csv", campaign))
+    assert built == [campaign]
+
+
 def test_the_csv_name_is_safe_and_its_cells_never_formulas_nor_secrets(client, viewer, board):
     campaign = make_campaign(board, name='a"b\r\nc/../=x', states=["failed"])
     Run.objects.filter(campaign=campaign).update(reason='=HYPERLINK("http://x")')
