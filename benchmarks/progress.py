@@ -20,6 +20,11 @@ class LaneProgress:
     ended: int
     eta_s: float | None  # None: nothing left to run; 0: only runs past their expected length
 
+    @property
+    def finishing(self) -> bool:
+        """Runs are left, every one past its expected length: how long they take is unknown."""
+        return self.eta_s == 0 and self.ended < self.total
+
 
 @dataclass(frozen=True)
 class Progress:
@@ -28,6 +33,10 @@ class Progress:
     counts: dict[str, int]  # runs by state, every state present
     eta_s: float | None
     lanes: list[LaneProgress]
+
+    @property
+    def finishing(self) -> bool:
+        return self.eta_s == 0 and self.ended < self.total
 
     @property
     def percent(self) -> int:

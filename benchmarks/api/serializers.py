@@ -165,6 +165,13 @@ class CampaignSerializer(serializers.ModelSerializer):
         return {state: getattr(campaign, f"n_{state}") for state in Run.State.values}
 
 
+ETA_HELP = (
+    "Seconds left, from the runs measured so far; null when no run is left, or when every "
+    "run left is past its expected length (then finishing is true)."
+)
+FINISHING_HELP = "Runs are left, each past its expected length: how long they take is unknown."
+
+
 class LaneSerializer(serializers.ModelSerializer):
     """One board's part of a campaign, as the campaign's page shows it."""
 
@@ -176,7 +183,8 @@ class LaneSerializer(serializers.ModelSerializer):
     error = RedactedText(source="reason")  # why the lane ended failed
     runs_total = serializers.IntegerField()
     runs_ended = serializers.IntegerField()
-    eta_s = serializers.FloatField(allow_null=True)
+    eta_s = serializers.FloatField(allow_null=True, help_text=ETA_HELP)
+    finishing = serializers.BooleanField(help_text=FINISHING_HELP)
 
     class Meta:
         model = Lane
@@ -193,6 +201,7 @@ class LaneSerializer(serializers.ModelSerializer):
             "runs_total",
             "runs_ended",
             "eta_s",
+            "finishing",
         ]
 
 
@@ -201,15 +210,21 @@ class ProgressSerializer(serializers.Serializer):
     ended = serializers.IntegerField()
     percent = serializers.IntegerField()
     counts = serializers.DictField(child=serializers.IntegerField())
-    eta_s = serializers.FloatField(allow_null=True)
+    eta_s = serializers.SerializerMethodField(help_text=ETA_HELP)
+    finishing = serializers.BooleanField(help_text=FINISHING_HELP)
     lanes = serializers.SerializerMethodField()
+
+    def get_eta_s(self, state) -> float | None:
+        return None if state.finishing else state.eta_s
 
     @extend_schema_field(LaneSerializer(many=True))
     def get_lanes(self, state):
         lanes = []
         for item in state.lanes:
             lane = item.lane
-            lane.runs_total, lane.runs_ended, lane.eta_s = item.total, item.ended, item.eta_s
+            lane.runs_total, lane.runs_ended = item.total, item.ended
+            lane.eta_s = None if item.finishing else item.eta_s
+            lane.finishing = item.finishing
             lanes.append(lane)
         return LaneSerializer(lanes, many=True, context=self.context).data
 

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from benchmarks import progress
 from benchmarks.models import Run
+from tests.api.support import Api
 from tests.benchmarks.factories import add_run, make_campaign
 from tests.devices.factories import make_board
 
@@ -54,3 +55,16 @@ def test_a_last_run_past_its_expected_length_is_finishing_not_zero(client, viewe
     page = client.get(lane.campaign.get_absolute_url()).content.decode()
     assert '<span class="campaign-eta">finishing</span>' in page
     assert ">0 s<" not in page
+
+
+def test_the_api_says_finishing_and_gives_no_eta_of_0_s(client, viewer, lane):
+    """A script read "eta_s": 0 as "done now" while the last run was still finishing."""
+    running_for(lane, 100)
+    detail = Api(client, viewer).get(reverse("api:campaign-detail", args=[lane.campaign.code]))
+    found = detail.json()["progress"]
+    assert (found["eta_s"], found["finishing"]) == (None, True)
+    assert (found["lanes"][0]["eta_s"], found["lanes"][0]["finishing"]) == (None, True)
+    add_run(lane)  # a queued run: time is left that can be told
+    found = Api(client, viewer).get(reverse("api:campaign-detail", args=[lane.campaign.code]))
+    assert found.json()["progress"]["eta_s"] == pytest.approx(10, abs=1)
+    assert found.json()["progress"]["finishing"] is False
