@@ -3,22 +3,11 @@
 from collections.abc import Sequence
 
 from benchmarks.endpoints import Endpoint
+from devices.tools import HAS_TOOL
 
 CHECK_TIMEOUT_S = 15
-# Prints each tool that is missing; "a|b" is missing only when neither is there. The sbin
-# directories count: a user's PATH over ssh lacks them, but sudo (which runs ethtool, nft,
-# openvpn) finds them there.
-TOOLS_CHECK = r"""
-set -f
-PATH=$PATH:/usr/local/sbin:/usr/sbin:/sbin
-for tool; do
-  found=
-  IFS='|'
-  for one in $tool; do command -v "$one" > /dev/null 2>&1 && found=1; done
-  unset IFS
-  [ -n "$found" ] || echo "$tool"
-done
-"""
+# Prints each tool that is missing, by devices.tools' rule (as the probe's list is made).
+TOOLS_CHECK = HAS_TOOL + 'for tool; do has_tool "$tool" || echo "$tool"; done\n'
 
 
 def missing_tools(end: Endpoint, tools: Sequence[str]) -> list[str]:
@@ -34,6 +23,10 @@ def missing_by_probe(tools: Sequence[str], probed: dict[str, bool]) -> tuple[lis
     does not tell about (the probe looks for a fixed list). "a|b" is there if either is."""
     missing, unknown = [], []
     for tool in tools:
+        if tool in probed:  # the probe looks for "7zz|7z" as the catalog names it
+            if not probed[tool]:
+                missing.append(tool)
+            continue
         alternatives = tool.split("|")
         if any(probed.get(one) for one in alternatives):
             continue

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 
 from devices import vcgencmd
 from devices.revision import BoardRevision, RevisionError, decode_revision
+from devices.tools import HAS_TOOL
 
 __all__ = [
     "CONFIG_TXT_PLACES", "PROBE_SCRIPT", "PROBE_VERSION", "TOOLS", "ProbeError", "ProbeFacts",
@@ -36,9 +37,9 @@ _NAME_FIELDS = (
     "model", "revision_code", "serial", "kernel_arch", "dpkg_arch", "kernel_release",
     "os_pretty_name", "os_id", "os_version_id", "os_version_codename", "governor", "hostname",
 )  # fmt: skip
-# Benchmark tools whose presence the probe reports (command -v on the board).
+# Benchmark tools whose presence the probe reports, by devices.tools' rule ("7zz|7z": either).
 TOOLS = (
-    "iperf3", "openssl", "sha1sum", "flac", "lame", "sysbench", "7z", "openvpn", "wg",
+    "iperf3", "openssl", "sha1sum", "flac", "lame", "sysbench", "7zz|7z", "openvpn", "wg",
     "wireguard-go", "ethtool", "scp", "gcc", "timeout", "sudo",
 )  # fmt: skip
 
@@ -121,9 +122,10 @@ config_size() { wc -c <"$R$cfg" | tr -d ' '; }
 cpus() { nproc || getconf _NPROCESSORS_ONLN; }
 host() { cat -- "$R/proc/sys/kernel/hostname" || uname -n; }
 simulated() { grep -q -E '"simulated": *true' -- "$R/run/pisim/booted.json" && echo 1; }
+@HAS_TOOL@
 tools() {
   for tool in @TOOLS@; do
-    if command -v "$tool" >/dev/null 2>&1; then echo "$tool=1"; else echo "$tool=0"; fi
+    if has_tool "$tool"; then echo "$tool=1"; else echo "$tool=0"; fi
   done
 }
 cpu0=$R/sys/devices/system/cpu/cpu0/cpufreq
@@ -164,7 +166,8 @@ PROBE_SCRIPT: str = (
     _SCRIPT_TEMPLATE.lstrip("\n")
     .replace("@VERSION@", str(PROBE_VERSION))
     .replace("@CAP@", str(CONFIG_TXT_CAP))
-    .replace("@TOOLS@", " ".join(TOOLS))
+    .replace("@TOOLS@", " ".join(f"'{tool}'" for tool in TOOLS))
+    .replace("@HAS_TOOL@", HAS_TOOL.strip())
 )
 
 

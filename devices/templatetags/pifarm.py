@@ -2,6 +2,7 @@ from django import template
 from django.utils import timezone
 from django.utils.timesince import timesince
 
+from devices import tools
 from devices.configtxt.rules import FAMILY_NAMES
 
 register = template.Library()
@@ -29,3 +30,9 @@ def family_names(families) -> str:
 def thousands(number) -> str:
     """99990 as "99,990"."""
     return f"{number:,}" if isinstance(number, int) else str(number)
+
+
+@register.filter
+def tool_words(tool: str) -> str:
+    """A tool as the probe looks for it, in words: "7zz|7z" is "7zz or 7z"."""
+    return tools.words(tool)

@@ -87,6 +87,16 @@ def test_the_form_shows_what_the_latest_probe_found_missing(client, operator):
     assert "not known from the probe: ip" in body  # iperf3-tcp: the probe does not look for ip
 
 
+def test_a_tool_the_probe_found_under_either_name_is_not_missing(client, operator):
+    """A board with 7-Zip as 7zz showed "7z" struck through, while the catalog takes 7zz."""
+    board = make_board()
+    FactSnapshot.objects.create(board=board, facts={"tools": {"7zz|7z": True, "sysbench": True}})
+    client.force_login(operator)
+    body = client.get(board.get_absolute_url()).content.decode()
+    assert "missing: 7zz|7z" not in body and 'class="missing">7z' not in body
+    assert '<li class="present">7zz or 7z</li>' in body
+
+
 def test_the_progress_json_of_a_prepare_task(client, viewer):
     board = make_board()
     task = installing_sysbench(board, "Unpacking sysbench ...\n")

@@ -36,6 +36,8 @@ def test_a_pi4_on_bookworm_is_probed_right(pisim_farm, run_jobs):
     assert facts["arm_clock_hz"] > 0
     assert facts["boot_id"] == node.boot_id
     assert facts["tools"]["iperf3"] is True
+    # One rule with the run's check: 7-Zip as Debian 12 installs it (7zz), ethtool in sbin.
+    assert facts["tools"]["7zz|7z"] is True and facts["tools"]["ethtool"] is True
     assert facts["simulated"] is True  # pisim's own word, which no real Pi gives
     board.refresh_from_db()
     assert board.status == Board.Status.ONLINE
