@@ -85,3 +85,10 @@ def test_a_path_the_api_does_not_have_is_a_json_404_that_points_to_the_docs(clie
     assert response.json() == {
         "detail": "There is no /api/v1/measurement/ in the API: /api/v1/docs/ lists what there is."
     }
+
+
+def test_every_page_links_the_api_docs(client, viewer):
+    """They were linked from the tokens page alone."""
+    client.force_login(viewer)
+    for page in (reverse("devices:dashboard"), reverse("benchmarks:campaigns")):
+        assert f'<a href="{DOCS}">API docs</a>' in client.get(page).content.decode()
