@@ -100,6 +100,12 @@ class Lane(BoardWork):
     def __str__(self):
         return f"{self.campaign} on {self.board}"
 
+    def busy_words(self) -> str:
+        return f"campaign {self.campaign.name}"
+
+    def busy_url(self) -> str:
+        return self.campaign.get_absolute_url()
+
     @classmethod
     def sweepable(cls, older_than, now):
         fresh = models.Q(

@@ -255,6 +255,13 @@ class BoardWork(models.Model):
     def is_finished(self) -> bool:
         return self.state not in self.UNFINISHED
 
+    def busy_words(self) -> str:
+        """What it is, as the dashboard names a board's work in progress."""
+        return str(self)
+
+    def busy_url(self) -> str:
+        return self.board.get_absolute_url()
+
     @property
     def waiting_words(self) -> str:
         if self.state != self.State.WAITING:
@@ -301,6 +308,9 @@ class BoardTask(BoardWork):
 
     def __str__(self):
         return f"{self.get_kind_display()} of {self.board} ({self.state})"
+
+    def busy_words(self) -> str:
+        return self.get_kind_display()
 
     @property
     def work_kind(self) -> str:
@@ -459,6 +469,12 @@ class Application(BoardWork):
 
     def __str__(self):
         return f"{self.version} on {self.board} ({self.state})"
+
+    def busy_words(self) -> str:
+        return f"applying {self.version}"
+
+    def busy_url(self) -> str:
+        return self.get_absolute_url()
 
     def get_absolute_url(self):
         return reverse("devices:application", args=[self.code])

@@ -24,6 +24,7 @@ when its app is ready: devices (host keys, probes, health checks, applications),
 """
 
 import logging
+from collections import defaultdict
 from collections.abc import Callable
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -188,6 +189,17 @@ KINDS: dict[str, Kind] = {}
 
 def register(kind: Kind) -> None:
     KINDS[kind.name] = kind
+
+
+def busy_on(boards) -> dict[int, list[BoardWork]]:
+    """Each board's work not ended yet, of every kind registered, oldest first: what the
+    dashboard says a board is busy with."""
+    found = defaultdict(list)
+    for model in {kind.model for kind in KINDS.values()}:
+        rows = model.objects.filter(board__in=boards, state__in=model.UNFINISHED)
+        for row in rows.select_related("board").order_by("pk"):
+            found[row.board_id].append(row)
+    return found
 
 
 def kind_of(row: BoardWork) -> Kind:

@@ -5,7 +5,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST, require_safe
 
-from devices import presets, ssh, tasks
+from devices import presets, ssh, tasks, work
 from devices.forms_presets import RestoreStockForm
 from devices.models import Application, Board, BoardTask, FactSnapshot
 from devices.vcgencmd import decode_throttled
@@ -44,8 +44,9 @@ def say_if_not_queued(request, started: list[BoardTask]) -> None:
 @permission_required("devices.view_board")
 @require_safe
 def dashboard(request):
-    boards = Board.objects.in_service().order_by("name")
-    rows = [(board, board.latest_snapshot) for board in boards]
+    boards = list(Board.objects.in_service().order_by("name"))
+    busy = work.busy_on(boards)
+    rows = [(board, board.latest_snapshot, busy.get(board.pk, [])) for board in boards]
     retired = Board.objects.retired().count()
     return render(request, "devices/dashboard.html", {"rows": rows, "retired_count": retired})
 

@@ -183,6 +183,14 @@ def test_the_csv_has_a_row_per_run_and_a_column_per_metric(client, viewer, finis
     assert len(rows) == 2
 
 
+def test_the_dashboard_names_the_campaign_a_board_is_busy_with(client, viewer, board):
+    campaign = make_campaign(board, name="nightly sha1", states=["running", "queued"])
+    Lane.objects.filter(campaign=campaign).update(state=Lane.State.RUNNING)
+    client.force_login(viewer)
+    body = client.get(reverse("devices:dashboard")).content.decode()
+    assert f'<a href="{campaign.get_absolute_url()}">campaign nightly sha1</a>' in body
+
+
 def test_a_head_of_the_csv_builds_no_row(client, viewer, board, monkeypatch):
     """A server iterates a streamed body to its end for a HEAD too, sending none of it."""
     campaign = make_campaign(board, name="headed", states=["done"])

@@ -6,7 +6,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from devices import presets
-from devices.models import Application, Board, BoardTask, FactSnapshot
+from devices.models import Application, Board, BoardTask, FactSnapshot, Preset
 
 from .factories import TEST_PRIVATE_KEY, make_board
 
@@ -130,6 +130,20 @@ def test_the_dashboard_lists_boards_with_status_and_bitness(logged_in):
     assert "bench-1" in body
     assert "64 / 32-bit" in body
     assert "51.2&nbsp;°C" in body
+
+
+def test_the_dashboard_says_what_a_board_is_busy_with_and_its_arm_clock(logged_in):
+    busy, idle = make_board(), make_board(name="bench-2", host="10.213.9.12")
+    snapshot_for(busy, arm_clock_hz=1_800_457_088)
+    version = presets.new_version(Preset.objects.create(name="oc"), options={"arm_freq": "1800"})
+    application = Application.objects.create(board=busy, version=version, state="running")
+    body = logged_in.get(reverse("devices:dashboard")).content.decode()
+    row = body[body.index(">bench-1<") : body.index(">bench-2<")]
+    assert f'<a href="{application.get_absolute_url()}">applying oc v1</a>' in row
+    assert "<small>(running)</small>" in row
+    assert "1800&nbsp;MHz" in row
+    rest = body[body.index(">bench-2<") :]
+    assert 'data-label="Busy with">–</td>' in rest and idle.name in rest
 
 
 def test_confirm_refuses_a_fingerprint_that_is_not_the_offered_one(logged_in):
