@@ -178,6 +178,9 @@ AXES_LOCKOUT_CALLABLE = "pifarm.lockout.login_refused"
 # Behind a reverse proxy every login comes from its address: name the proxy (addresses or
 # networks, comma-separated) and its X-Forwarded-For is read for the client's (pifarm.lockout).
 PIFARM_TRUSTED_PROXIES = env_networks("PIFARM_TRUSTED_PROXIES")
+# Where pifarm's pages are, for the addresses commands print (`campaign start` ends with its
+# campaign's page): the demo's by default.
+PIFARM_SITE_URL = env_str("PIFARM_SITE_URL", "http://127.0.0.1:8000")
 AXES_CLIENT_IP_CALLABLE = "pifarm.lockout.client_address"
 # An address whose logins failed this often under any user names is refused as a whole, before
 # a password is checked, for the cool-off: a lab's people mistype far fewer in 15 minutes.

@@ -18,7 +18,10 @@ from benchmarks.models import Campaign, Run
 from tests.benchmarks.factories import (
     add_run,
     custom_benchmark,
+    lane_on,
     make_campaign,
+    overclock,
+    trials,
     unusable_custom_benchmark,
 )
 from tests.devices.factories import make_board
@@ -83,7 +86,7 @@ def test_a_spec_file_starts_a_campaign_that_is_followed_to_its_end(
     assert [row["state"] for row in table] == ["done", "done"]
     assert table[0]["values"]["throughput"]["unit"] == "MB/s"
     assert "] 2/2 runs" in done.stderr  # the progress bar, a line per change off a terminal
-    assert "from a terminal: 2 done" in done.stderr
+    assert "from a terminal: 2 done" in done.stderr  # standard output is the JSON alone
 
 
 @pytest.mark.slow
@@ -276,3 +279,33 @@ def test_a_start_warns_as_the_preview_does(tmp_path, monkeypatch):
         "warning: bench-unprobed has not been probed, so whether it is at stock is unknown. "
         "Its “as is” is what it runs now"
     ) in err.getvalue()
+
+
+def test_a_campaign_ends_with_what_it_found_and_its_page(capsys, settings):
+    """It used to end with "6 done" alone."""
+    settings.PIFARM_SITE_URL = "https://pifarm.lab/"
+    campaign = Campaign.objects.create(name="stock or fast", spec={})
+    lane = lane_on(campaign, "bench-a")
+    trials(lane, [100.0, 102.0, 98.0])
+    trials(lane, [120.0, 123.0, 117.0], preset_version=overclock())
+    call_command("campaign", "status", str(campaign.code))
+    said = capsys.readouterr().out
+    assert "stock or fast: 6 done" in said
+    assert "sha1sum throughput [MB/s], by preset:" in said
+    assert "as the board is  n=3   100 ± 4.968  the baseline" in said
+    assert "fast v2          n=3   120 ±" in said and "better: 20 % higher" in said
+    assert said.rstrip().endswith(f"page: https://pifarm.lab{campaign.get_absolute_url()}")
+
+
+def test_colours_say_what_a_line_means_and_no_color_turns_them_off(capsys, monkeypatch):
+    board = make_board("bench-a")
+    campaign = make_campaign(board, name="coloured", states=["done", "failed"])
+    with pytest.raises(CommandError):
+        call_command("campaign", "status", str(campaign.code), force_color=True)
+    said = capsys.readouterr()
+    assert "\x1b[31;1mcoloured: 1 done, 1 failed" in said.out  # in an error's red
+    assert "\x1b[" not in said.err  # Django's red for all of standard error is gone
+    monkeypatch.setenv("NO_COLOR", "1")
+    with pytest.raises(CommandError):
+        call_command("campaign", "status", str(campaign.code), force_color=True)
+    assert "\x1b[" not in capsys.readouterr().out

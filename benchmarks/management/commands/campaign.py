@@ -1,14 +1,27 @@
 import json
+import os
 import sys
 import time
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
+from django.core.management.color import no_style
 
-from benchmarks import campaigns, plans, progress, results, spec_files, specs
+from benchmarks import (
+    answers,
+    campaigns,
+    comparisons,
+    plans,
+    progress,
+    results,
+    spec_files,
+    specs,
+)
 from benchmarks.catalog.spec import shown
 from benchmarks.models import Campaign, Run
+from benchmarks.templatetags.campaign_tags import number
 from devices import roles
 
 START_PERMISSION = "benchmarks.run_campaign"  # what the builder page and Start require
@@ -38,12 +51,17 @@ class Command(BaseCommand):
             one.add_argument("--follow", action="store_true", help="show progress until it ends")
 
     def handle(self, *args, action: str, **options):
+        # Django writes all of stderr in the error style: progress and news are not errors.
+        # Colour says what a line means, on a terminal, unless NO_COLOR is set (no-color.org).
+        self.stderr.style_func = None
+        if os.environ.get("NO_COLOR"):
+            self.style = no_style()
         if action == "start":
             campaign = campaigns_start(options["spec"], options.get("user"))
             runs = campaign.runs.count()
             self.stderr.write(f"started {campaign.name} ({campaign.code}): {runs} runs")
             for warning in plans.warnings(specs.check(campaign.spec)):  # the preview's
-                self.stderr.write(f"warning: {warning}")
+                self.stderr.write(f"warning: {warning}", style_func=self.style.WARNING)
             for note in specs.lengthened(campaign.spec):
                 self.stderr.write(f"lengthened: {note}")
         else:
@@ -56,14 +74,18 @@ class Command(BaseCommand):
                     self.stderr.write(f"cancelled {campaign.name}: {count} runs stopped or dropped")
         if options["follow"]:
             self.follow(campaign)
-        if options["json"]:
-            self.stdout.write(json.dumps(results.as_json(campaign), indent=2, default=str))
-        elif not options["follow"]:
-            self.stdout.write(summary(campaign))
         ended_badly = campaign.runs.filter(
             state__in=[Run.State.FAILED, Run.State.SKIPPED, Run.State.CANCELLED]
-        )
-        if ended_badly.exists():
+        ).exists()
+        said = self.style.ERROR if ended_badly else self.style.SUCCESS
+        if options["json"]:  # standard output is the script's JSON alone
+            self.stdout.write(json.dumps(results.as_json(campaign), indent=2, default=str))
+            self.stderr.write(summary(campaign), said)
+        else:
+            self.stdout.write(summary(campaign), said)
+            for line in outcome_lines(campaign):
+                self.stdout.write(line)
+        if ended_badly:
             raise CommandError(
                 f"not every run is done: {summary(campaign)}", returncode=NOT_ALL_DONE
             )
@@ -86,7 +108,6 @@ class Command(BaseCommand):
             time.sleep(POLL_S)
         if tty:
             self.stderr.write("")
-        self.stderr.write(summary(campaign))
 
 
 def campaigns_start(path: str, username: str | None) -> Campaign:
@@ -153,3 +174,28 @@ def summary(campaign: Campaign) -> str:
     counts = progress.of(campaign).counts
     words = ", ".join(f"{count} {state}" for state, count in counts.items() if count)
     return f"{campaign.name}: {words or 'no runs'}"
+
+
+def outcome_lines(campaign: Campaign) -> list[str]:
+    """What the campaign found: its question's answer, then each metric's groups (by preset)
+    with n and the mean's 95 % CI, each against the first; last, its page."""
+    lines = []
+    if campaign.spec.get("question"):
+        lines += ["", f"answer: {answers.answer(campaign).sentence}"]
+    runs = comparisons.runs_selected([campaign.pk])
+    for benchmark, metric, unit in comparisons.metric_choices(runs):
+        try:
+            found = comparisons.compare(runs, benchmark, metric, "preset")
+        except comparisons.ComparisonError:
+            continue
+        lines += ["", f"{benchmark} {metric} [{unit}], by preset:"]
+        width = max(len(group.key) for group in found.groups)
+        for group, against in found.table:
+            spread = group.description
+            half = f" ± {number((spread.ci_high - spread.ci_low) / 2)}" if spread.ci_low else ""
+            verdict = against.verdict if against else "the baseline"
+            lines.append(
+                f"  {group.key:<{width}}  n={spread.n:<3} {number(spread.mean)}{half}  {verdict}"
+            )
+    page = settings.PIFARM_SITE_URL.rstrip("/") + campaign.get_absolute_url()
+    return [*lines, "", f"page: {page}"]
