@@ -105,8 +105,25 @@ def rows(result: comparisons.Result) -> list[dict]:
     return found
 
 
+def csv_rows(result: comparisons.Result) -> list[dict]:
+    """The CSV's rows: a row per group, then one per board of it with that board's own
+    figures (the "board" column; empty on the group's row), every column named alike
+    (lower case, words joined by "_")."""
+    found = []
+    for row, group in zip(rows(result), result.groups, strict=True):
+        del row["boards"]  # rows of their own below
+        flat = {"group": row.pop("group"), "board": ""}
+        flat |= {name.lower().replace(" ", "_"): value for name, value in row.items()}
+        found.append(flat)
+        for name, spread in group.boards.items():
+            board = dict.fromkeys(flat, "") | {"group": flat["group"], "board": name}
+            board |= {"baseline": flat["baseline"], "unit": flat["unit"], **spread.to_dict()}
+            found.append(board)
+    return found
+
+
 def write_csv(result: comparisons.Result, out) -> None:
-    table = rows(result)
+    table = csv_rows(result)
     writer = csv_writer(out)
     writer.writerow(table[0].keys())
     for row in table:

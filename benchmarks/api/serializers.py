@@ -348,10 +348,16 @@ class RunDetailSerializer(RunSerializer):
 
 
 class MeasurementSerializer(serializers.ModelSerializer):
+    """A value with what its run ran: the preset, the benchmark's parameters, and whether the
+    telemetry made the run suspect (a comparison leaves those out unless asked)."""
+
     run = serializers.UUIDField(source="run.code")
     campaign = serializers.UUIDField(source="run.campaign.code")
     board = serializers.CharField(source="run.board.name")
     benchmark = serializers.CharField(source="run.benchmark")
+    preset = serializers.CharField(source="run.preset_label")
+    params = serializers.JSONField(source="run.params")
+    suspect = serializers.BooleanField(source="run.suspect")
 
     class Meta:
         model = Measurement
@@ -360,6 +366,9 @@ class MeasurementSerializer(serializers.ModelSerializer):
             "campaign",
             "board",
             "benchmark",
+            "preset",
+            "params",
+            "suspect",
             "metric",
             "value",
             "unit",

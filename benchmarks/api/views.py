@@ -278,7 +278,9 @@ class MeasurementViewSet(mixins.ListModelMixin, ApiViewSet):
 
     def get_queryset(self):
         measurements = (
-            Measurement.objects.select_related("run__campaign", "run__board")
+            Measurement.objects.select_related(
+                "run__campaign", "run__board", "run__preset_version__preset"
+            )
             .only(
                 "metric",
                 "value",
@@ -288,6 +290,10 @@ class MeasurementViewSet(mixins.ListModelMixin, ApiViewSet):
                 "run__benchmark",
                 "run__campaign__code",
                 "run__board__name",
+                "run__params",
+                "run__suspect",
+                "run__preset_version__number",
+                "run__preset_version__preset__name",
             )
             .order_by("run_id", "metric")
         )

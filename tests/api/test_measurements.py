@@ -5,7 +5,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from benchmarks.models import Measurement
+from benchmarks.models import Measurement, Run
+from devices.models import Preset, PresetVersion
 from tests.api.support import Api
 from tests.benchmarks.factories import add_run, add_runs, make_campaign, measure
 from tests.devices.factories import make_board
@@ -39,11 +40,26 @@ def test_a_measurement_names_its_run_campaign_board_and_benchmark(client, viewer
         "campaign": str(run.campaign.code),
         "board": "bench-a",
         "benchmark": "sha1sum",
+        "preset": "as the board is",
+        "params": {"size": "16M"},
+        "suspect": False,
         "metric": "seconds",
         "value": 0.04,
         "unit": "s",
         "higher_is_better": True,
     }
+
+
+def test_a_measurement_names_the_preset_its_run_ran_and_whether_it_is_suspect(
+    client, viewer, measured
+):
+    """A script needs them to compare as the pages do: they were missing."""
+    run, _ = measured
+    preset = Preset.objects.create(name="fast")
+    version = PresetVersion.objects.create(preset=preset, number=2, options={"arm_freq": "2000"})
+    Run.objects.filter(pk=run.pk).update(preset_version=version, suspect=True)
+    found = Api(client, viewer).get(MEASUREMENTS, run=str(run.code)).json()["results"]
+    assert {(row["preset"], row["suspect"]) for row in found} == {("fast v2", True)}
 
 
 def test_measurements_filter_by_campaign_run_metric_benchmark_and_board(client, viewer, measured):

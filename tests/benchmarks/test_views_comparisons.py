@@ -203,13 +203,14 @@ def test_the_csv_has_a_row_per_group_with_its_figures_and_environment(client, vi
     comparison = saved(campaign)
     response = client.get(reverse("benchmarks:comparison_csv", args=[comparison.code]))
     assert response["Content-Disposition"].endswith(f'-{str(comparison.code)[:8]}.csv"')
-    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    table = list(csv.DictReader(io.StringIO(response.content.decode())))
+    rows = [row for row in table if not row["board"]]  # each board's rows: the test below
     assert [row["group"] for row in rows] == ["as the board is", "fast v2"]
     assert rows[0]["baseline"] == "True" and rows[0]["ratio"] == ""
     assert float(rows[1]["percent_change"]) == pytest.approx(20.0)
     assert rows[1]["outcome"] == "better"
     assert rows[1]["n"] == "3" and rows[1]["kernel"] == "6.6.51-v8+"
-    assert rows[1]["preset version"] == "fast v2"
+    assert rows[1]["preset_version"] == "fast v2"
 
 
 def test_the_json_has_the_choices_groups_and_boards(client, viewer, campaign):
@@ -234,7 +235,24 @@ def test_a_cell_a_spreadsheet_would_run_is_defused(client, viewer):
     comparison = saved(campaign, group_by="board_model")
     response = client.get(reverse("benchmarks:comparison_csv", args=[comparison.code]))
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
-    assert rows[0]["group"].startswith("'=") and rows[0]["board model"].startswith("'=")
+    assert rows[0]["group"].startswith("'=") and rows[0]["board_model"].startswith("'=")
+
+
+def test_the_csv_names_its_columns_alike_and_gives_each_board_a_row(client, viewer, campaign):
+    """It mixed "p_holm" with "board model" and packed each board's figures into one cell."""
+    client.force_login(viewer)
+    comparison = saved(campaign)
+    response = client.get(reverse("benchmarks:comparison_csv", args=[comparison.code]))
+    table = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert all(re.fullmatch(r"[a-z0-9_]+", column) for column in table[0]), list(table[0])
+    groups = [row for row in table if not row["board"]]
+    boards = [row for row in table if row["board"]]
+    assert [row["group"] for row in groups] == ["as the board is", "fast v2"]
+    assert [(row["group"], row["board"], row["n"]) for row in boards] == [
+        ("as the board is", "bench-a", "3"),
+        ("fast v2", "bench-a", "3"),
+    ]
+    assert boards[1]["mean"] == groups[1]["mean"] and boards[1]["p_holm"] == ""
 
 
 def test_a_text_cell_holding_a_separator_is_quoted(client, viewer):
@@ -270,7 +288,10 @@ def test_large_finite_values_make_a_page_a_csv_and_a_json(client, viewer):
     comparison = saved(campaign, group_by="board")
     assert client.get(comparison.get_absolute_url()).status_code == 200
     response = client.get(reverse("benchmarks:comparison_csv", args=[comparison.code]))
-    assert list(csv.DictReader(io.StringIO(response.content.decode())))[1]["p_value"]
+    groups = [
+        row for row in csv.DictReader(io.StringIO(response.content.decode())) if not row["board"]
+    ]
+    assert groups[1]["p_value"]
     found = client.get(reverse("benchmarks:comparison_json", args=[comparison.code])).json()
     assert found["groups"][1]["outcome"] == "no difference"
 
