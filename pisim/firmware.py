@@ -287,8 +287,9 @@ def effective_config(
                     ints[target] = parsed.ints[src]
     explicit_ints = {k: v for k, v in parsed.ints.items() if k not in ("gpu_freq", "gpu_freq_min")}
     ints.update(explicit_ints)
-    if "gpu_freq" in parsed.ints:
-        ints["gpu_freq"] = parsed.ints["gpu_freq"]
+    for shorthand in ("gpu_freq", "gpu_freq_min"):  # reported as set, as well as expanded
+        if shorthand in parsed.ints:
+            ints[shorthand] = parsed.ints[shorthand]
     # yaml: arm_boost: "Pi 4B rev 1.4: 1800" when arm_freq is left alone.
     if board.family == "pi4_r14" and ints.get("arm_boost") and "arm_freq" not in parsed.ints:
         ints["arm_freq"] = 1800

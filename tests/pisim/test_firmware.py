@@ -35,6 +35,16 @@ def test_filters_of_different_types_and_together():
     assert ints(text)["v3d_freq"] == 600 and ints(text, PI3)["v3d_freq"] == 400
 
 
+def test_gpu_freq_min_is_reported_as_set_like_gpu_freq():
+    """The classic Pi 1 preset's gpu_freq_min=200 read back as the default 250 on a Pi 3
+    node, and its application rolled back: gpu_freq_min sets the GPU minimums and is itself
+    what get_config reports, as gpu_freq is (yaml: overclocking.options.gpu_freq)."""
+    found = ints("gpu_freq=300\ngpu_freq_min=200\n", PI3)
+    assert (found["gpu_freq"], found["gpu_freq_min"]) == (300, 200)
+    assert found["core_freq_min"] == found["v3d_freq_min"] == 200
+    assert ints("core_freq_min=300\ngpu_freq_min=200\n", PI3)["core_freq_min"] == 300
+
+
 def test_tryboot_section_applies_only_to_a_trial_boot():
     text = "[tryboot]\narm_freq=1000\n"
     assert ints(text, tryboot=True)["arm_freq"] == 1000
