@@ -421,7 +421,16 @@ def mark_board(
     spared = [Board.Status.MAINTENANCE]
     if not clears_attention:  # nor a new reason: the first says what a person must check
         spared.append(Board.Status.NEEDS_ATTENTION)
-    Board.objects.filter(pk=board_id).exclude(status__in=spared).update(**updates)
+    boards = Board.objects.filter(pk=board_id).exclude(status__in=spared)
+    if status == Board.Status.ONLINE:
+        # A board an application is changing stays busy: that it answers (a health check
+        # after a restart) says nothing of that; it was seen, though.
+        changing = boards.filter(
+            status=Board.Status.BUSY, applications__state__in=BoardWork.UNFINISHED
+        )
+        if changing.update(last_seen=updates["last_seen"]):
+            return
+    boards.update(**updates)
 
 
 def status_for(error: Exception) -> str | None:

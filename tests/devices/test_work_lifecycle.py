@@ -102,3 +102,17 @@ def test_the_sweep_leaves_a_task_that_a_newer_job_carries(redis_queue):
     task.refresh_from_db()
     assert task.state == "queued"
     assert fail_stale_tasks() == 1  # asked about again with its newer job: gone from Redis
+
+
+def test_a_board_an_application_is_changing_stays_busy_when_it_answers(db):
+    """After a demo restart a health check marked a board online mid-application."""
+    board = make_board(status=Board.Status.BUSY)
+    version = presets.new_version(Preset.objects.create(name="oc"), options={"arm_freq": "1800"})
+    application = Application.objects.create(board=board, version=version, state="running")
+    work.mark_board(board.pk, Board.Status.ONLINE)
+    board.refresh_from_db()
+    assert board.status == Board.Status.BUSY and board.last_seen is not None
+    Application.objects.filter(pk=application.pk).update(state="verified")
+    work.mark_board(board.pk, Board.Status.ONLINE)  # nothing is changing it any more
+    board.refresh_from_db()
+    assert board.status == Board.Status.ONLINE
