@@ -3,12 +3,15 @@ retried, and finished once no run is left. The spec is checked by benchmarks.spe
 planned by benchmarks.plans; each lane runs as board work (benchmarks.lanes, devices.work).
 """
 
+import json
 import time
 
+import django_rq
 from django.db import transaction
 from django.db.models import Max
 from django.template.defaultfilters import pluralize
 from django.utils import timezone
+from redis.exceptions import RedisError
 
 from benchmarks import double_posts, plans
 from benchmarks.models import CONTROLLER, Campaign, Lane, Run
@@ -135,7 +138,59 @@ def why_run_not_cancelled(run: Run) -> str:
     return f"{run} has already ended ({run.get_state_display()}): there is nothing to cancel."
 
 
-def retry_failed(campaign: Campaign) -> int:
+RETRY_JOB_TIMEOUT_S = 3600
+_AGAIN = (Run.State.FAILED, Run.State.CANCELLED, Run.State.SKIPPED)
+
+
+def _retry_key(campaign: Campaign) -> str:
+    return f"pifarm:retrying:{campaign.code}"
+
+
+def start_retry(campaign: Campaign) -> tuple[int, bool]:
+    """(runs to retry, whether a job does it). Up to RETRY_BATCH are retried at once, here; more
+    (12,000 took 7 s inside the request) by a job, whose progress retrying() reads. A retry
+    already under way is not started twice."""
+    pending = campaign.runs.filter(state__in=_AGAIN, retries__isnull=True).count()
+    if pending <= RETRY_BATCH:
+        return retry_failed(campaign), False
+    started = json.dumps({"done": 0, "total": pending})
+    try:
+        connection = django_rq.get_connection()
+        if connection.set(_retry_key(campaign), started, nx=True, ex=RETRY_JOB_TIMEOUT_S):
+            django_rq.get_queue("default").enqueue(
+                retry_in_job, campaign.pk, job_timeout=RETRY_JOB_TIMEOUT_S
+            )
+    except RedisError:  # no job queue to hand it to: done here, however long it takes
+        return retry_failed(campaign), False
+    return pending, True
+
+
+def retrying(campaign: Campaign) -> dict | None:
+    """{"done": runs queued again so far, "total"} while a retry job works, else None."""
+    try:
+        found = django_rq.get_connection().get(_retry_key(campaign))
+    except RedisError:
+        return None
+    return json.loads(found) if found else None
+
+
+def retry_in_job(campaign_pk: int) -> int:
+    """The RQ job of a large retry: retry_failed, saying how far it is after each batch."""
+    campaign = Campaign.objects.get(pk=campaign_pk)
+    connection, key = django_rq.get_connection(), _retry_key(campaign)
+    total = json.loads(connection.get(key) or "{}").get("total", 0)
+    try:
+        return retry_failed(
+            campaign,
+            on_batch=lambda done: connection.set(
+                key, json.dumps({"done": done, "total": total}), xx=True
+            ),
+        )
+    finally:
+        connection.delete(key)
+
+
+def retry_failed(campaign: Campaign, on_batch=None) -> int:
     """A new queued run for each failed, cancelled or skipped one (kept as they are), at the
     end of its lane; lanes that had finished start again. 0 when none is left to retry:
     nothing changed, a finished campaign stays finished.
@@ -144,9 +199,8 @@ def retry_failed(campaign: Campaign) -> int:
     transaction holds the database's only write lock, and a retry of thousands of runs in one,
     a query or two per run, kept every other lane's writes waiting past the lock's timeout.
     Each batch re-reads its runs, so a retry cut short is finished by the next one."""
-    again = [Run.State.FAILED, Run.State.CANCELLED, Run.State.SKIPPED]
     pending = list(
-        campaign.runs.filter(state__in=again, retries__isnull=True)
+        campaign.runs.filter(state__in=_AGAIN, retries__isnull=True)
         .order_by("lane", "sequence")
         .values_list("pk", flat=True)
     )
@@ -155,6 +209,8 @@ def retry_failed(campaign: Campaign) -> int:
         if start:
             time.sleep(RETRY_PAUSE_S)
         copied += _retry_batch(campaign, pending[start : start + RETRY_BATCH])
+        if on_batch is not None:
+            on_batch(copied)
     return copied
 
 

@@ -137,6 +137,7 @@ EMBEDDED_REDIS = not env_str("REDIS_URL")
 # reach them (PIFARM_QUEUES lists the extra ones, e.g. "bench-a,bench-b").
 RQ_QUEUE_NAMES = ["default", *env_list("PIFARM_QUEUES", "")]
 RQ_QUEUES = {name: {"URL": REDIS_URL, "DEFAULT_TIMEOUT": 900} for name in RQ_QUEUE_NAMES}
+RQ = {"WORKER_CLASS": "pifarm.rq_worker.Worker"}  # its scheduler restarted within seconds
 
 # SSH to boards: every step has a deadline (seconds).
 SSH_CONNECT_TIMEOUT = env_int("PIFARM_SSH_CONNECT_TIMEOUT", 10, minimum=1)

@@ -144,9 +144,11 @@ def campaign_detail(request, code):
         "page": page,
         "runs": page.object_list,
         "retryable": retryable,
+        "retrying": campaigns.retrying(campaign),
         "lengthened": specs.lengthened(campaign.spec),
         "question": answers.question_of(campaign),  # its answer page is linked
-        "running": campaign.finished is None,
+        # a retry job's progress is followed like a running campaign's
+        "running": campaign.finished is None or campaigns.retrying(campaign) is not None,
         "since": (timezone.now() - STATUS_OVERLAP).isoformat(),  # the first poll's
     }
     return render(request, "benchmarks/campaign.html", context)
@@ -171,6 +173,7 @@ def campaign_status(request, code):
             "eta": progress.duration_words(state.eta_s),
             "lanes": [_lane_status(lane) for lane in state.lanes],
             "runs": _changed_rows(request, campaign),
+            "retrying": campaigns.retrying(campaign),
             "since": (now - STATUS_OVERLAP).isoformat(),
         }
     )
@@ -241,8 +244,10 @@ def campaign_cancel(request, code):
 @require_POST
 def campaign_retry(request, code):
     campaign = _get_campaign(code)
-    again = campaigns.retry_failed(campaign)
-    if again:
+    again, in_background = campaigns.start_retry(campaign)
+    if in_background:
+        messages.success(request, f"Retrying {again:,} runs: this page shows how far it is.")
+    elif again:
         messages.success(request, f"Queued {again} run(s) again.")
     else:
         messages.info(request, "No failed, cancelled or skipped run is left to retry.")

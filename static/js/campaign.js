@@ -78,7 +78,16 @@
       return;
     }
     since = data.since;
-    if (String(data.total) !== box.dataset.total || data.finished) {
+    const retrying = box.querySelector(".campaign-retrying");
+    if (data.retrying) {
+      // A retry job adds runs batch by batch: say how far it is; reload once it is done.
+      retrying.hidden = false;
+      retrying.textContent = "Retrying failed runs: " + data.retrying.done + " of " +
+        data.retrying.total + " queued again…";
+      setTimeout(poll, POLL_MS);
+      return;
+    }
+    if (String(data.total) !== box.dataset.total || data.finished || !retrying.hidden) {
       // New rows (a retry, adaptive repetitions) or the end: the buttons change too.
       window.location.reload();
       return;

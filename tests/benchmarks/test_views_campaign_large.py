@@ -14,6 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from benchmarks import campaigns
 from benchmarks.campaigns import RETRY_BATCH
 from benchmarks.models import Campaign, Lane, Measurement, Run
 from benchmarks.results import CSV_CHUNK
@@ -164,14 +165,13 @@ def test_retrying_a_large_campaign_takes_as_many_queries_a_batch_as_a_small_one(
     with "database is locked". Now a few queries a batch of RETRY_BATCH runs, whatever their
     number."""
     small, large = cancelled_on_two_boards(3), cancelled_on_two_boards(600)
-    client.force_login(operator)
     others = {}
-    for campaign in (small, large):
+    for campaign in (small, large):  # what the page does for the first, a job for the second
         with (
             django_capture_on_commit_callbacks(execute=True),
             CaptureQueriesContext(connection) as queries,
         ):
-            client.post(reverse("benchmarks:retry", args=[campaign.code]))
+            campaigns.retry_failed(campaign)
         others[campaign] = sum(not q["sql"].startswith(RUN_INSERT) for q in queries)
     batches = math.ceil(large.runs.filter(retries__isnull=False).count() / RETRY_BATCH)
     assert batches > 1
@@ -188,6 +188,33 @@ def test_retrying_a_large_campaign_takes_as_many_queries_a_batch_as_a_small_one(
             assert {run.state for run in retries} == {Run.State.QUEUED}
             assert [run.repetition for run in retries] == [run.repetition for run in cancelled]
             assert len({run.sequence for run in runs}) == len(runs)
+
+
+def test_a_large_retry_is_a_job_whose_progress_the_page_shows(
+    client, operator, redis_queue, django_capture_on_commit_callbacks
+):
+    """12,000 runs took 7 s inside the request: past RETRY_BATCH a job does it."""
+    campaign = cancelled_on_two_boards(RETRY_BATCH)  # 2 x RETRY_BATCH runs
+    client.force_login(operator)
+    with django_capture_on_commit_callbacks(execute=True):  # the job is queued on commit
+        posted = client.post(reverse("benchmarks:retry", args=[campaign.code]), follow=True)
+        client.post(reverse("benchmarks:retry", args=[campaign.code]))  # twice: one job
+    assert f"Retrying {2 * RETRY_BATCH:,} runs: this page shows how far it is" in (
+        posted.content.decode()
+    )
+    assert campaign.runs.filter(retries__isnull=False).count() == 0  # nothing yet
+    status = client.get(reverse("benchmarks:campaign_status", args=[campaign.code])).json()
+    assert status["retrying"] == {"done": 0, "total": 2 * RETRY_BATCH}
+    page = client.get(campaign.get_absolute_url()).content.decode()
+    assert f"Retrying failed runs: 0 of {2 * RETRY_BATCH} queued again" in page
+    [job] = redis_queue.jobs
+    assert job.func_name == "benchmarks.campaigns.retry_in_job"
+    with django_capture_on_commit_callbacks(execute=True):
+        job.perform()  # as a worker would, in this process
+    assert campaign.runs.filter(retries__isnull=False).count() == 2 * RETRY_BATCH
+    status = client.get(reverse("benchmarks:campaign_status", args=[campaign.code])).json()
+    assert status["retrying"] is None
+    assert len(redis_queue.jobs) == 1 + 2  # the retry's (performed here), then each lane
 
 
 def csv_peak_bytes(client, campaign) -> tuple[int, bool]:
