@@ -234,7 +234,9 @@ _AS_TEXT = str.maketrans(
 # markdown-it's linkify (Discourse's) also a bare "word.tld". No escape stops the e-mail one
 # (GitHub finds the address in the text after escapes are undone), so such a cell is written
 # as a code span, which no renderer links, and which shows HTML as the characters typed.
-_LINKABLE = re.compile(r"@|://|\bwww\.|\w\.[^\W\d_]{2,}|\b(mailto|xmpp):", re.IGNORECASE)
+_LINKABLE = re.compile(
+    r"@|//\S|\bwww\.|\w\.[^\W\d_]{2,}|\b(mailto|xmpp):", re.IGNORECASE
+)  # "//8.8.8.8/x": linkify reads a protocol-relative address too
 _BACKTICKS = re.compile(r"`+")
 
 

@@ -7,6 +7,7 @@ secret: credentials live on Board, which only the board's name comes from.
 
 import csv
 import json
+import uuid
 from collections import defaultdict
 from collections.abc import Iterator
 from itertools import islice
@@ -120,7 +121,8 @@ def csv_lines(campaign: Campaign) -> Iterator[str]:
     collection, chunk after chunk)."""
     metrics = metric_columns(campaign)
     writer = csv_writer(_Echo())
-    yield writer.writerow(CSV_COLUMNS + [f"{metric} [{unit}]" for metric, unit in metrics])
+    header = CSV_COLUMNS + [f"{metric} [{unit}]" for metric, unit in metrics]
+    yield writer.writerow([defused(cell) for cell in header])  # units and metrics: admins' words
     runs = runs_of(campaign).prefetch_related(None).iterator(chunk_size=CSV_CHUNK)
     while chunk := list(islice(runs, CSV_CHUNK)):
         values = defaultdict(dict)
@@ -182,6 +184,8 @@ def csv_writer(out):
 
 def defused(cell):
     """Text that a spreadsheet would run as a formula gets a leading quote; numbers stay."""
+    if isinstance(cell, uuid.UUID):  # text: the writer would take it for a number (__int__)
+        cell = str(cell)
     if isinstance(cell, str) and cell.startswith(_FORMULA_STARTS):
         return "'" + cell
     return cell

@@ -231,4 +231,7 @@ def _words(words, flags=0, before="") -> re.Pattern | None:
     if not longest_first:
         return None
     names = "|".join(map(re.escape, longest_first))
-    return re.compile(rf"(?<![\w.-]){before}(?P<word>{names})(?![\w-]|\.\w)", flags)
+    # Nor the "Pi" of a Pi's product name ("Raspberry Pi 4 Model B", "Pi 3"), where a board
+    # is named "pi": a review saw the model shown as "Raspberry board 4 4 Model B".
+    product = r"(?<!Raspberry )(?!pi\s+(?:\d|(?:zero|os|compute|cm\d?)\b))"
+    return re.compile(rf"(?<![\w.-]){product}{before}(?P<word>{names})(?![\w-]|\.\w)", flags)

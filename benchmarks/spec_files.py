@@ -13,13 +13,16 @@ import sys
 import yaml
 from django.conf import settings
 
-from benchmarks.specs import MAX_DEPTH
+from benchmarks.specs import MAX_DEPTH, MAX_VALUES
 
 # libyaml's parser (PyYAML's wheels have it) reads a large spec several times as fast as the
 # pure-Python one, refusals alike.
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _OPENS = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
 _CLOSES = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
+
+
+TOO_LONG_A_NUMBER = "holds a number that cannot be read: more digits than 4,300, or past any float"
 
 
 class SpecFileError(ValueError):
@@ -46,15 +49,18 @@ def read(path: str):
         raise SpecFileError(f"is nested more than {MAX_DEPTH} levels deep") from None
     except json.JSONDecodeError:
         pass  # not JSON: YAML, a superset, may still read it
-    except ValueError as exc:  # an integer past Python's int-conversion limit
-        raise SpecFileError(f"holds a number that cannot be read: {exc}") from None
+    except ValueError:  # an integer past Python's int-conversion limit
+        raise SpecFileError(TOO_LONG_A_NUMBER) from None
     return _yaml(text)
 
 
 def _yaml(text: str):
-    depth = 0
+    depth = values = 0
     try:
         for event in yaml.parse(text, Loader=SAFE_LOADER):
+            values += 1  # a list of a million scalars is refused here, before it is built
+            if values > MAX_VALUES:
+                raise SpecFileError(f"holds more than {MAX_VALUES:,} values")
             if isinstance(event, yaml.AliasEvent):
                 raise SpecFileError(
                     f"uses the YAML alias *{event.anchor}: a spec takes none (write the value out)"
@@ -70,5 +76,5 @@ def _yaml(text: str):
         raise SpecFileError(f"is neither JSON nor YAML: {exc}") from None
     except SpecFileError:
         raise
-    except ValueError as exc:  # a YAML integer past Python's int-conversion limit
-        raise SpecFileError(f"holds a number that cannot be read: {exc}") from None
+    except (ValueError, OverflowError):  # an integer or a "59:59:…" float past all bounds
+        raise SpecFileError(TOO_LONG_A_NUMBER) from None

@@ -57,6 +57,15 @@ MAX_BUDGET_S = 30 * 24 * 3600  # an adaptive campaign's time budget: a month
 MAX_MIN_TRIAL_S = 600
 
 
+def _encodable(text: str) -> bool:
+    """Text the database can store: "\ud800" (JSON allows it escaped) is half a character."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 class SpecError(ValueError):
     """The spec is refused: the message says what to change, field which key it is about
     ("quiet.load_below"; "" for the spec as a whole)."""
@@ -101,6 +110,8 @@ def check_shape(spec) -> None:
                 raise SpecError(
                     f"the spec holds a text of {len(value):,} characters; at most {MAX_TEXT:,}"
                 )
+            if isinstance(value, str) and not _encodable(value):
+                raise SpecError("the spec holds a lone surrogate (U+D800 to U+DFFF): not text")
             continue
         counted += len(children)
         if counted > MAX_VALUES:
@@ -216,6 +227,10 @@ def check(spec) -> Checked:
             f"this campaign would make {total:,} runs; at most {MAX_RUNS:,} are allowed",
             "repetitions",
         )
+    rerun_suspect = spec.get("rerun_suspect", False)
+    if not isinstance(rerun_suspect, bool):
+        words = "rerun_suspect must be true (run suspect trials again) or false"
+        raise SpecError(words, "rerun_suspect")
     accepted = {
         "name": name,
         "boards": [board.name for board in boards],
@@ -226,7 +241,7 @@ def check(spec) -> Checked:
         "order": order,
         "seed": seed,
         "quiet": quiet,
-        "rerun_suspect": bool(spec.get("rerun_suspect", False)),
+        "rerun_suspect": rerun_suspect,
         "apply_mode": apply_mode,
         "keep": keep,
     }

@@ -11,11 +11,11 @@ import logging
 
 import django_rq
 from django.conf import settings
-from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.signals import user_login_failed
 from django.dispatch import receiver
 from django.shortcuts import render
+from django.urls import reverse
 from redis.exceptions import RedisError
 
 log = logging.getLogger(__name__)
@@ -34,15 +34,23 @@ def login_refused(request, original_response, credentials, *, address_alone=Fals
     return render(request, "registration/login.html", context, status=429)
 
 
-class LoginView(auth_views.LoginView):
-    """Django's, refusing a login from an address locked as a whole before any password is
-    checked: that is what makes a flood cheap to refuse."""
+def refuse_locked_addresses(get_response):
+    """Middleware: a login posted from an address locked as a whole is refused before any
+    password is checked, on every login form (the site's and the admin's): that is what makes
+    a flood cheap to refuse."""
+    login_paths = {reverse("login"), reverse("admin:login")}
 
-    def post(self, request, *args, **kwargs):
-        limit = settings.PIFARM_LOGIN_ADDRESS_LIMIT
-        if settings.AXES_ENABLED and _failures_from(client_address(request)) >= limit:
+    def middleware(request):
+        if (
+            request.method == "POST"
+            and request.path in login_paths
+            and settings.AXES_ENABLED
+            and _failures_from(client_address(request)) >= settings.PIFARM_LOGIN_ADDRESS_LIMIT
+        ):
             return login_refused(request, None, request.POST, address_alone=True)
-        return super().post(request, *args, **kwargs)
+        return get_response(request)
+
+    return middleware
 
 
 def _key(address: str) -> str:

@@ -166,5 +166,10 @@ def test_an_address_that_failed_under_many_names_is_refused_before_any_password_
     assert "Too many failed logins from your address (12, under any user names)" in words
     assert not logged_in_as(client)
     assert AccessAttempt.objects.count() == checked  # no password was checked for it
+    admin_login = client.post(  # the admin's login form too (a review found it open)
+        reverse("admin:login"), {"username": "alice", "password": PASSWORD}, REMOTE_ADDR="127.0.0.1"
+    )
+    assert admin_login.status_code == 429 and not logged_in_as(client)
+    assert AccessAttempt.objects.count() == checked
     other_desk = log_in(client, "alice", PASSWORD, address="198.51.100.7")
     assert other_desk.status_code == 302 and logged_in_as(client) == "alice"

@@ -10,3 +10,8 @@ class JSONParser(parsers.JSONParser):
             return super().parse(stream, media_type, parser_context)
         except RecursionError:  # Python's json reads nesting by recursion: [[[[... 5,000 deep
             raise ParseError("JSON parse error - the body is nested too deeply.") from None
+        except ParseError as exc:  # Python's own words for a 5,000-digit integer name a hack
+            if "Exceeds the limit" in str(exc.detail):
+                words = "JSON parse error - a number has more than 4,300 digits."
+                raise ParseError(words) from None
+            raise

@@ -33,8 +33,8 @@ UUID_PATTERN = "[0-9a-fA-F-]{32,36}"
 RUN_LEAVES_OUT = ("raw_output", "telemetry", "peer_telemetry", "snapshot__facts", "campaign__spec")
 
 
-def _param(name: str, description: str, kind=str) -> OpenApiParameter:
-    return OpenApiParameter(name, kind, OpenApiParameter.QUERY, description=description)
+def _param(name: str, description: str, kind=str, enum=None) -> OpenApiParameter:
+    return OpenApiParameter(name, kind, OpenApiParameter.QUERY, description=description, enum=enum)
 
 
 BOARD_PARAM = _param("board", "A board's code, or its name (retired boards of that name too).")
@@ -154,7 +154,9 @@ class CancelledSerializer(drf_serializers.Serializer):
 
 
 @extend_schema_view(
-    list=extend_schema(parameters=[_param("state", "running, finished or cancelled.")]),
+    list=extend_schema(
+        parameters=[_param("state", "A campaign's state.", enum=Campaign.State.values)]
+    ),
     create=extend_schema(
         request={"application/json": dict},
         responses={
@@ -228,7 +230,7 @@ class CampaignViewSet(mixins.ListModelMixin, ApiViewSet):
     list=extend_schema(
         parameters=[
             *RUN_FILTERS,
-            _param("state", f"One of {', '.join(Run.State.values)}."),
+            _param("state", "A run's state.", enum=Run.State.values),
             _param("suspect", "true: suspect runs only; false: the others.", bool),
         ]
     )

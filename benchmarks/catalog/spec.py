@@ -99,7 +99,11 @@ class Param:
             value = self._convert(raw)
         except OverflowError:  # float() of an integer of hundreds of digits
             raise ParamError(f"{self.name}: {shown(raw)} is not a finite number") from None
-        except (TypeError, ValueError) as exc:
+        except ValueError as exc:
+            if "Exceeds the limit" in str(exc):  # int() of over 4,300 digits, in Python's words
+                raise ParamError(f"{self.name}: a number of more than 4,300 digits") from None
+            raise ParamError(f"{self.name}: {exc}") from None
+        except TypeError as exc:
             raise ParamError(f"{self.name}: {exc}") from None
         number = parse_size(value) if self.kind == "size" else value
         if self.min is not None and isinstance(number, int | float) and number < self.min:

@@ -139,6 +139,10 @@ def test_the_same_seeded_spec_posted_again_answers_the_first_campaign(
         {**SPEC, "repetitions": {"min": 2, "max": 3, "budget_s": 10**400}},
         {**SPEC, "presets": ["Stock@²"]},
         {**SPEC, "presets": ["Stock@" + "9" * 5000]},
+        # a review's: a lone surrogate reached the database (500), a string taken for true
+        {**SPEC, "name": "\ud800"},
+        {**SPEC, "boards": ["\ud800"]},
+        {**SPEC, "rerun_suspect": "no"},
     ],
 )
 def test_a_refused_spec_is_a_400_with_the_builders_words(client, operator, board, spec):
@@ -224,3 +228,11 @@ def test_a_body_over_the_upload_limit_is_refused_unread(client, operator, board,
     assert response.json() == {
         "detail": "The request body is over 65,536 bytes (PIFARM_UPLOAD_MAX_BYTES)."
     }
+
+
+def test_a_number_of_5000_digits_is_refused_in_words(client, operator, board):
+    api = Api(client, operator)
+    body = '{"name": "x", "boards": ["bench-a"], "seed": ' + "9" * 5000 + "}"
+    response = client.post(CAMPAIGNS, body, content_type="application/json", **api.headers())
+    assert response.status_code == 400
+    assert response.json() == {"detail": "JSON parse error - a number has more than 4,300 digits."}

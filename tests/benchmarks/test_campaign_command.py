@@ -309,3 +309,12 @@ def test_colours_say_what_a_line_means_and_no_color_turns_them_off(capsys, monke
     with pytest.raises(CommandError):
         call_command("campaign", "status", str(campaign.code), force_color=True)
     assert "\x1b[" not in capsys.readouterr().out
+
+
+def test_control_characters_in_a_name_reach_the_terminal_as_escapes(capsys):
+    """An admin's board or preset may hold ESC or BEL; the terminal gets their escapes."""
+    campaign = make_campaign(make_board("bench-a"), name="red\x1b[31m bell\x07", states=["done"])
+    call_command("campaign", "status", str(campaign.code))
+    said = capsys.readouterr().out
+    assert "\x1b" not in said and "\x07" not in said
+    assert "red\\x1b[31m bell\\x07: 1 done" in said

@@ -39,6 +39,8 @@ def spec(board, **changes) -> dict:
         ({"benchmarks": [{"name": "sha1sum", "params": [1]}]}, "params of 'sha1sum' must be"),
         ({"benchmarks": [{"name": "sha1sum", "params": "abc"}]}, "params of 'sha1sum' must be"),
         ({"benchmarks": ["sha1sum", "sha1sum"]}, "sha1sum is listed twice"),
+        ({"rerun_suspect": "no"}, "rerun_suspect must be true"),
+        ({"name": "\ud800"}, "a lone surrogate"),
     ],
 )
 def test_a_spec_the_engine_cannot_run_is_refused_in_words(board, changes, words):

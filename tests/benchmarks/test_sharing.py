@@ -199,6 +199,13 @@ def test_a_title_naming_a_pi_model_is_shown_whole_and_a_board_named_for_it_hidde
     assert "scp on Pi 3 against board 1" in text and "pi3" not in text
 
 
+def test_a_board_named_pi_leaves_the_model_names_whole(client, viewer, comparison):
+    """A review saw "Raspberry Pi 4 Model B Rev 1.5" shared as "Raspberry board 4 4 Model B"."""
+    Board.objects.update(name="pi")
+    text = public(client, sharing.create(comparison, viewer)).content.decode()
+    assert "Raspberry Pi 4 Model B Rev 1.5" in text and "Raspberry board" not in text
+
+
 def test_a_revoked_link_is_a_410_that_says_so(client, viewer, comparison):
     link = sharing.create(comparison, viewer)
     sharing.revoke(link)
@@ -383,6 +390,7 @@ HOSTILE_NAMES = [
     "ftp://evil.example mailto:a@evil.example xmpp:a@evil.example",
     "[[x]](https://evil.example) <https://evil.example>",
     '<script>alert(1)</script> <a href="https://evil.example">a</a> & `c` a|b',
+    "nightly //8.8.8.8/x",  # linkify reads a protocol-relative address
 ]
 
 

@@ -50,6 +50,9 @@ def start(tmp_path, text: str) -> str:
         (f"name: x\nboards: [bench-a]\nseed: {'9' * 5000}\n", "a number that cannot be read"),
         (json.dumps(SPEC)[:-1] + f', "seed": {"9" * 401}}}', "seed must be a whole number"),
         (json.dumps({**SPEC, "boards": ["b" * 20] * 150_000}), "is over 2,621,440 bytes"),
+        # a review's: a sexagesimal float past any float (an OverflowError traceback), and a
+        # YAML list of a million names built whole before it was refused (5 s, 556 MB)
+        (f"name: x\nboards: [bench-a]\nmin_trial_s: {'59:' * 180}0.5\n", "cannot be read"),
     ],
 )
 def test_a_hostile_spec_file_is_refused_in_words(board, tmp_path, text, words):
@@ -81,3 +84,10 @@ def test_a_value_is_shown_without_being_read_whole():
         bomb = [bomb] * 9
     assert len(shown(bomb)) <= 80
     assert shown(10**5000 - 1) == "<an integer of 5,000 digits>"
+
+
+def test_a_yaml_list_too_long_is_refused_while_it_is_read_not_once_built(board, tmp_path):
+    """A list of a million names was built whole, then refused: 5 s and 556 MB."""
+    said = start(tmp_path, "name: x\nboards: [" + "a," * 250_000 + "a]\n")
+    assert said.endswith("spec holds more than 200,000 values")
+    assert "the spec was refused" not in said  # the file's reader refused it, not the check

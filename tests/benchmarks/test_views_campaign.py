@@ -191,6 +191,16 @@ def test_the_dashboard_names_the_campaign_a_board_is_busy_with(client, viewer, b
     assert f'<a href="{campaign.get_absolute_url()}">campaign nightly sha1</a>' in body
 
 
+def test_the_csv_header_is_defused_and_the_run_code_quoted_as_text(client, viewer, board):
+    campaign = make_campaign(board, name="headers", states=["done"])
+    measure(campaign.runs.get(), **{"=1+1": (1.0, "@SUM(A1)")})
+    client.force_login(viewer)
+    body = client.get(url("runs_csv", campaign)).getvalue().decode()
+    header = next(csv.reader(io.StringIO(body)))
+    assert "'=1+1 [@SUM(A1)]" in header
+    assert f'"{campaign.runs.get().code}"' in body
+
+
 def test_a_head_of_the_csv_builds_no_row(client, viewer, board, monkeypatch):
     """A server iterates a streamed body to its end for a HEAD too, sending none of it."""
     campaign = make_campaign(board, name="headed", states=["done"])

@@ -1,5 +1,6 @@
 import json
 import os
+import re
 import sys
 import time
 
@@ -56,14 +57,16 @@ class Command(BaseCommand):
         self.stderr.style_func = None
         if os.environ.get("NO_COLOR"):
             self.style = no_style()
+        # Django decides colour from standard output; each stream's own is what counts.
+        self.err_style = self.style if self.stderr.isatty() else no_style()
         if action == "start":
             campaign = campaigns_start(options["spec"], options.get("user"))
             runs = campaign.runs.count()
-            self.stderr.write(f"started {campaign.name} ({campaign.code}): {runs} runs")
+            self.stderr.write(plain(f"started {campaign.name} ({campaign.code}): {runs} runs"))
             for warning in plans.warnings(specs.check(campaign.spec)):  # the preview's
-                self.stderr.write(f"warning: {warning}", style_func=self.style.WARNING)
+                self.stderr.write(plain(f"warning: {warning}"), self.err_style.WARNING)
             for note in specs.lengthened(campaign.spec):
-                self.stderr.write(f"lengthened: {note}")
+                self.stderr.write(plain(f"lengthened: {note}"))
         else:
             campaign = find(options["code"])
             if action == "cancel":
@@ -77,12 +80,12 @@ class Command(BaseCommand):
         ended_badly = campaign.runs.filter(
             state__in=[Run.State.FAILED, Run.State.SKIPPED, Run.State.CANCELLED]
         ).exists()
-        said = self.style.ERROR if ended_badly else self.style.SUCCESS
+        said = "ERROR" if ended_badly else "SUCCESS"
         if options["json"]:  # standard output is the script's JSON alone
             self.stdout.write(json.dumps(results.as_json(campaign), indent=2, default=str))
-            self.stderr.write(summary(campaign), said)
+            self.stderr.write(summary(campaign), getattr(self.err_style, said))
         else:
-            self.stdout.write(summary(campaign), said)
+            self.stdout.write(summary(campaign), getattr(self.style, said))
             for line in outcome_lines(campaign):
                 self.stdout.write(line)
         if ended_badly:
@@ -165,15 +168,14 @@ def bar(campaign: Campaign) -> str:
     steps = "; ".join(
         f"{lane.lane.board.name}: {lane.lane.step}" for lane in now.lanes if lane.lane.step
     )
-    return f"[{'#' * filled}{'-' * (BAR_WIDTH - filled)}] {now.ended}/{now.total} runs{eta}" + (
-        f" | {steps}" if steps else ""
-    )
+    line = f"[{'#' * filled}{'-' * (BAR_WIDTH - filled)}] {now.ended}/{now.total} runs{eta}"
+    return plain(line + (f" | {steps}" if steps else ""))
 
 
 def summary(campaign: Campaign) -> str:
     counts = progress.of(campaign).counts
     words = ", ".join(f"{count} {state}" for state, count in counts.items() if count)
-    return f"{campaign.name}: {words or 'no runs'}"
+    return plain(f"{campaign.name}: {words or 'no runs'}")
 
 
 def outcome_lines(campaign: Campaign) -> list[str]:
@@ -198,4 +200,13 @@ def outcome_lines(campaign: Campaign) -> list[str]:
                 f"  {group.key:<{width}}  n={spread.n:<3} {number(spread.mean)}{half}  {verdict}"
             )
     page = settings.PIFARM_SITE_URL.rstrip("/") + campaign.get_absolute_url()
-    return [*lines, "", f"page: {page}"]
+    return [plain(line) for line in [*lines, "", f"page: {page}"]]
+
+
+# Control characters (ESC, BEL, C1) in a name would reach the terminal as commands: shown as
+# their escapes instead. Names from specs refuse them; an admin's board or preset may hold one.
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def plain(text: str) -> str:
+    return _CONTROLS.sub(lambda found: f"\\x{ord(found[0]):02x}", text)
