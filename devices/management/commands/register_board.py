@@ -27,7 +27,11 @@ class Command(BaseCommand):
         )
         parser.add_argument("--tags", default="")
         parser.add_argument("--queue", default="default")
-        parser.add_argument("--no-probe", action="store_true", help="do not queue a probe")
+        parser.add_argument(
+            "--no-probe",
+            action="store_true",
+            help="do not queue a probe (the host key is still fetched, to check --fingerprint)",
+        )
         parser.add_argument(
             "--replace",
             action="store_true",
