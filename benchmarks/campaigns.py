@@ -146,11 +146,16 @@ def _retry_key(campaign: Campaign) -> str:
     return f"pifarm:retrying:{campaign.code}"
 
 
+def retryable(campaign: Campaign) -> int:
+    """Runs a retry would run again: failed, cancelled or skipped, and not retried yet."""
+    return campaign.runs.filter(state__in=_AGAIN, retries__isnull=True).count()
+
+
 def start_retry(campaign: Campaign) -> tuple[int, bool]:
     """(runs to retry, whether a job does it). Up to RETRY_BATCH are retried at once, here; more
     (12,000 took 7 s inside the request) by a job, whose progress retrying() reads. A retry
     already under way is not started twice."""
-    pending = campaign.runs.filter(state__in=_AGAIN, retries__isnull=True).count()
+    pending = retryable(campaign)
     if pending <= RETRY_BATCH:
         return retry_failed(campaign), False
     started = json.dumps({"done": 0, "total": pending})

@@ -13,12 +13,8 @@ from django.utils import timezone
 from benchmarks.models import Campaign, Lane, Run
 
 
-@dataclass(frozen=True)
-class LaneProgress:
-    lane: Lane
-    total: int
-    ended: int
-    eta_s: float | None  # None: nothing left to run; 0: only runs past their expected length
+class _RunsLeft:
+    """What a lane's progress and a campaign's share: eta_s, ended and total."""
 
     @property
     def finishing(self) -> bool:
@@ -27,16 +23,20 @@ class LaneProgress:
 
 
 @dataclass(frozen=True)
-class Progress:
+class LaneProgress(_RunsLeft):
+    lane: Lane
+    total: int
+    ended: int
+    eta_s: float | None  # None: nothing left to run; 0: only runs past their expected length
+
+
+@dataclass(frozen=True)
+class Progress(_RunsLeft):
     total: int
     ended: int
     counts: dict[str, int]  # runs by state, every state present
     eta_s: float | None
     lanes: list[LaneProgress]
-
-    @property
-    def finishing(self) -> bool:
-        return self.eta_s == 0 and self.ended < self.total
 
     @property
     def percent(self) -> int:

@@ -19,7 +19,7 @@ from itertools import count
 from django.utils import timezone
 
 from benchmarks import comparisons, double_posts
-from benchmarks.api.redact import HIDDEN, Redactor
+from benchmarks.api.redact import HIDDEN, NOT_A_PI_PRODUCT, Redactor
 from benchmarks.models import Comparison, ShareLink
 from devices.models import Board
 
@@ -231,7 +231,6 @@ def _words(words, flags=0, before="") -> re.Pattern | None:
     if not longest_first:
         return None
     names = "|".join(map(re.escape, longest_first))
-    # Nor the "Pi" of a Pi's product name ("Raspberry Pi 4 Model B", "Pi 3"), where a board
-    # is named "pi": a review saw the model shown as "Raspberry board 4 4 Model B".
-    product = r"(?<!Raspberry )(?!pi\s+(?:\d|(?:zero|os|compute|cm\d?)\b))"
-    return re.compile(rf"(?<![\w.-]){product}{before}(?P<word>{names})(?![\w-]|\.\w)", flags)
+    # A review saw "Raspberry Pi 4 Model B" shown as "Raspberry board 4 4 Model B".
+    guard = NOT_A_PI_PRODUCT
+    return re.compile(rf"(?<![\w.-]){guard}{before}(?P<word>{names})(?![\w-]|\.\w)", flags)

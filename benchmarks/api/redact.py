@@ -22,6 +22,9 @@ from django.db.models.fields.json import KT
 from devices.models import Board, FactSnapshot
 
 HIDDEN = "[hidden]"
+# Put before a pattern of names: no match at the "Pi" of a Pi's product name ("Raspberry Pi",
+# "Pi 3", "Pi 400", "Pi Zero", "Pi OS"), where a user or a board is named "pi".
+NOT_A_PI_PRODUCT = r"(?<!Raspberry )(?!pi\s+(?:\d|(?:zero|os|compute|cm\d?)\b))"
 SHORT_SERIAL = 8  # hex digits: a Pi's serial as the OTP holds it, 10000000aaaa0003's aaaa0003
 # An optional "user@" and ":port" go with the address they belong to.
 _USER = r"(?:[a-z_][a-z0-9_-]{0,31}@)?"
@@ -89,10 +92,8 @@ class Redactor:
         if not users:
             return None
         names = "|".join(map(re.escape, sorted(users, key=len, reverse=True)))
-        # "-", "_" and "." are part of a name: "pi" is not in "pi-gen". Nor is it the user in
-        # a Pi's product name: "Raspberry Pi", "Pi 3", "Pi 400", "Pi Zero", "Pi OS".
-        product = r"(?<!Raspberry )(?!pi\s+(?:\d|(?:zero|os|compute|cm\d?)\b))"
-        return re.compile(rf"(?<![\w.-]){product}(?:{names})(?![\w-]|\.\w)", re.IGNORECASE)
+        # "-", "_" and "." are part of a name: "pi" is not in "pi-gen".
+        return re.compile(rf"(?<![\w.-]){NOT_A_PI_PRODUCT}(?:{names})(?![\w-]|\.\w)", re.IGNORECASE)
 
 
 class ShowAll(Redactor):

@@ -133,22 +133,19 @@ def _token_seed(token: str) -> int | None:
 @require_safe
 def campaign_detail(request, code):
     campaign = _get_campaign(code)
-    retryable = campaign.runs.filter(
-        state__in=[Run.State.FAILED, Run.State.CANCELLED, Run.State.SKIPPED],
-        retries__isnull=True,
-    ).count()
+    retrying = campaigns.retrying(campaign)
     page = Paginator(results.runs_of(campaign), RUNS_PER_PAGE).get_page(request.GET.get("page"))
     context = {
         "campaign": campaign,
         "progress": progress.of(campaign),
         "page": page,
         "runs": page.object_list,
-        "retryable": retryable,
-        "retrying": campaigns.retrying(campaign),
+        "retryable": campaigns.retryable(campaign),
+        "retrying": retrying,
         "lengthened": specs.lengthened(campaign.spec),
         "question": answers.question_of(campaign),  # its answer page is linked
         # a retry job's progress is followed like a running campaign's
-        "running": campaign.finished is None or campaigns.retrying(campaign) is not None,
+        "running": campaign.finished is None or retrying is not None,
         "since": (timezone.now() - STATUS_OVERLAP).isoformat(),  # the first poll's
     }
     return render(request, "benchmarks/campaign.html", context)
