@@ -318,3 +318,15 @@ def test_control_characters_in_a_name_reach_the_terminal_as_escapes(capsys):
     said = capsys.readouterr().out
     assert "\x1b" not in said and "\x07" not in said
     assert "red\\x1b[31m bell\\x07: 1 done" in said
+
+
+def test_runs_of_different_parameters_are_not_pooled_by_preset(capsys):
+    """The demo's question ran iperf3 both ways; one table by preset pooled the two."""
+    campaign = Campaign.objects.create(name="both ways", spec={})
+    lane = lane_on(campaign, "bench-a")
+    trials(lane, [100.0, 102.0, 98.0], params={"direction": "peer-to-board"})
+    trials(lane, [50.0, 51.0, 49.0], params={"direction": "board-to-peer"})
+    call_command("campaign", "status", str(campaign.code))
+    said = capsys.readouterr().out
+    assert "sha1sum throughput [MB/s]: its runs ran with different parameters" in said
+    assert "by preset:" not in said

@@ -186,6 +186,14 @@ def outcome_lines(campaign: Campaign) -> list[str]:
         lines += ["", f"answer: {answers.answer(campaign).sentence}"]
     runs = comparisons.runs_selected([campaign.pk])
     for benchmark, metric, unit in comparisons.metric_choices(runs):
+        settings_run = {json.dumps(p, sort_keys=True) for p in _params_of(runs, benchmark)}
+        if len(settings_run) > 1:  # by preset alone would pool, say, both directions of iperf3
+            lines += [
+                "",
+                f"{benchmark} {metric} [{unit}]: its runs ran with different "
+                "parameters; the campaign's page compares them setting by setting",
+            ]
+            continue
         try:
             found = comparisons.compare(runs, benchmark, metric, "preset")
         except comparisons.ComparisonError:
@@ -201,6 +209,10 @@ def outcome_lines(campaign: Campaign) -> list[str]:
             )
     page = settings.PIFARM_SITE_URL.rstrip("/") + campaign.get_absolute_url()
     return [plain(line) for line in [*lines, "", f"page: {page}"]]
+
+
+def _params_of(runs, benchmark: str):
+    return runs.filter(benchmark=benchmark).order_by().values_list("params", flat=True).distinct()
 
 
 # Control characters (ESC, BEL, C1) in a name would reach the terminal as commands: shown as
