@@ -56,12 +56,15 @@ test: setup
 	$(VENV)/bin/lint-imports
 	# The 32-bit nodes' i386 root first: built once per machine and cached (~1.5 min, 600 MB).
 	$(PY) -m pisim build-root
-	@# Two parts. What a simulated board's speed shows depends on the host's free CPU, and
-	@# Chromium drops a page's loads when a farm adds or removes its bridge (ERR_NETWORK_CHANGED):
-	@# those tests run alone, once the parallel part is over (tests/tiers.py). A part that
-	@# PYTEST_ARGS leaves without tests (pytest's exit status 5) is no failure.
+	@# Three parts. What a simulated board's speed shows depends on the host's free CPU, and
+	@# Chromium drops a page's loads when a farm adds or removes its bridge (ERR_NETWORK_CHANGED)
+	@# (tests/tiers.py). So: everything else in parallel; then the browser tests that start no
+	@# farm, in parallel with each other only (no farm comes or goes meanwhile); then the
+	@# speeds and the browser tests with a farm, one at a time. A part that PYTEST_ARGS leaves
+	@# without tests (pytest's exit status 5) is no failure.
 	$(SUITE) -n $(TEST_PROCESSES) -m "not measures and not browser" $(PYTEST_ARGS) || [ $$? -eq 5 ]
-	$(SUITE) -m "measures or browser" $(PYTEST_ARGS) || [ $$? -eq 5 ]
+	$(SUITE) -n 2 -m "browser and not pisim and not measures" $(PYTEST_ARGS) || [ $$? -eq 5 ]
+	$(SUITE) -m "measures or (browser and pisim)" $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
 # The loop after every change: no simulated farm, worker, browser or real tool (tests/tiers.py).
 test-fast: venv

@@ -11,7 +11,6 @@ SQL queries of one request are counted with CaptureQueriesContext. Target: each 
 100 ms, with as many queries for one page as for another. Exits 1 if one is missed.
 """
 
-import argparse
 import time
 
 import benchenv  # noqa: I001 - first: it sets up Django on a throw-away data directory
@@ -52,9 +51,7 @@ def timed(client: Client, headers: dict, params: dict, rounds: int) -> tuple[lis
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=20)
-    args = parser.parse_args()
+    args = benchenv.options(__doc__, rounds=20)
 
     with benchenv.page_lab():
         campaign = lab()

@@ -9,6 +9,7 @@ removes the directory; it also runs at exit, so a script that fails before its o
 simulated Pis as boards, wait for a campaign, and print a figure the same way in every script.
 """
 
+import argparse
 import atexit
 import contextlib
 import os
@@ -37,6 +38,18 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pifarm.settings")
 import django  # noqa: E402 - settings must see the environment above
 
 django.setup()
+
+
+def options(doc: str, **defaults):
+    """The script's options, from their defaults: --name for each (of its default's type), the
+    default alone or (default, help); the first line of doc describes the script."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    for name, given in defaults.items():
+        default, words = given if isinstance(given, tuple) else (given, None)
+        parser.add_argument(
+            f"--{name.replace('_', '-')}", type=type(default), default=default, help=words
+        )
+    return parser.parse_args()
 
 
 @contextlib.contextmanager
@@ -126,6 +139,7 @@ def comparison_lab(measurements: int = COMPARISON_MEASUREMENTS, boards: int = CO
     boards probed once, as the board is and with two preset versions, 2 % of them suspect;
     each run keeps what the engine writes (a telemetry summary with its clock, a trial log, a
     tool version), so a comparison's page reads rows of a real size."""
+    from benchmarks import tallies
     from benchmarks.models import Campaign, Lane, Measurement, Run
     from devices import presets
     from devices.models import FactSnapshot, Preset
@@ -186,6 +200,9 @@ def comparison_lab(measurements: int = COMPARISON_MEASUREMENTS, boards: int = CO
         for run_id in Run.objects.values_list("pk", flat=True)
     ]
     Measurement.objects.bulk_create(values, batch_size=5000)
+    # As the health check's round does for runs written other than by the engine: their
+    # campaign's tallies (benchmarks.tallies), which the pages read.
+    tallies.catch_up()
     planner_statistics()
     return campaign
 
@@ -404,7 +421,7 @@ def stop_workers(workers: list[subprocess.Popen], timeout: float = 60) -> None:
 
 def cleanup() -> None:
     """Stop the embedded Redis (if one started), remove the data directory, and empty the
-    bench's PostgreSQL database if it was given one."""
+    bench's PostgreSQL database if it was given one: a next lab starts from nothing."""
     if BENCH_DATABASE_URL and DATA_DIR.exists():
         from django.core.management import call_command
 
@@ -414,6 +431,9 @@ def cleanup() -> None:
         import redis
 
         redis.Redis(unix_socket_path=str(socket_path)).shutdown(nosave=True)
+    from django.db import connections
+
+    connections.close_all()  # a next lab opens a new database, not the removed one
     shutil.rmtree(DATA_DIR, ignore_errors=True)
 
 

@@ -12,7 +12,6 @@ behind the whole application; if it gives the worker back, it runs at once.
 Needs root (pisim). Prints figures; asserts nothing.
 """
 
-import argparse
 import os
 import statistics
 import time
@@ -72,10 +71,7 @@ def report(name: str, samples: list[float]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--downtime", type=float, default=3.0, help="simulated reboot, s")
-    args = parser.parse_args()
+    args = benchenv.options(__doc__, rounds=3, downtime=(3.0, "simulated reboot, s"))
 
     call_command("migrate", verbosity=0)
     farm = Farm("busy", BENCH_SUBNET_INDEX, downtime=args.downtime)

@@ -13,7 +13,6 @@ every other query, which must not grow with the runs. Targets: median under 2 s;
 queries for 10,000 runs as for 100; every lane's job queued. Exits 1 if one is missed.
 """
 
-import argparse
 import os
 import time
 
@@ -60,10 +59,7 @@ def queries_of_start(boards: list[Board], runs: int) -> tuple[int, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--boards", type=int, default=10)
-    parser.add_argument("--rounds", type=int, default=5)
-    args = parser.parse_args()
+    args = benchenv.options(__doc__, boards=10, rounds=5)
 
     call_command("migrate", verbosity=0)
     try:

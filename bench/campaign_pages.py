@@ -12,7 +12,6 @@ and 200 kB whatever the runs; the CSV complete, under 1 ms a run, and its peak m
 twice the small campaign's. Exits 1 if one is missed.
 """
 
-import argparse
 import os
 import time
 import tracemalloc
@@ -65,10 +64,7 @@ def csv_peak(client: Client, campaign: Campaign) -> tuple[int, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=20_000)
-    parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
+    args = benchenv.options(__doc__, runs=20_000, rounds=3)
 
     with benchenv.page_lab():
         boards = benchenv.uncontacted_boards("pages", BOARDS, first=51)

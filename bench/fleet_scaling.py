@@ -15,7 +15,6 @@ runs here), which real boards would not. Needs root (pisim).
 Exits 1 if the target is missed.
 """
 
-import argparse
 import os
 
 import benchenv  # noqa: I001 - first: it sets up Django on a throw-away data directory
@@ -73,11 +72,7 @@ def lane_figures(campaign) -> dict[str, list[float]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--boards", type=int, default=8)
-    parser.add_argument("--runs", type=int, default=10)
-    parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
+    args = benchenv.options(__doc__, boards=8, runs=10, rounds=3)
 
     call_command("migrate", verbosity=0)
     farm = Farm("fleet", BENCH_SUBNET_INDEX, downtime=1.0)

@@ -16,7 +16,6 @@ still running after --limit seconds is stopped and shown as "> limit". Prints fi
 nothing.
 """
 
-import argparse
 import logging
 import os
 import resource
@@ -82,9 +81,7 @@ def board_comparison(client: Client, version, config_txt: str):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--limit", type=int, default=60, help="seconds before a case stops")
-    args = parser.parse_args()
+    args = benchenv.options(__doc__, limit=(60, "seconds before a case stops"))
     setup_test_environment()
     logging.getLogger("django.request").setLevel(logging.CRITICAL)  # a stopped case is no news
     with benchenv.page_lab():

@@ -13,7 +13,6 @@ Targets: pifarm's median within 1 % of the median by hand, and at least 94 Mbit/
 (pisim). Exits 1 if a target is missed.
 """
 
-import argparse
 import json
 import os
 import subprocess
@@ -67,10 +66,7 @@ def by_hand(node, duration: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--duration", type=int, default=5, help="seconds of traffic")
-    args = parser.parse_args()
+    args = benchenv.options(__doc__, rounds=5, duration=(5, "seconds of traffic"))
 
     with benchenv.one_board("iperf", BENCH_SUBNET_INDEX, "pi3b-legacy") as (node, board):
         through_pifarm(board, 1)  # warm-up: the worker, the first handshake and probe

@@ -19,7 +19,6 @@ The quiet wait is off: the by-hand runs do not wait either. Target: each pair of
 Exits 1 if a target is missed or a sum is wrong.
 """
 
-import argparse
 import hashlib
 import os
 import threading
@@ -113,10 +112,7 @@ def compare(name: str, pifarm: list[float], hand: list[float]) -> bool:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--seconds", type=int, default=3, help="of openssl speed")
-    args = parser.parse_args()
+    args = benchenv.options(__doc__, rounds=5, seconds=(3, "of openssl speed"))
 
     with benchenv.one_board("known", BENCH_SUBNET_INDEX, "pi4b-bookworm") as (node, board):
         through_pifarm(board, 1)  # warm-up: the worker, the first handshake and probe

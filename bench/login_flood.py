@@ -12,7 +12,6 @@ and the login answers' median. Target: the dashboard's median under the flood at
 its idle one. Prints figures; asserts nothing.
 """
 
-import argparse
 import http.cookiejar
 import os
 import re
@@ -97,11 +96,7 @@ def percentile(samples: list[float], share: float) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=20)
-    parser.add_argument("--threads", type=int, default=8)
-    parser.add_argument("--rounds", type=int, default=40)
-    args = parser.parse_args()
+    args = benchenv.options(__doc__, seconds=20.0, threads=8, rounds=40)
 
     from django.contrib.auth import get_user_model
 

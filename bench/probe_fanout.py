@@ -11,7 +11,6 @@ The boards share this machine's cores with the client, so ssh and ansible are th
 Needs root (pisim). Prints figures; asserts nothing.
 """
 
-import argparse
 import os
 import statistics
 import subprocess
@@ -105,10 +104,7 @@ def report(name: str, samples: list[float], reference: float | None = None) -> f
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--boards", type=int, default=8)
-    parser.add_argument("--rounds", type=int, default=5)
-    args = parser.parse_args()
+    args = benchenv.options(__doc__, boards=8, rounds=5)
     has_ansible = Path(sys.executable).with_name("ansible").exists()
 
     call_command("migrate", verbosity=0)

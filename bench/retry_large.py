@@ -15,7 +15,6 @@ per 1,000 runs retried; as many queries a batch of campaigns.RETRY_BATCH runs as
 runs, but for the INSERTs. Exits 1 if one is missed.
 """
 
-import argparse
 import threading
 import time
 
@@ -71,9 +70,7 @@ class OtherLane(threading.Thread):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=12_000)
-    args = parser.parse_args()
+    args = benchenv.options(__doc__, runs=12_000)
 
     call_command("migrate", verbosity=0)
     try:

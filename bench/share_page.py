@@ -11,8 +11,6 @@ the runs, to show that they do not grow with the data. Target: the median under 
 1 if it is missed.
 """
 
-import argparse
-
 import benchenv  # noqa: I001 - first: it sets up Django on a throw-away data directory
 from django.test import Client
 
@@ -24,9 +22,7 @@ RUNS_A_BOARD = benchenv.COMPARISON_MEASUREMENTS // benchenv.COMPARISON_BOARDS
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=20)
-    args = parser.parse_args()
+    args = benchenv.options(__doc__, rounds=20)
 
     with benchenv.page_lab():
         campaign = benchenv.comparison_lab()

@@ -13,7 +13,6 @@ CPU runs both: what differs is the code, i386 or amd64 (on a Pi, armhf or arm64)
 (pisim). Prints figures; asserts nothing.
 """
 
-import argparse
 import statistics
 import time
 
@@ -48,10 +47,7 @@ def sha1sum_mb_per_s(node, size_mb: int) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size-mb", type=int, default=512)
-    parser.add_argument("--rounds", type=int, default=5)
-    args = parser.parse_args()
+    args = benchenv.options(__doc__, size_mb=512, rounds=5)
     with Farm("b32", BENCH_SUBNET_INDEX, downtime=0.5) as farm:
         nodes = {name: farm.add_node(name, profile=profile) for name, profile in NODES.items()}
         for node in nodes.values():

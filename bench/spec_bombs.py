@@ -16,7 +16,6 @@ A case still running after --limit seconds is killed and shown as "> limit". The
 each: refused (exit 2) in under a second and under 200 MB. Prints figures; asserts nothing.
 """
 
-import argparse
 import json
 import os
 import subprocess
@@ -92,9 +91,7 @@ def run(path, limit: float) -> tuple[str, float, float, str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--limit", type=float, default=30, help="seconds before a case stops")
-    args = parser.parse_args()
+    args = benchenv.options(__doc__, limit=(30.0, "seconds before a case stops"))
     call_command("migrate", verbosity=0)
     benchenv.uncontacted_boards("bomb", 1, host_key=benchenv.BENCH_HOST_KEY)
     print(f"{os.cpu_count()} cores; target: exit 2 within {TARGET_S:g} s and {TARGET_MB} MB\n")

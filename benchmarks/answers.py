@@ -16,7 +16,7 @@ import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
-from django.db.models import QuerySet
+from django.db.models import Min, QuerySet
 from django.urls import reverse
 from django.utils.http import urlencode
 
@@ -137,10 +137,13 @@ def _what_ran(campaign: Campaign, runs: QuerySet) -> tuple[list[str], list[str]]
     """Each board's presets with the configurations their runs ran, and the underclocks among
     them (a preset clock below the board's own default)."""
     ran = defaultdict(lambda: defaultdict(set))
-    rows = runs.values_list("board", "preset_version", "config_fingerprint").distinct()
-    for board, version, fingerprint in rows.order_by():
+    columns = ("board", "preset_version", "config_fingerprint")
+    rows = runs.order_by().values(*columns).annotate(first=Min("id")).values_list(*columns, "first")
+    first_runs = {}
+    for board, version, fingerprint, first in rows:
         ran[board][version].add(fingerprint)
-    states = group_names.configurations(runs, {fp for *_, fp in rows})
+        first_runs[fingerprint] = min(first_runs.get(fingerprint, first), first)
+    states = group_names.configurations(first_runs)
     words = {fp: effective.words(state) for fp, state in states.items()}
     versions = PresetVersion.objects.select_related("preset").in_bulk(
         {version for found in ran.values() for version in found} - {None}
@@ -308,6 +311,10 @@ def _sentence(
     small, capped = by_outcome[stats.BELOW_MIN_EFFECT], by_outcome[CEILING]
     confounded = [row for row in unknown if row.comparison.confounded]
     unknown = [row for row in unknown if not row.comparison.confounded]
+    # "No" only where the interval rules out a change that counts; a difference not found
+    # with an interval wide enough to hold one is too noisy to tell, not a "No".
+    noisy = [row for row in same if not row.comparison.within_min_effect]
+    same = [row for row in same if row.comparison.within_min_effect]
     if not rows:
         return "Cannot tell: no metric of the question was measured on both sides."
     if wins or losses:
@@ -327,6 +334,9 @@ def _sentence(
             f"No: {_listed([row.label for row in same])} showed no significant difference "
             f"with {treatment}"
         ]
+    elif noisy:
+        parts = [f"Cannot tell: {_noisy_words(noisy)}"]
+        noisy = []
     elif small:
         parts = [f"No: {treatment} made {_small_words(small)}"]
         small = []
@@ -344,11 +354,22 @@ def _sentence(
         parts.append(f"{_listed([row.label for row in capped])}: cannot tell, {BOTH_AT_CEILING}")
     if confounded:
         parts.append(f"cannot tell for {_confounded_words(confounded, treatment)}")
+    if noisy:
+        parts.append(_noisy_words(noisy))
     if unknown:
         parts.append(f"{_listed([row.label for row in unknown])}: too few trials to tell")
     decided = wins or losses or same or small
     on_link = f" (on a {link_mbit} Mbit/s link)" if link_mbit and decided else ""
     return "; ".join(parts) + on_link + "".join(f"; {words}" for words in dropped) + "."
+
+
+def _noisy_words(rows: list[comparisons.Row]) -> str:
+    minimum = rows[0].comparison.min_effect * 100
+    return (
+        f"{_listed([row.label for row in rows])} showed no significant difference, but the "
+        f"trials were too noisy to rule out a change of {minimum:g} % or more (see each "
+        "interval): more trials would tell"
+    )
 
 
 def _small_words(rows: list[comparisons.Row]) -> str:

@@ -13,10 +13,11 @@ from django.template.defaultfilters import pluralize
 from django.utils import timezone
 from redis.exceptions import RedisError
 
-from benchmarks import double_posts, plans
+from benchmarks import double_posts, events, plans
 from benchmarks.models import CONTROLLER, Campaign, Lane, Run
 from benchmarks.specs import check
 from devices import work
+from devices.events import send
 from devices.models import Board
 
 RETRY_BATCH = 500  # runs a retry copies in one transaction (a fraction of a second's lock)
@@ -271,7 +272,15 @@ def finish_if_done(campaign_id: int) -> None:
     """A campaign is finished once no run is queued or running."""
     if Run.objects.filter(campaign_id=campaign_id, state__in=Run.UNFINISHED).exists():
         return
-    Campaign.objects.filter(pk=campaign_id, finished__isnull=True).update(finished=timezone.now())
+    ended = Campaign.objects.filter(pk=campaign_id, finished__isnull=True).update(
+        finished=timezone.now()
+    )
     Campaign.objects.filter(pk=campaign_id, state=Campaign.State.RUNNING).update(
         state=Campaign.State.FINISHED
     )
+    if ended:  # once: of two lanes ending together, one finds it unfinished
+        transaction.on_commit(lambda: _say_finished(campaign_id))
+
+
+def _say_finished(campaign_id: int) -> None:
+    send(events.campaign_finished, Campaign, campaign=Campaign.objects.get(pk=campaign_id))

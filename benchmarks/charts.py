@@ -19,6 +19,8 @@ CHANGE_COLOUR = "#2f9e44"
 # of points would make the page heavy and hide nothing the bar and the table do not say.
 POINTS_SHOWN = 300
 TITLE_CHARS = 34  # a title's line that fits a 375 px wide phone
+# The canary's chart sits in a panel of the board's page, two paddings narrower: 26 fit there.
+CANARY_TITLE_CHARS = 26
 TICK_LINE = 16  # characters a line of a group's name under its bar, to fit 375 px
 FOREST_LINE = 22  # of a forest plot's row label, beside the plot
 TITLE_LINE_PX = 20
@@ -79,7 +81,9 @@ def means(result: Result) -> dict:
         **_hover("%{y:.4g}", result.unit, "trial"),
     }
     ticks = [
-        f"{_broken(group.key, TICK_LINE)}<br>n={group.description.n}" for group in result.groups
+        f"{_broken(group.key, TICK_LINE)}<br>n={group.description.n}"
+        + (f" ({len(group.values)} shown)" if group.sampled else "")
+        for group in result.groups
     ]
     layout = _layout(
         f"{result.metric} by {result.group_by_label}",
@@ -269,9 +273,10 @@ def changes(result: Result) -> dict:
     }
 
 
-def _layout(title: str, x: dict, y: dict) -> dict:
-    """title: words (plain() makes them so here); x and y: the axes, their texts plain."""
-    lines = _wrapped(plain(title))
+def _layout(title: str, x: dict, y: dict, width: int = TITLE_CHARS) -> dict:
+    """title: words (plain() makes them so here), in lines of width characters at most; x and
+    y: the axes, their texts plain."""
+    lines = _wrapped(plain(title), width)
     return {
         "title": {"text": "<br>".join(lines), "x": 0, "xanchor": "left", "font": {"size": 15}},
         "xaxis": {"automargin": True, **x},
@@ -447,3 +452,60 @@ def forest(overview: Overview) -> dict:
     # A row's label of several lines reaches above the first row: room for it under the title.
     layout["margin"] = layout["margin"] | {"t": layout["margin"]["t"] + 40}
     return {"data": [data], "layout": layout}
+
+
+def canary(series, drift=None, shown: int = POINTS_SHOWN) -> dict:
+    """A board's canary series over time (benchmarks.canaries): each occasion's median, its
+    runs' range as error bars, the latest `shown` occasions; with a drift, the board as it was
+    (a dashed line to the change) and the change (a vertical line)."""
+    points = series.points[-shown:]
+    trace = {
+        "type": "scatter",
+        "mode": "lines+markers",
+        "x": [point.at.isoformat() for point in points],
+        "y": [point.value for point in points],
+        "error_y": {
+            "type": "data",
+            "symmetric": False,
+            "array": [point.high - point.value for point in points],
+            "arrayminus": [point.value - point.low for point in points],
+        },
+        "marker": {"color": PALETTE[0], "size": 6},
+        "line": {"color": PALETTE[0], "width": 1},
+        **_hover("%{x}: %{y:.4g}", series.unit, "median of the occasion"),
+    }
+    shapes = []
+    if drift is not None and points:
+        since = drift.since.isoformat()
+        shapes = [
+            {
+                "type": "line",
+                "xref": "x",
+                "yref": "paper",
+                "x0": since,
+                "x1": since,
+                "y0": 0,
+                "y1": 1,
+                "line": {"color": LINE_RATE_COLOUR, "width": 2},
+            },
+            {
+                "type": "line",
+                "xref": "x",
+                "yref": "y",
+                "x0": points[0].at.isoformat(),
+                "x1": since,
+                "y0": drift.reference_mean,
+                "y1": drift.reference_mean,
+                "line": {"color": CHANGE_COLOUR, "width": 2, "dash": "dash"},
+            },
+        ]
+    counted = f"n={len(series.points)} occasions" + (
+        f", the latest {len(points)} shown" if len(points) < len(series.points) else ""
+    )
+    layout = _layout(
+        f"{series.label}, {counted}",
+        x={"title": {"text": "when the canary ran"}, "type": "date"},
+        y={"title": {"text": plain(f"{series.metric} [{series.unit}]")}},
+        width=CANARY_TITLE_CHARS,
+    )
+    return {"data": [trace], "layout": {**layout, "shapes": shapes}}

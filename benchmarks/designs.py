@@ -22,10 +22,11 @@ groups' descriptions) and named.
 """
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
-import numpy as np
+from benchmarks.summaries import Summary
 
 TRIALS, BLOCKS, BOARDS, CONFOUNDED = "trials", "blocks", "boards", "confounded"
 
@@ -60,13 +61,12 @@ class Estimate(NamedTuple):
     df: int
 
 
-def design_of(before, before_boards, after, after_boards) -> Design:
-    """before, after: the sides' values (numpy arrays); *_boards: each value's board name, as
-    numpy arrays, or None when not known."""
-    if before_boards is None or after_boards is None:
+def design_of(before: Mapping[str, Summary] | None, after: Mapping[str, Summary] | None) -> Design:
+    """before, after: each side's trials summed up board by board (by board name), or None
+    when the boards are not known."""
+    if before is None or after is None:
         return Design()
-    baseline = tuple(np.unique(before_boards).tolist())  # in order of name
-    values = tuple(np.unique(after_boards).tolist())
+    baseline, values = tuple(sorted(before)), tuple(sorted(after))
     shared = set(baseline) & set(values)
     if len(shared) == 1:
         units = TRIALS
@@ -76,62 +76,62 @@ def design_of(before, before_boards, after, after_boards) -> Design:
         units = BOARDS
     else:
         units = CONFOUNDED
-    spread = _board_spread([_board_means(before, before_boards), _board_means(after, after_boards)])
+    spread = _board_spread([_board_means(before), _board_means(after)])
     return Design(units, baseline, values, spread)
 
 
-def strata(design: Design, before, before_boards, after, after_boards) -> list[tuple]:
+def strata(
+    design: Design, before: Mapping[str, Summary], after: Mapping[str, Summary]
+) -> list[tuple[Summary, Summary]]:
     """The (before, after) units of each block the test compares within: each shared board's
-    trials, all trials as one, or the boards' means as one."""
+    trials, all trials as one, or the boards' means as one. before, after: by board name, or
+    all trials under one name when the boards are not known."""
     if design.units == BOARDS:
-        return [(_board_means(before, before_boards), _board_means(after, after_boards))]
+        return [(Summary.of(_board_means(before)), Summary.of(_board_means(after)))]
     if not design.shared:
-        return [(before, after)]
-    return [
-        (before[before_boards == board], after[after_boards == board]) for board in design.shared
-    ]
+        return [(Summary.pooled(before.values()), Summary.pooled(after.values()))]
+    return [(before[board], after[board]) for board in design.shared]
 
 
-def estimate(blocks: list[np.ndarray]) -> Estimate:
+def estimate(blocks: list[Summary]) -> Estimate:
     """One side's mean over its blocks (each block once), and the variance of that mean from
     the spread within blocks, pooled (NaN with no block of 2 or more values)."""
     count = len(blocks)
-    means = [float(block.mean()) for block in blocks]
-    df = sum(block.size - 1 for block in blocks)
-    squares = sum(
-        float(((block - mean) ** 2).sum()) for block, mean in zip(blocks, means, strict=True)
-    )
-    inverse_sizes = sum(1 / block.size for block in blocks)
+    df = sum(block.n - 1 for block in blocks)
+    squares = math.fsum(block.m2 for block in blocks)
+    inverse_sizes = sum(1 / block.n for block in blocks)
     variance = squares / df * inverse_sizes / count**2 if df else math.nan
-    return Estimate(math.fsum(means) / count, variance, df)
+    return Estimate(math.fsum(block.mean for block in blocks) / count, variance, df)
 
 
-def order_p(pairs: list[tuple]) -> float | None:
+def order_p(pairs: list[tuple[Summary, Summary]]) -> float | None:
     """The exact two-sided p of a permutation test within blocks, when every block's units of a
     side are all alike: the observed split is the most extreme of the prod C(n + m, n) splits of
     the blocks that differ, so p = 2 / that (1 when none differ; None when blocks differ in
     opposite directions, where the order alone says nothing simple)."""
     directions, splits = set(), 1
     for before, after in pairs:
-        direction = np.sign(after[0] - before[0])
+        direction = (after.min > before.min) - (after.min < before.min)
         if direction:
             directions.add(direction)
-            splits *= math.comb(before.size + after.size, before.size)
+            splits *= math.comb(before.n + after.n, before.n)
     if len(directions) > 1:
         return None
     return min(1.0, 2 / splits) if directions else 1.0
 
 
-def _board_means(values: np.ndarray, boards: np.ndarray) -> np.ndarray:
+def _board_means(by_board: Mapping[str, Summary]) -> list[float]:
     """Each board's mean, in order of name."""
-    _, board_of = np.unique(boards, return_inverse=True)
-    return np.bincount(board_of, weights=values) / np.bincount(board_of)
+    return [by_board[board].mean for board in sorted(by_board)]
 
 
-def _board_spread(sides: list[np.ndarray]) -> float | None:
+def _board_spread(sides: list[list[float]]) -> float | None:
     relative, df = 0.0, 0
     for means in sides:
-        if means.size >= 2 and means.mean() > 0:
-            relative += float(means.var(ddof=1) / means.mean() ** 2) * (means.size - 1)
-            df += means.size - 1
+        if len(means) < 2:
+            continue
+        side = Summary.of(means)
+        if side.mean > 0:
+            relative += side.m2 / side.mean**2  # its relative variance, times its df
+            df += side.n - 1
     return math.sqrt(relative / df) if df else None

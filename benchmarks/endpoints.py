@@ -19,6 +19,15 @@ from devices import ssh
 
 KILL_AFTER_S = 5  # `timeout` sends KILL this long after its TERM, to a command that lingers
 
+# The i-th poll's pause, where a script waits for a file to appear: 5 ms for the first 60
+# (0.3 s: a sampler's first sample takes about 0.1 s), then 50 ms (about 2 s in all, at
+# POLLS). Counted in polls, not in time, as sh has no clock; fewer than a hundred, as each is
+# a fork: on a slow or loaded board, four hundred of them took 20 s.
+POLLS = 94
+_POLL_FUNCTION = r"""
+poll() { if [ "$1" -lt 60 ]; then sleep 0.005; else sleep 0.05; fi; }
+"""
+
 # $1 dir, then for each command: its name, its timeout (s), the line it prints once ready (or
 # nothing), its number of words, its words. Several commands start in one round trip (the
 # sampler with the measurement), in order; the next starts once the one before printed its
@@ -26,7 +35,10 @@ KILL_AFTER_S = 5  # `timeout` sends KILL this long after its TERM, to a command 
 # wrapper leaves the caller's session (setsid). coreutils `timeout` makes a process group of its
 # own, whose id (its pid) goes to <name>.pid: `kill -TERM -PID` reaches the command and anything
 # it started. The exit status lands in <name>.exit by rename, so a reader never sees half of it.
-_START = r"""
+_START = (
+    (
+        _POLL_FUNCTION
+        + r"""
 set -eu
 dir=$1
 shift
@@ -47,12 +59,14 @@ start_one() {
     echo $status > "$dir/$name.exit.tmp"
     mv -f -- "$dir/$name.exit.tmp" "$dir/$name.exit"
   ' pifarm-detached "$dir" "$name" "$limit" "$@" > /dev/null 2>&1 < /dev/null &
+  # Polled (see poll): each poll is a fork on the board, but these come before the
+  # measurement starts, and the measurement starts as soon as they end.
   i=0
-  while [ ! -s "$dir/$name.pid" ] && [ $i -lt 50 ]; do sleep 0.02; i=$((i + 1)); done
+  while [ ! -s "$dir/$name.pid" ] && [ $i -lt {polls} ]; do poll $i; i=$((i + 1)); done
   [ -s "$dir/$name.pid" ] || { echo "$name did not start" >&2; exit 1; }
   i=0
-  while [ -n "$ready" ] && [ $i -lt 100 ] && ! grep -qxF -- "$ready" "$dir/$name.out"; do
-    sleep 0.02; i=$((i + 1))
+  while [ -n "$ready" ] && [ $i -lt {polls} ] && ! grep -qxF -- "$ready" "$dir/$name.out"; do
+    poll $i; i=$((i + 1))
   done
 }
 while [ $# -gt 0 ]; do
@@ -65,16 +79,52 @@ while [ $# -gt 0 ]; do
   eval "start_one \"\$name\" \"\$limit\" \"\$ready\" $words"
   shift "$count"
 done
-""".replace("{kill_after}", str(KILL_AFTER_S))
+"""
+    )
+    .replace("{kill_after}", str(KILL_AFTER_S))
+    .replace("{polls}", str(POLLS))
+)
 
-# $1 dir, $2 name, $3 seconds to wait at most, $4 bytes of log tail. Prints the exit status
-# (or "running") and the output's size on its first line, then the output's tail: for a short
-# output, all of it, so no second round trip reads it. "vanished" instead of a status: the
+# $1 dir; the names follow. (dash's and busybox's kill take no "--": a process group is
+# "-PGID" right after the signal.) TERM to each process group (and to `timeout` itself, should it
+# not have made its group yet), KILL to what is left 2 s later.
+_STOP_ALL_FUNCTION = r"""
+stop_all() {
+for name in "$@"; do
+  [ -s "$dir/$name.pid" ] || continue
+  [ -e "$dir/$name.exit" ] && continue
+  pid=$(cat -- "$dir/$name.pid")
+  kill -TERM "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+done
+i=0
+while [ $i -lt 200 ]; do
+  alive=0
+  for name in "$@"; do
+    [ -s "$dir/$name.pid" ] || continue
+    kill -0 "-$(cat -- "$dir/$name.pid")" 2>/dev/null && alive=1
+  done
+  [ $alive -eq 0 ] && return 0
+  sleep 0.01; i=$((i + 1))
+done
+for name in "$@"; do
+  [ -s "$dir/$name.pid" ] && kill -KILL "-$(cat -- "$dir/$name.pid")" 2>/dev/null
+done
+return 0
+}
+"""
+# $1 dir, $2 name, $3 seconds to wait at most, $4 bytes of log tail, $5 a companion to stop
+# once the command ended, or nothing. Prints the exit status (or "running"), the output's size
+# and the tail's on its first line, then the output's tail: for a short output, all of it, so
+# no second round trip reads it; then, where a companion was stopped, its output (the
+# sampler's: one round trip fewer after each measurement). "vanished" instead of a status: the
 # command's `timeout` is gone (or a zombie) and no exit status came, so the wrapper that
 # writes it was killed (out of memory, or by the command itself) and none ever will. Only
 # /proc is read for that: kill -0 cannot tell a gone process from a root one (sudo).
-_WAIT = r"""
-dir=$1 name=$2 limit=$3 tail=$4
+_WAIT = (
+    _STOP_ALL_FUNCTION
+    + _POLL_FUNCTION
+    + r"""
+dir=$1 name=$2 limit=$3 tail=$4 companion=${5:-}
 pid=
 [ -s "$dir/$name.pid" ] && read -r pid < "$dir/$name.pid"
 leader_gone() {
@@ -86,53 +136,47 @@ leader_gone() {
   [ "${state%% *}" = Z ]
 }
 i=0 steps=$((limit * 20))
-while [ ! -e "$dir/$name.exit" ] && [ $i -lt $steps ]; do
-  if leader_gone; then
-    # The wrapper writes the status just after `timeout` ends: give it a moment.
-    j=0
-    while [ ! -e "$dir/$name.exit" ] && [ $j -lt 40 ]; do sleep 0.05; j=$((j + 1)); done
-    break
-  fi
+if [ -n "$pid" ] && [ ! -e "$dir/$name.exit" ]; then
+  # Block until the command's `timeout` ends, for the slice at most: GNU tail looks every
+  # 10 ms from one process, where a loop of sleeps would fork 20 times a second on the board
+  # while it measures (and see the end 25 ms later on average). Without it (busybox), the
+  # loop below polls.
+  timeout "$limit" tail --pid="$pid" -s 0.01 -f /dev/null > /dev/null 2>&1
+  [ $? -eq 124 ] && steps=0  # the whole slice passed: it still runs
+fi
+while [ ! -e "$dir/$name.exit" ] && [ $i -lt $steps ] && ! leader_gone; do
   sleep 0.05; i=$((i + 1))
 done
-if [ -e "$dir/$name.exit" ]; then status=$(cat -- "$dir/$name.exit")
+if [ ! -e "$dir/$name.exit" ] && leader_gone; then
+  # The wrapper writes the status just after `timeout` ends: give it a moment, also when the
+  # slice ran out as the command ended (the measurement is over: polls no longer disturb it).
+  j=0
+  while [ ! -e "$dir/$name.exit" ] && [ $j -lt {polls} ]; do poll $j; j=$((j + 1)); done
+fi
+if [ -e "$dir/$name.exit" ]; then read -r status < "$dir/$name.exit"
 elif leader_gone; then status=vanished
 else status=running
 fi
+# The tail is copied first and its own length sent: a child the command left behind may
+# still write to the output, and what follows the tail (a companion's output) must not shift.
+# (Not into $dir: a command started through sudo made it root's.)
+copy=$(mktemp) || exit 1
+trap 'rm -f -- "$copy"' EXIT
+tail -c "$tail" -- "$dir/$name.out" > "$copy" 2>/dev/null
 size=$(wc -c < "$dir/$name.out" 2>/dev/null) || size=0
-echo "$status $size"
-tail -c "$tail" -- "$dir/$name.out" 2>/dev/null
+shown=$(wc -c < "$copy")
+echo "$status $size $shown"
+cat -- "$copy"
+if [ -n "$companion" ] && [ "$status" != running ] && [ "$status" != vanished ]; then
+  stop_all "$companion"
+  cat -- "$dir/$companion.out" 2>/dev/null
+fi
+exit 0
 """
+).replace("{polls}", str(POLLS))
 
-# $1 dir; the names follow. (dash's and busybox's kill take no "--": a process group is
-# "-PGID" right after the signal.) TERM to each process group (and to `timeout` itself, should it
-# not have made its group yet), KILL to what is left 2 s later.
-_STOP_ALL = r"""
-stop_all() {
-for name in "$@"; do
-  [ -s "$dir/$name.pid" ] || continue
-  [ -e "$dir/$name.exit" ] && continue
-  pid=$(cat -- "$dir/$name.pid")
-  kill -TERM "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
-done
-i=0
-while [ $i -lt 40 ]; do
-  alive=0
-  for name in "$@"; do
-    [ -s "$dir/$name.pid" ] || continue
-    kill -0 "-$(cat -- "$dir/$name.pid")" 2>/dev/null && alive=1
-  done
-  [ $alive -eq 0 ] && return 0
-  sleep 0.05; i=$((i + 1))
-done
-for name in "$@"; do
-  [ -s "$dir/$name.pid" ] && kill -KILL "-$(cat -- "$dir/$name.pid")" 2>/dev/null
-done
-return 0
-}
-"""
 _STOP = (
-    _STOP_ALL
+    _STOP_ALL_FUNCTION
     + r"""
 dir=$1; shift
 stop_all "$@"
@@ -140,7 +184,7 @@ stop_all "$@"
 )
 # $1 dir, $2 name: stop it, then print its output (the sampler's readings), in one round trip.
 _STOP_AND_READ = (
-    _STOP_ALL
+    _STOP_ALL_FUNCTION
     + r"""
 dir=$1 name=$2
 stop_all "$name"
@@ -186,15 +230,17 @@ rm -rf -- "$dir"
 """
 # $1 dir, $2 the sweep: as root when sudo allows it without a password (as Raspberry Pi OS's
 # `pi`), since a process the trial started through sudo is root's, and only root may read its
-# environment and kill it.
+# environment and kill it. One sudo (it costs tens of ms on a board): where it is refused, or
+# the sweep failed, the user runs the sweep (again: it is harmless twice) and what it could
+# not do is reported. sudo's own words are dropped: on a board without passwordless sudo,
+# "a password is required" comes after every trial and says nothing new.
 _FINISH = r"""
-if [ "$(id -u)" != 0 ] && sudo -n sh -c : 2>/dev/null; then
-  exec sudo -n sh -c "$2" pifarm-sweep "$1"
-fi
-exec sh -c "$2" pifarm-sweep "$1"
+sudo -n sh -c "$2" pifarm-sweep "$1" 2>/dev/null || exec sh -c "$2" pifarm-sweep "$1"
 """
 
-WAIT_SLICE_S = 2  # longest single wait: between two, the job renews its lock and checks cancel
+# The longest single wait: between two, the job renews its lock, shows the output's tail and
+# looks for a cancel. Each slice costs a round trip; the wait itself returns as the command ends.
+WAIT_SLICE_S = 3
 
 
 class Endpoint:
@@ -236,22 +282,41 @@ class Endpoint:
             raise ssh.SSHError(f"could not start {argv[0]} on {self.name}: {result.error_text()}")
 
     def wait(
-        self, directory: str, name: str, *, up_to_s: float = WAIT_SLICE_S, tail_bytes: int = 2000
+        self,
+        directory: str,
+        name: str,
+        *,
+        up_to_s: float = WAIT_SLICE_S,
+        tail_bytes: int = 2000,
+        then_stop: str = "",
+        companion_cap: int = 4 * 1024 * 1024,
     ) -> Waited:
+        """then_stop: a detached companion (of the same user) to stop once it ended, whose
+        output comes back in Waited.companion."""
         seconds = max(1, int(up_to_s))
+        argv = ["sh", "-c", _WAIT, "pifarm-wait", directory, name, str(seconds), str(tail_bytes)]
         result = self.run(
-            ["sh", "-c", _WAIT, "pifarm-wait", directory, name, str(seconds), str(tail_bytes)],
-            seconds + 10,
+            [*argv, then_stop], seconds + 20, output_cap=tail_bytes + companion_cap + 100
         )
-        first, _, tail = result.text.partition("\n")
-        status, _, size = first.strip().partition(" ")
+        first, _, rest = result.stdout.partition(b"\n")
         try:
+            status, size, shown = first.decode("utf-8", "replace").split()
             exit_status = None if status in ("running", "vanished") else int(status)
-            whole = int(size) <= tail_bytes  # the tail is all there is
+            shown = int(shown)
+            whole = int(size) == shown  # the tail is all there is
         except ValueError:
             problem = f"could not tell whether the command ended: {first[:200]!r}"
             raise ssh.SSHError(problem) from None
-        return Waited(exit_status, tail, whole, vanished=status == "vanished")
+        companion = None
+        if then_stop and exit_status is not None:
+            rest, companion = rest[:shown], rest[shown:].decode("utf-8", "replace")
+        return Waited(
+            exit_status,
+            rest.decode("utf-8", "replace"),
+            whole,
+            vanished=status == "vanished",
+            companion=companion,
+        )
 
     def stop(self, directory: str, names: Sequence[str], *, sudo: bool = False) -> None:
         if names:
@@ -288,6 +353,7 @@ class Waited:
     tail: str
     whole: bool = False  # the tail is the whole output
     vanished: bool = False  # it ended, but its exit status never will be known (_WAIT)
+    companion: str | None = None  # the output of the companion it stopped (then_stop)
 
     @property
     def finished(self) -> bool:

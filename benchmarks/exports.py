@@ -82,6 +82,10 @@ def rows(result: comparisons.Result) -> list[dict]:
             "baseline": group.key == result.baseline,
             "unit": result.unit,
             **group.description.to_dict(),
+            # A group of more trials than a page draws has its figures from sums, which hold
+            # no median: that of the trials drawn, and how many they were.
+            "sample_median": group.sample_median if group.sampled else "",
+            "sample_n": len(group.values) if group.sampled else "",
         }
         row |= dict.fromkeys(AGAINST_BASELINE, "")
         if (comparison := result.comparisons.get(group.key)) is not None:

@@ -31,7 +31,7 @@ class SelectionForm(forms.Form):
     older campaigns. cleaned_data: "campaigns" (picked and pasted), "runs" (run ids)."""
 
     campaigns = forms.ModelMultipleChoiceField(
-        queryset=Campaign.objects.all(),
+        queryset=Campaign.objects.filter(archived__isnull=True),
         to_field_name="code",
         required=False,
         widget=forms.SelectMultiple(attrs={"size": 6}),
@@ -158,7 +158,11 @@ def _ids(campaigns) -> list[int]:
 def _listed(chosen: list[str]) -> list[tuple[str, str]]:
     """The campaigns to choose from: the newest, and the chosen older ones (chosen again when
     the form is sent again)."""
-    newest = Campaign.objects.order_by("-created", "-pk").values_list("code", "name")
+    newest = (
+        Campaign.objects.filter(archived__isnull=True)
+        .order_by("-created", "-pk")
+        .values_list("code", "name")
+    )
     found = list(newest[:CAMPAIGNS_LISTED])
     codes = {code for code in map(_uuid, chosen[:CAMPAIGNS_MAX]) if code} - {c for c, _ in found}
     found += Campaign.objects.filter(code__in=codes).values_list("code", "name")

@@ -5,8 +5,6 @@ per comparison with one small query each (benchmarks.comparisons)."""
 import json
 from collections import defaultdict
 
-from django.db.models import Min, QuerySet
-
 from benchmarks import effective
 from benchmarks.models import Campaign, Run
 from benchmarks.results import value_text
@@ -41,13 +39,12 @@ class GroupNames:
     """What the runs' ids stand for (their boards, probes, preset versions, campaigns), read
     once per comparison with a query each, and so each group's name and environment."""
 
-    def __init__(self, group_by: str, board_ids: set, shared: list[tuple], selected=None):
+    def __init__(self, group_by: str, board_ids: set, shared: list[tuple], first_runs=None):
         """shared: compare()'s distinct rows of key, suspect, and the ids of the run's probe,
         preset version and campaign, its tool version, board and configuration's fingerprint;
-        selected: the runs, of which one a configuration tells what that was."""
+        first_runs: a run of each configuration's fingerprint, which tells what that was."""
         self.group_by = group_by
-        fingerprints = {row[7] for row in shared} if selected is not None else set()
-        states = configurations(selected, fingerprints) if fingerprints else {}
+        states = configurations(first_runs) if first_runs else {}
         self.ran = {fp: effective.words(state) for fp, state in states.items()}
         self.short = {fp: effective.short(state, fp) for fp, state in states.items()}
         snapshot_ids, version_ids, campaign_ids = (
@@ -149,19 +146,11 @@ class GroupNames:
         return ", ".join(words)
 
 
-def configurations(selected: QuerySet, fingerprints: set[str]) -> dict[str, dict]:
-    """Each fingerprint's effective state (benchmarks.effective), from one run that ran it (two
-    queries)."""
-    fingerprints = fingerprints - {""}
-    if not fingerprints:
-        return {}
-    one_each = (
-        selected.filter(config_fingerprint__in=fingerprints)
-        .values("config_fingerprint")
-        .annotate(run=Min("id"))
-        .values_list("run", flat=True)
-    )
-    found = Run.objects.filter(pk__in=list(one_each)).values_list(
+def configurations(first_runs: dict[str, int]) -> dict[str, dict]:
+    """Each fingerprint's effective state (benchmarks.effective), from the run given for it
+    (one query)."""
+    wanted = [run for fingerprint, run in first_runs.items() if fingerprint]
+    found = Run.objects.filter(pk__in=wanted).values_list(
         "config_fingerprint", "environment__effective"
     )
     states = {}

@@ -1,10 +1,11 @@
-"""Campaign lanes as a kind of board work: one run per job, then the lane's next job.
+"""Campaign lanes as a kind of board work: runs in a row, then the lane's next job.
 
 A lane's job (devices.work) claims the lane, takes its board's lock (and its peer board's),
-claims the next queued run, runs it (benchmarks.runner), and queues the lane again. One run
-per job keeps each job's time limit honest and lets other work (a probe, another campaign's
-run) in between two runs: one board is still driven by one job at a time, and a run checks
-that the board runs its preset before it starts.
+claims the next queued run and runs it (benchmarks.runner). It goes on to the next run itself,
+on the connection it has open, while no other work waits for its boards and for CHAIN_S at
+most; then it queues the lane again, so other work (a probe, another campaign's run) gets in
+between two runs and each job's time limit stays honest. One board is still driven by one job
+at a time, and a run checks that the board runs its preset before it starts.
 
 A lane whose job died does not end: its run under way ends failed with the reason, and the
 lane goes on with its next run. A lane whose job vanished before it started (Redis emptied)
@@ -12,6 +13,7 @@ is simply queued again: nothing ran, nothing is lost.
 """
 
 import logging
+import time
 
 from django.db import transaction
 from django.db.models.functions import Coalesce
@@ -19,20 +21,40 @@ from django.utils import timezone
 
 from benchmarks import board_state, campaigns, runner
 from benchmarks.models import Lane, Run
-from devices import work
+from devices import remote, work
 from devices.models import Application
 
 log = logging.getLogger(__name__)
 
+# How long a job starts runs in a row: past it, the next run is a job of its own (work.AGAIN).
+CHAIN_S = 120
+
 
 def drive_lane(lane: Lane, hold: work.Hold):
-    """Its next run; then again, or done when no run is left."""
-    lane = Lane.objects.select_related("board", "peer_board", "campaign").get(pk=lane.pk)
-    run = _claim_next_run(lane)
-    if run is not None:
-        runner.execute(run, lane, hold)
-    if lane.runs.filter(state=Run.State.QUEUED).exists():
-        return work.AGAIN
+    """Its next runs; then again, or done when no run is left.
+
+    The job goes on to the lane's next run itself, on the connection it has open, while no
+    other work waits for its boards and it has run less than CHAIN_S; otherwise it hands the
+    board back (work.AGAIN: the next run is a job of its own)."""
+    started = time.monotonic()
+    kept = remote.Kept()
+    try:
+        while True:
+            lane = Lane.objects.select_related("board", "peer_board", "campaign").get(pk=lane.pk)
+            run = _claim_next_run(lane)
+            ended = runner.execute(run, lane, hold, kept) if run is not None else None
+            if not lane.runs.filter(state=Run.State.QUEUED).exists():
+                break
+            if (
+                run is None
+                or (ended is not None and ended.skip == "lane")
+                or time.monotonic() - started > CHAIN_S
+                or work.others_want(lane)
+            ):
+                return work.AGAIN
+            hold.renew()
+    finally:
+        kept.close()
     board_state.leave_as_found(lane, hold)
     return None
 
@@ -56,8 +78,10 @@ def _boards(lane: Lane) -> list[int]:
 
 
 def _longest_s() -> float:
-    """One application's job (the board's preset, applied first) and the longest run."""
-    return work.KINDS[Application.WORK_KIND].job_timeout_s() + runner.longest_run_s() + 180
+    """A job's runs in a row: started within CHAIN_S, the last one (its preset applied first)
+    as long as a run may be, then the board put back as it was (board_state.leave_as_found)."""
+    application_s = work.KINDS[Application.WORK_KIND].job_timeout_s()
+    return CHAIN_S + application_s + runner.longest_run_s() + 180 + application_s
 
 
 def _claimed() -> dict:
@@ -117,6 +141,7 @@ work.register(
         lock_step_s=runner.longest_step_s,
         boards=_boards,
         busy_reason=_busy_reason,
+        also_drives="peer_board",
         waiting_step="waiting: another job is driving the board",
         interrupted=_interrupted,
         retries_unqueued=True,

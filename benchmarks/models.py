@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from benchmarks.catalog.built_in import BUILT_IN
 from benchmarks.catalog.custom_rules import params_problem, pattern_problem
+from devices import credentials
 from devices.models import CONTROLLER, Application, Board, BoardWork, FactSnapshot, PresetVersion
 
 
@@ -47,6 +48,8 @@ class Campaign(models.Model):
     created = models.DateTimeField(auto_now_add=True)
     finished = models.DateTimeField(null=True, blank=True)
     estimated_s = models.FloatField(null=True, blank=True)  # before it started
+    # Put away by an admin (benchmarks.retention): out of the lists, its shares answer 410.
+    archived = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-created"]
@@ -100,6 +103,8 @@ class Lane(BoardWork):
     def __str__(self):
         return f"{self.campaign} on {self.board}"
 
+    BUSY_RELATED = ("campaign",)
+
     def busy_words(self) -> str:
         return f"campaign {self.campaign.name}"
 
@@ -119,6 +124,103 @@ class Lane(BoardWork):
         if self.peer_board_id:
             return self.peer_board.name
         return CONTROLLER if self.peer_is_controller else ""
+
+
+# The lookups of a run that a Tally row has under the same name (benchmarks.tallies): a choice
+# of runs made only of these is a choice of tallies too.
+_TALLIED_LOOKUPS = (
+    "campaign",
+    "benchmark",
+    "params",
+    "suspect",
+    "board",
+    "preset_version",
+    "state",
+)
+
+
+class RunQuerySet(models.QuerySet):
+    """Runs, and where they were chosen by campaign (comparisons.runs_selected) and filtered
+    since only by what a tally has too, that choice as a filter of Tally rows (tally_filter):
+    a comparison then reads the runs' sums instead of every run. None where it cannot."""
+
+    tally_filter: models.Q | None = None
+
+    def _clone(self):
+        clone = super()._clone()
+        clone.tally_filter = self.tally_filter
+        return clone
+
+    def filter(self, *args, **kwargs):
+        found = super().filter(*args, **kwargs)
+        if self.tally_filter is not None:
+            tallied = not args and all(
+                lookup.split("__")[0].removesuffix("_id") in _TALLIED_LOOKUPS
+                or lookup == "measurements__metric"
+                for lookup in kwargs
+            )
+            # A state but done (state__in, say) is no tally's: every tallied run is done.
+            states = [lookup for lookup in kwargs if lookup.startswith("state")]
+            if states and (states != ["state"] or kwargs["state"] != Run.State.DONE):
+                tallied = False
+            found.tally_filter = (
+                self.tally_filter
+                & models.Q(
+                    **{
+                        lookup.removeprefix("measurements__"): value
+                        for lookup, value in kwargs.items()
+                        if lookup not in states
+                    }
+                )
+                if tallied
+                else None
+            )
+        return found
+
+    # Whatever else narrows the runs, or joins them with others, leaves the tallies out.
+    def _untallied(self, found):
+        found.tally_filter = None
+        return found
+
+    def exclude(self, *args, **kwargs):
+        return self._untallied(super().exclude(*args, **kwargs))
+
+    def none(self):
+        return self._untallied(super().none())
+
+    def complex_filter(self, filter_obj):
+        return self._untallied(super().complex_filter(filter_obj))
+
+    def extra(self, *args, **kwargs):
+        return self._untallied(super().extra(*args, **kwargs))
+
+    def union(self, *others, **kwargs):
+        return self._untallied(super().union(*others, **kwargs))
+
+    def intersection(self, *others):
+        return self._untallied(super().intersection(*others))
+
+    def difference(self, *others):
+        return self._untallied(super().difference(*others))
+
+    def __and__(self, other):
+        return self._untallied(super().__and__(other))
+
+    def __or__(self, other):
+        return self._untallied(super().__or__(other))
+
+    def __xor__(self, other):
+        return self._untallied(super().__xor__(other))
+
+    def __getitem__(self, k):
+        found = super().__getitem__(k)
+        return self._untallied(found) if isinstance(found, RunQuerySet) else found
+
+    def chosen_by_campaign(self, campaign_ids) -> "RunQuerySet":
+        """These runs, known to be the done runs of these campaigns."""
+        clone = self._clone()
+        clone.tally_filter = models.Q(campaign_id__in=list(campaign_ids))
+        return clone
 
 
 class Run(models.Model):
@@ -189,10 +291,16 @@ class Run(models.Model):
     config_fingerprint = models.CharField(max_length=16, blank=True)
     telemetry = models.JSONField(default=list, blank=True)  # the board's samples
     peer_telemetry = models.JSONField(default=list, blank=True)
+    # When the retention removed both (PIFARM_TELEMETRY_DAYS); the measurements stay.
+    telemetry_removed = models.DateTimeField(null=True, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     started = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
     measure_s = models.FloatField(null=True, blank=True)
+    # When its values were added to its campaign's tallies (benchmarks.tallies).
+    tallied = models.DateTimeField(null=True, blank=True)
+
+    objects = RunQuerySet.as_manager()
 
     class Meta:
         ordering = ["lane", "sequence"]
@@ -204,13 +312,26 @@ class Run(models.Model):
             models.Index(fields=["lane", "state", "sequence"], name="run_lane_next"),
             # the campaign page: its runs
             models.Index(fields=["campaign", "board", "sequence"], name="run_campaign"),
-            # a comparison: the done runs of a benchmark in campaigns, and every column of
-            # theirs that benchmarks.comparisons.compare() reads but a parameter, so that it
-            # never reads the runs' rows, wide with their JSON
+            # the tallies' catch-up, each health-check round: the done runs in no tally (few)
+            models.Index(
+                fields=["id"],
+                condition=models.Q(state="done", tallied__isnull=True),
+                name="run_untallied",
+            ),
+            # the engine: a board's failed runs, among which any that left work behind, read
+            # before each run (a board's history grows by thousands of done runs a year)
+            models.Index(
+                fields=["board"], condition=models.Q(state="failed"), name="run_failed_on_board"
+            ),
+            # a comparison: the done runs of a benchmark in campaigns (those not in their
+            # campaign's tallies yet, too: few), and every column of theirs that
+            # benchmarks.comparisons.compare() reads but a parameter, so that it never reads
+            # the runs' rows, wide with their JSON
             models.Index(
                 fields=[
                     "campaign",
                     "state",
+                    "tallied",
                     "benchmark",
                     "suspect",
                     "board",
@@ -256,6 +377,54 @@ class Measurement(models.Model):
 
     def __str__(self):
         return f"{self.metric} = {self.value:g} {self.unit}"
+
+
+class Tally(models.Model):
+    """The values of one metric of a campaign's done runs that share everything a comparison
+    groups or filters them by, summed up as each run ends (benchmarks.tallies): a comparison
+    reads these few rows, not every run."""
+
+    # What the runs share, hashed (benchmarks.tallies.cell_of): one row each.
+    cell = models.CharField(max_length=64, unique=True)
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    benchmark = models.CharField(max_length=64)
+    params = models.JSONField(default=dict)
+    metric = models.CharField(max_length=64)
+    unit = models.CharField(max_length=32)
+    higher_is_better = models.BooleanField()
+    board = models.ForeignKey(Board, on_delete=models.PROTECT, related_name="+")
+    suspect = models.BooleanField()
+    snapshot = models.ForeignKey(
+        FactSnapshot, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    preset_version = models.ForeignKey(
+        PresetVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    tool_version = models.CharField(max_length=Run.VERSION_CHARS, blank=True)
+    config_fingerprint = models.CharField(max_length=16, blank=True)
+    link = models.JSONField(null=True, blank=True)  # the runs' link (network benchmarks)
+    # The values: how many, their sums around a reference value (the first one) and of the
+    # squares of those, the least and the greatest (benchmarks.summaries).
+    n = models.PositiveIntegerField()
+    reference = models.FloatField()
+    shifted = models.FloatField()
+    squares = models.FloatField()
+    low = models.FloatField()
+    high = models.FloatField()
+    # The runs' Arm clocks under load, where measured.
+    clocks = models.PositiveIntegerField(default=0)
+    clock_low = models.FloatField(null=True, blank=True)
+    clock_high = models.FloatField(null=True, blank=True)
+    first_run = models.PositiveBigIntegerField()  # its lowest run id: one that ran it
+    # A uniform sample of its trials, [value, clock, run id] each (reservoir sampling): all of
+    # them up to benchmarks.tallies.KEPT.
+    drawn = models.JSONField(default=list)
+
+    class Meta:
+        indexes = [models.Index(fields=["campaign", "benchmark", "metric"], name="tally_choice")]
+
+    def __str__(self):
+        return f"{self.benchmark} {self.metric}: {self.n} values"
 
 
 # What a name or title must not hold, by Unicode category: controls (Cc: NUL, tab, line
@@ -414,6 +583,10 @@ class Comparison(models.Model):
     group_by = models.CharField(max_length=48)  # a key of comparisons.group_by_choices
     baseline = models.CharField(max_length=200, blank=True)  # a group's key; empty: the first
     include_suspects = models.BooleanField(default=False)
+    # Why it was withdrawn, with when ("" while it stands): a campaign it showed was deleted
+    # (benchmarks.retention), so what is left is not what was saved and its share links
+    # answer 410 with these words.
+    withdrawn = models.CharField(max_length=300, blank=True, editable=False)
 
     class Meta:
         ordering = ["-created"]
@@ -460,3 +633,151 @@ class ShareLink(models.Model):
 
     def live(self, now=None) -> bool:
         return self.revoked is None and not self.expired(now)
+
+
+class Schedule(models.Model):
+    """A campaign spec started again and again (benchmarks.schedules): on a cron string, in
+    the site's time zone, or every so many seconds. RQ's scheduler delivers each start; the
+    row is the truth, and a job lost with Redis is made again from it."""
+
+    code = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    name = models.CharField(max_length=120)
+    # The campaign spec as given, without its schedule: each start is checked again (a board
+    # retired since is said then) and draws its own seed unless the spec names one.
+    spec = models.JSONField()
+    cron = models.CharField(max_length=120, blank=True)
+    every_s = models.PositiveIntegerField(null=True, blank=True)
+    paused = models.BooleanField(default=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    next_at = models.DateTimeField(null=True, blank=True)  # the next start; None while paused
+    job_id = models.CharField(max_length=64, blank=True)  # of the RQ job that delivers it
+    # A board's canary (benchmarks.canaries): its results are judged against the board's own.
+    canary_of = models.OneToOneField(
+        Board, null=True, blank=True, on_delete=models.CASCADE, related_name="canary"
+    )
+
+    class Meta:
+        ordering = ["name", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(
+                    models.Q(cron="", every_s__isnull=False)
+                    | (~models.Q(cron="") & models.Q(every_s__isnull=True))
+                ),
+                name="schedule_cron_or_every",
+            )
+        ]
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return reverse("benchmarks:schedule", args=[self.code])
+
+
+class ScheduledStart(models.Model):
+    """One time a schedule came due: the campaign it started, or why it started none."""
+
+    schedule = models.ForeignKey(Schedule, on_delete=models.CASCADE, related_name="starts")
+    due = models.DateTimeField()
+    at = models.DateTimeField(auto_now_add=True)
+    campaign = models.OneToOneField(
+        Campaign,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="scheduled_start",
+    )
+    skipped = models.TextField(blank=True)  # why no campaign started
+
+    class Meta:
+        ordering = ["-due", "-pk"]
+        # A job delivered twice (a worker killed after starting it) starts one campaign.
+        constraints = [
+            models.UniqueConstraint(fields=["schedule", "due"], name="one_start_per_due_time")
+        ]
+
+
+class Drift(models.Model):
+    """A board's canary found it is not the board it was (benchmarks.canaries): from `since`,
+    one metric of it moved beyond its own history's noise. Open until a person accepts the
+    board as it is now (cleared): the series then starts again from the change."""
+
+    board = models.ForeignKey(Board, on_delete=models.CASCADE, related_name="drifts")
+    benchmark = models.CharField(max_length=64)
+    metric = models.CharField(max_length=64)
+    params = models.JSONField(default=dict)
+    # The preset the canary ran at (None: the board as it was): a series of its own.
+    preset_version = models.ForeignKey(
+        PresetVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    unit = models.CharField(max_length=32)
+    kind = models.CharField(max_length=8)  # benchmarks.drift.JUMP or SLIDE
+    since = models.DateTimeField()  # when the first canary that differs ran
+    since_campaign = models.ForeignKey(
+        Campaign, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    found_campaign = models.ForeignKey(
+        Campaign, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    reference_mean = models.FloatField()  # the board as it was
+    mean_since = models.FloatField()
+    # What pifarm recorded that changed at the time: [{"what", "before", "after"}].
+    changed = models.JSONField(default=list, blank=True)
+    found = models.DateTimeField(auto_now_add=True)
+    cleared = models.DateTimeField(null=True, blank=True)
+    cleared_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-found", "-pk"]
+
+    def __str__(self):
+        return f"{self.board}: {self.benchmark} {self.metric} {self.change}"
+
+    @property
+    def change(self) -> str:
+        """ "-12.3 %", or "from 0 to 1.5 segments" where the board used to measure 0 (no
+        percent of it)."""
+        if self.reference_mean:
+            return f"{(self.mean_since / self.reference_mean - 1) * 100:+.1f} %"
+        return f"from 0 to {self.mean_since:.4g} {self.unit}"
+
+
+class NotificationTarget(models.Model):
+    """Where pifarm tells people of an event (benchmarks.notify): an apprise URL (e-mail,
+    webhooks, Matrix, Slack...), which an admin sets and nobody reads back. It often holds a
+    token or a password, so it is encrypted at rest (devices.credentials) and never shown."""
+
+    class Event(models.TextChoices):
+        CAMPAIGN_FINISHED = "campaign_finished", "a campaign finished"
+        BOARD_ATTENTION = "board_attention", "a board needs attention"
+        BOARD_DRIFTED = "board_drifted", "a board drifted (its canary)"
+        CANARY_FAILED = "canary_failed", "a canary had failed runs"
+
+    name = models.CharField(max_length=80, unique=True)
+    url_encrypted = models.TextField(editable=False)
+    events = models.JSONField(default=list)  # Event values
+    enabled = models.BooleanField(default=True)
+    created = models.DateTimeField(auto_now_add=True)
+    last_sent = models.DateTimeField(null=True, blank=True, editable=False)
+    last_error = models.CharField(max_length=300, blank=True, editable=False)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+    def set_url(self, url: str) -> None:
+        self.url_encrypted = credentials.encrypt(url)
+
+    def url(self) -> str:
+        return credentials.decrypt(self.url_encrypted)
+
+    def wants(self, event: str) -> bool:
+        return self.enabled and event in self.events

@@ -89,15 +89,18 @@ def _groups(checked: Checked, rng: random.Random, board_index: int):
     return groups
 
 
-def warnings(checked: Checked) -> list[str]:
-    """What to know before starting, in words: a board whose "as is" is not its firmware's
-    defaults (the baseline then is whatever it runs), and a preset that sets a clock below a
-    board's own default (an "overclock" that is an underclock there)."""
+def warnings(checked: Checked, started=None) -> list[str]:
+    """What to know before starting, in words: a board in another campaign not ended yet, a
+    board whose "as is" is not its firmware's defaults (the baseline then is whatever it runs),
+    and a preset that sets a clock below a board's own default (an "overclock" that is an
+    underclock there). started: the campaign the spec started already, not another one."""
     found = []
     for board in checked.boards:
         busy = Lane.objects.filter(board=board, state__in=Lane.UNFINISHED).select_related(
             "campaign"
         )
+        if started is not None:
+            busy = busy.exclude(campaign=started)
         for lane in busy:
             found.append(
                 f"{board.name} is in “{lane.campaign.name}”, which has not ended: their runs "

@@ -11,7 +11,6 @@ import getpass
 import logging
 import socket
 import time
-from contextlib import ExitStack
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -24,6 +23,7 @@ from benchmarks import (
     limits,
     network_link,
     results,
+    tallies,
     telemetry,
     trial,
 )
@@ -82,14 +82,16 @@ class Stop(work.Stop):
         self.skip = skip
 
 
-def execute(run: Run, lane: Lane, hold: work.Hold) -> None:
-    running = _Running(run, lane, hold)
+def execute(run: Run, lane: Lane, hold: work.Hold, kept: remote.Kept) -> Stop | None:
+    """Run it to its end; how it ended when not done. kept: the job's open sessions, which
+    the lane's next run in the same job reuses."""
+    running = _Running(run, lane, hold, kept)
     try:
         running.go()
     except Stop as stop:
         running.end(stop)
-    finally:
-        running.close()
+        return stop
+    return None
 
 
 def end_interrupted(lane: Lane, why: str) -> int:
@@ -132,11 +134,10 @@ def _while(run: Run) -> str:
 
 
 class _Running:
-    def __init__(self, run: Run, lane: Lane, hold: work.Hold):
-        self.run, self.lane, self.hold = run, lane, hold
+    def __init__(self, run: Run, lane: Lane, hold: work.Hold, kept: remote.Kept):
+        self.run, self.lane, self.hold, self.kept = run, lane, hold, kept
         self.board: Board = lane.board
         self.campaign = lane.campaign
-        self.sessions = ExitStack()
         self.environment: dict = {}
         self.application: Application | None = None
 
@@ -176,9 +177,6 @@ class _Running:
             if stop.skip:
                 rest.update(state=Run.State.SKIPPED, reason=stop.reason, finished=timezone.now())
         Lane.objects.filter(pk=self.lane.pk).update(step="", log_tail="")
-
-    def close(self) -> None:
-        self.sessions.close()
 
     # ---- the run ------------------------------------------------------------------------
     def go(self) -> None:
@@ -266,6 +264,7 @@ class _Running:
             self.step(f"putting back {version} (the state before the campaign)")
         else:
             self.step(f"applying {version}")
+        self.kept.forget(self.board)  # the application reboots the board
         try:
             application = board_state.apply_version(self.lane, version, self.hold)
         except IntegrityError:
@@ -283,8 +282,13 @@ class _Running:
 
     # ---- the ends -----------------------------------------------------------------------
     def connect(self, board: Board) -> BoardEndpoint:
-        session = self.reach(board)
-        self.sessions.callback(session.close)
+        """The board's session: the one the job's last run left open, else a new one."""
+        session = self.kept.reuse(board)
+        if session is None:
+            session = self.reach(board)
+            self.kept.keep(board, session)
+        else:
+            self.step(f"on {board.name} (connected)")
         return BoardEndpoint(board.name, session)
 
     def reach(self, board: Board) -> ssh.Session:
@@ -419,6 +423,7 @@ class _Running:
         """Stop and undo what runs on these ends left when their job died."""
         pending = Run.objects.select_related("board").filter(
             board__in=[self.board, *([self.lane.peer_board] if self.lane.peer_board else [])],
+            state=Run.State.FAILED,  # a run that left work behind failed (the index: few)
             environment__cleanup_pending=True,
         )
         for leftover in pending:
@@ -521,21 +526,16 @@ class _Running:
         return Stop(Run.State.FAILED, f"lost the connection to {self.board.name}: {error}")
 
     def keep_raw(self, text: str) -> None:
-        Run.objects.filter(pk=self.run.pk).update(
-            raw_output=clean_for_db(text),
-            raw_truncated=len(text.encode()) >= trial.OUTPUT_CAP,
-        )
+        Run.objects.filter(pk=self.run.pk).update(**_raw_fields(text))
 
     def keep_samples(self, samplers: Samplers) -> None:
-        Run.objects.filter(pk=self.run.pk).update(
-            telemetry=samplers.dicts("board"), peer_telemetry=samplers.dicts("peer")
-        )
+        Run.objects.filter(pk=self.run.pk).update(**_sample_fields(samplers))
 
     # ---- the result ---------------------------------------------------------------------
     def record(self, benchmark: Benchmark, params: dict, outcome, samplers, snapshot) -> None:
-        self.keep_raw(outcome.outputs.get(trial.MEASURE, ""))
-        self.keep_samples(samplers)
-        self.hold.renew()
+        """Parse the output and write the run's result, its output and its telemetry in one
+        transaction; output the parser refuses is kept with the failed run."""
+        raw = outcome.outputs.get(trial.MEASURE, "")
         try:
             parsed = benchmark.parse(outcome.outputs, params)
             missing = [
@@ -545,9 +545,13 @@ class _Running:
                 raise ParseError(f"no value for {', '.join(missing)}")
         except RecursionError:  # a parser's bug on pathological output, not the run's
             log.exception("run %s: the %s parser failed", self.run.pk, benchmark.name)
+            self.keep_raw(raw)
+            self.keep_samples(samplers)
             too_deep = "the output was not understood: it is nested too deeply to read"
             raise Stop(Run.State.FAILED, f"{too_deep} (the raw output is kept)") from None
         except ParseError as exc:
+            self.keep_raw(raw)
+            self.keep_samples(samplers)
             raise Stop(
                 Run.State.FAILED,
                 f"the output was not understood: {exc} (the raw output is kept with the run)",
@@ -586,10 +590,12 @@ class _Running:
                 for metric in benchmark.metrics
                 if metric.name in parsed.values
             )
-            Run.objects.filter(pk=self.run.pk, state=Run.State.RUNNING).update(
+            recorded = Run.objects.filter(pk=self.run.pk, state=Run.State.RUNNING).update(
                 state=Run.State.DONE,
                 step="",
                 finished=timezone.now(),
+                **_raw_fields(raw),
+                **_sample_fields(samplers),
                 measure_s=outcome.measure_s,
                 details=clean_for_db(parsed.details),
                 clock_mhz=results.clock_under_load(self.environment["telemetry"]),
@@ -601,6 +607,8 @@ class _Running:
                 application=self.application,
                 peer=self.lane.peer_name,
             )
+            if recorded:  # not ended meanwhile (a sweep that took its job for dead, say)
+                tallies.add(self.run.pk)
         Lane.objects.filter(pk=self.lane.pk).update(step="", log_tail="")
         mark_board(self.board.pk, Board.Status.ONLINE)
         adaptive.after_run(self.run, benchmark, suspect=bool(reasons))
@@ -613,3 +621,14 @@ class _Running:
             return int(str(version.options.get("arm_freq", "")).strip())
         except ValueError:
             return None
+
+
+def _raw_fields(text: str) -> dict:
+    return {
+        "raw_output": clean_for_db(text),
+        "raw_truncated": len(text.encode()) >= trial.OUTPUT_CAP,
+    }
+
+
+def _sample_fields(samplers: Samplers) -> dict:
+    return {"telemetry": samplers.dicts("board"), "peer_telemetry": samplers.dicts("peer")}

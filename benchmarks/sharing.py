@@ -18,7 +18,7 @@ from itertools import count
 
 from django.utils import timezone
 
-from benchmarks import comparisons, double_posts
+from benchmarks import comparisons, double_posts, retention
 from benchmarks.api.redact import HIDDEN, NOT_A_PI_PRODUCT, Redactor
 from benchmarks.models import Comparison, ShareLink
 from devices.models import Board
@@ -115,6 +115,8 @@ def live_link(token: str) -> ShareLink:
     if link.expired():
         when = timezone.localtime(link.expires).strftime(WHEN)
         raise Gone(f"This link expired on {when}: the comparison is no longer shared here.")
+    if why := retention.gone_why(link.comparison):
+        raise Gone(why)
     return link
 
 
@@ -170,6 +172,7 @@ class Hider:
             },
             references=result.references and result.references.renamed(keys.__getitem__),
             emptied={text(key): count for key, count in result.emptied.items()},
+            drift_notes=[text(note) for note in result.drift_notes],
         )
 
     def board(self, name: str) -> str:

@@ -179,6 +179,12 @@ def check(spec) -> Checked:
         "keep",
         "min_trial_s",
     }
+    if "schedule" in spec:  # benchmarks.schedules splits it off before a start checks the rest
+        raise SpecError(
+            'a spec with a "schedule" makes a schedule, not one campaign: '
+            "`manage.py campaign start FILE` makes it (docs/watching.md)",
+            "schedule",
+        )
     unknown = sorted(set(spec) - known)
     if unknown:
         raise SpecError(

@@ -42,6 +42,11 @@ import numpy as np
 
 from benchmarks import designs
 from benchmarks.designs import BLOCKS, BOARDS, CONFOUNDED, TRIALS, Design
+from benchmarks.summaries import Summary
+
+# A side of a comparison: its values (with their boards given apart, or none), or its values
+# summed up board by board, by board name (a database's per-group sums: benchmarks.summaries).
+Side = Sequence[float] | Mapping[str, Summary]
 
 CONFIDENCE = 0.95
 ALPHA = 1 - CONFIDENCE  # a p-value below this is significant
@@ -53,7 +58,7 @@ BELOW_MIN_EFFECT = "below the minimum effect"  # significant, but too small to c
 class Description:
     n: int
     mean: float
-    median: float
+    median: float | None  # None where only the values' sums were at hand
     sd: float | None  # None below two values
     relative_sd: float | None  # sd / |mean|; None below two values or for a mean of 0
     ci_low: float | None  # 95 % confidence interval of the mean (Student t)
@@ -94,6 +99,9 @@ def _t_quantile(df: float) -> float:
 
 
 def describe(values) -> Description:
+    """values: the values, or their Summary (benchmarks.summaries)."""
+    if isinstance(values, Summary):
+        return _described(values)
     # numpy, not the statistics module: a comparison describes groups of tens of thousands
     # of trials, and statistics.stdev's exact fractions took 6 ms for 16,000 of them.
     # numpy's mean sums pairwise and its sd takes two passes: accurate to the last digits
@@ -105,22 +113,38 @@ def describe(values) -> Description:
         raise ValueError("no values to describe")
     if not np.isfinite(values).all():
         raise ValueError("values must be finite numbers")
-    n, mean = int(values.size), _mean(values)
+    n = int(values.size)
     sd = _sd(values) if n > 1 else None
-    low = high = None
+    low, high = float(values.min()), float(values.max())
+    return _description(n, _mean(values), sd, _median(values), low, high)
+
+
+def _described(summary: Summary) -> Description:
+    """A Description from a Summary: the same figures as from the values (the median only
+    where the summary knows it)."""
+    if not summary.finite:
+        raise ValueError("values must be finite numbers")
+    n = summary.n
+    sd = math.sqrt(summary.m2 / (n - 1)) if n > 1 else None
+    return _description(n, summary.mean, sd, summary.median, summary.min, summary.max)
+
+
+def _description(n, mean, sd, median, low, high) -> Description:
+    """The figures, and the mean's confidence interval from them (where there is an sd)."""
+    ci_low = ci_high = None
     if sd is not None:
         half = _t_quantile(n - 1) * sd / math.sqrt(n)
-        low, high = float(mean - half), float(mean + half)
+        ci_low, ci_high = float(mean - half), float(mean + half)
     return Description(
         n=n,
         mean=mean,
-        median=_median(values),
+        median=median,
         sd=sd,
         relative_sd=sd / abs(mean) if sd is not None and mean else None,
-        ci_low=low,
-        ci_high=high,
-        min=float(values.min()),
-        max=float(values.max()),
+        ci_low=ci_low,
+        ci_high=ci_high,
+        min=low,
+        max=high,
     )
 
 
@@ -215,7 +239,7 @@ class Comparison:
         if self.identical:
             return self._identical_words(outcome)
         change, interval, notes = self._change_words(), self._interval_words(), self._notes()
-        if outcome == NO_DIFFERENCE and self._within_min_effect:
+        if outcome == NO_DIFFERENCE and self.within_min_effect:
             return (
                 f"no difference of {self.min_effect * 100:g} % or more: the 95 % CI lies within "
                 f"it ({change}, {interval}; {p}{notes})"
@@ -243,7 +267,9 @@ class Comparison:
         )
 
     @property
-    def _within_min_effect(self) -> bool:
+    def within_min_effect(self) -> bool:
+        """Whether the 95 % CI of the ratio lies within the minimum effect either way: no
+        change that counts, shown (not merely no change found)."""
         if self.ci_low is None or self.ci_low <= 0:
             return False
         limit = math.log1p(self.min_effect)
@@ -382,8 +408,8 @@ class Comparison:
 
 
 def compare(
-    baseline: Sequence[float],
-    values: Sequence[float],
+    baseline: Side,
+    values: Side,
     higher_is_better: bool = True,
     *,
     min_effect: float = 0.02,
@@ -394,21 +420,23 @@ def compare(
 ) -> Comparison:
     """Compare `values` with `baseline` (ValueError for an empty side or a value not finite).
 
-    *_boards: the board (its name) each value ran on, for the design (benchmarks.designs);
-    without them every trial is a unit. names: the sides, for the words of a confounded one."""
+    Each side is its values, with *_boards the board (its name) each ran on, for the design
+    (benchmarks.designs); without them every trial is a unit. Or each side is its values
+    summed up board by board (board name: Summary): the same answer from aggregates. names:
+    the sides, for the words of a confounded one."""
     if not (math.isfinite(min_effect) and min_effect >= 0):
         raise ValueError("min_effect must be a fraction of 0 or more, e.g. 0.02 for 2 %")
-    baseline, values = list(baseline), list(values)  # read twice: a generator would run dry
-    before, after = describe(baseline), describe(values)
+    baseline, values = (_values(side) for side in (baseline, values))
+    before, after = describe(_pooled(baseline)), describe(_pooled(values))
     scale = _scale(before, after)
     # The values times a power of 2 (exact): the ratio and the test are the same, while their
     # squares (variances, mean^2) can no longer overflow.
-    scaled_before, scaled_after = np.asarray(baseline) * scale, np.asarray(values) * scale
-    before_boards, after_boards = (
-        None if boards is None else _board_names(boards, len(side))
-        for boards, side in ((baseline_boards, baseline), (values_boards, values))
+    by_board_before = _by_board(baseline, baseline_boards, scale)
+    by_board_after = _by_board(values, values_boards, scale)
+    known = "" not in by_board_before and "" not in by_board_after
+    design = designs.design_of(
+        by_board_before if known else None, by_board_after if known else None
     )
-    design = designs.design_of(scaled_before, before_boards, scaled_after, after_boards)
     found = Comparison(
         baseline=before,
         values=after,
@@ -426,16 +454,43 @@ def compare(
     )
     if design.units == CONFOUNDED or found._too_wide:
         return found
-    pairs = designs.strata(design, scaled_before, before_boards, scaled_after, after_boards)
+    pairs = designs.strata(design, by_board_before, by_board_after)
     sides = [designs.estimate([pair[side] for pair in pairs]) for side in (0, 1)]
     return _tested(found, *sides, pairs, scale)
+
+
+def _values(side: Side):
+    """A side as a numpy array of its values, or as its summaries by board (checked)."""
+    if isinstance(side, Mapping):
+        if not side:
+            raise ValueError("no values to describe")
+        if not all(summary.finite for summary in side.values()):
+            raise ValueError("values must be finite numbers")
+        return dict(side)
+    return np.asarray(side if isinstance(side, list | tuple | np.ndarray) else list(side), float)
+
+
+def _pooled(side):
+    return Summary.pooled(side.values()) if isinstance(side, dict) else side
+
+
+def _by_board(side, boards: Sequence | None, scale: float) -> dict[str, Summary]:
+    """A side's values times scale, summed up by board name ("" for all of them, where the
+    boards are not known)."""
+    if isinstance(side, dict):
+        return {board: summary.scaled(scale) for board, summary in side.items()}
+    scaled = side * scale
+    if boards is None:
+        return {"": Summary.of(scaled)}
+    names = _board_names(boards, side.size)
+    return {str(board): Summary.of(scaled[names == board]) for board in np.unique(names).tolist()}
 
 
 def _tested(
     found: Comparison,
     before: designs.Estimate,
     after: designs.Estimate,
-    pairs: list[tuple],
+    pairs: list[tuple[Summary, Summary]],
     scale: float,
 ) -> Comparison:
     """found with the design's estimates, its test and its intervals."""
@@ -444,7 +499,7 @@ def _tested(
         found,
         ratio=ratio,
         difference=(after.mean - before.mean) / scale,
-        n_units=tuple(sum(pair[side].size for pair in pairs) for side in (0, 1)),
+        n_units=tuple(sum(pair[side].n for pair in pairs) for side in (0, 1)),
         log_ratio=math.log(after.mean) - math.log(before.mean) if ratio and ratio > 0 else None,
     )
     if not (before.df and after.df):
@@ -471,8 +526,8 @@ def _tested(
 
 
 def compare_many(
-    baseline: Sequence[float],
-    groups: Mapping[str, Sequence[float]],
+    baseline: Side,
+    groups: Mapping[str, Side],
     higher_is_better: bool = True,
     *,
     min_effect: float = 0.02,
@@ -483,8 +538,10 @@ def compare_many(
 ) -> dict[str, Comparison]:
     """Compare each group with the baseline, for one table: the verdicts use Holm-adjusted
     p-values, so that among many groups a chance "win" is not called one. boards: each group's
-    values' boards, by group name, with baseline_boards the baseline's."""
-    baseline = list(baseline)  # compared with every group
+    values' boards, by group name, with baseline_boards the baseline's. A side may be its
+    values summed up board by board, as compare() takes it."""
+    if not isinstance(baseline, Mapping):
+        baseline = list(baseline)  # compared with every group
     found = {
         name: compare(
             baseline,

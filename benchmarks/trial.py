@@ -56,7 +56,9 @@ class Hooks:
     # Just before the measurement starts; returns what starts with it on its end, in the same
     # round trip and as the same user (the sampler there).
     measuring: Callable[[], Sequence[Detached]] = lambda: ()
-    measured: Callable[[], None] = lambda: None  # just after it ended, however it ended
+    # Just after it ended, however it ended: with what the companion that started with it on
+    # its end printed, where the last wait stopped it (else None: stop it yourself).
+    measured: Callable[[str | None], None] = lambda companion: None
 
 
 def clean_up_after(
@@ -166,13 +168,16 @@ class _Trial:
         command = self.plan.measure
         end, directory = self.end(command), self.dirs[command.on]
         companions = self.hooks.measuring()
+        # The wait that sees the end stops a companion of the same user too (the sampler).
+        then_stop = companions[0].name if len(companions) == 1 and not command.sudo else ""
+        waited = None
         began = time.monotonic()
         # Its own deadline, should the board's `timeout` never report (stopped, say).
         deadline_s = command.timeout_s + KILL_AFTER_S + MEASURE_MARGIN_S
         try:
             self.start_detached(command, MEASURE, command.timeout_s, companions)
             while True:
-                waited = end.wait(directory, MEASURE)
+                waited = end.wait(directory, MEASURE, then_stop=then_stop)
                 self.hooks.tick(waited.tail)
                 if waited.finished:
                     break
@@ -186,7 +191,7 @@ class _Trial:
                     )
         finally:
             seconds = time.monotonic() - began
-            self.hooks.measured()
+            self.hooks.measured(waited.companion if waited is not None else None)
         self.ended.add(MEASURE)
         if waited.whole:  # the last poll brought all of it
             output = ssh.Result(0, waited.tail.encode(), b"")

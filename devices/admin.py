@@ -28,19 +28,26 @@ class ReadOnlyAdmin(ReadOnly, admin.ModelAdmin):
         return [field.name for field in self.model._meta.fields]
 
 
-class InServiceFilter(admin.SimpleListFilter):
-    title = "service"
-    parameter_name = "service"
+class SinceFilter(admin.SimpleListFilter):
+    """Rows whose `field` (a moment: retired, archived) is not set yet, or is. A subclass
+    names the field, and each choice as (its value in the URL, its words)."""
+
+    field = ""
+    unset = set_ = ("", "")
 
     def lookups(self, request, model_admin):
-        return [("in", "in service"), ("retired", "retired")]
+        return [self.unset, self.set_]
 
     def queryset(self, request, queryset):
-        if self.value() == "in":
-            return queryset.in_service()
-        if self.value() == "retired":
-            return queryset.retired()
+        if self.value() in (self.unset[0], self.set_[0]):
+            return queryset.filter(**{f"{self.field}__isnull": self.value() == self.unset[0]})
         return queryset
+
+
+class InServiceFilter(SinceFilter):
+    title = parameter_name = "service"
+    field = "retired"
+    unset, set_ = ("in", "in service"), ("retired", "retired")
 
 
 @admin.register(Board)

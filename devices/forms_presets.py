@@ -14,6 +14,12 @@ SHOWN_FINDINGS = 20
 FAMILY_CHOICES = list(FAMILY_NAMES.items())
 
 
+def _acknowledgement(name: str, **options) -> forms.BooleanField:
+    """A version's acknowledgement, in the words the version keeps it with."""
+    sentence = PresetVersion._meta.get_field(name).help_text.removesuffix(".")
+    return forms.BooleanField(required=False, label=sentence, **options)
+
+
 class PresetForm(forms.ModelForm):
     """A preset and the content of its next version. "Check" shows findings; "save" saves
     unless a finding is an error."""
@@ -31,14 +37,9 @@ class PresetForm(forms.ModelForm):
     governor = forms.ChoiceField(
         choices=[("", "leave as it is"), *PresetVersion.Governor.choices], required=False
     )
-    acknowledge_warranty = forms.BooleanField(
-        required=False,
-        label="I know these settings set the permanent warranty (overclock) bit",
-    )
-    acknowledge_boot = forms.BooleanField(
-        required=False,
-        label="I know these lines change what the board boots (kernel, cmdline, device tree...)",
-        help_text="Only staff users are offered this.",
+    acknowledge_warranty = _acknowledgement("acknowledge_warranty")
+    acknowledge_boot = _acknowledgement(
+        "acknowledge_boot", help_text="Only staff users are offered this."
     )
     note = forms.CharField(max_length=300, required=False, help_text="What changed, and why.")
 

@@ -24,10 +24,18 @@ def is_locked(board_id: int) -> bool:
     return bool(django_rq.get_connection("default").exists(_key(board_id)))
 
 
+def holder(board_id: int) -> str:
+    """The id of the job that holds the board now ("" for none, or one that did not say)."""
+    held = django_rq.get_connection("default").get(_key(board_id))
+    return held.decode() if held else ""
+
+
 @contextmanager
-def board_lock(board_id: int, *, ttl: float):
+def board_lock(board_id: int, *, ttl: float, job_id: str = ""):
+    """job_id: the holder's RQ job, kept as the lock's token, so that the sweep can tell its
+    lock from the next job's (holder); a lock taken outside a job gets a random one."""
     lock = django_rq.get_connection("default").lock(_key(board_id), timeout=ttl, blocking=False)
-    if not lock.acquire():
+    if not lock.acquire(token=f"{job_id}" if job_id else None):
         raise BoardBusy("another job is driving this board right now")
     try:
         yield lock

@@ -166,6 +166,15 @@ class Board(models.Model):
     def latest_snapshot(self):
         return self.snapshots.order_by("-taken_at").first()
 
+    @staticmethod
+    def latest_snapshots(boards) -> dict:
+        """{board id: its latest snapshot} of boards, in one query (a page of many boards)."""
+        latest = FactSnapshot.objects.filter(board=models.OuterRef("board")).order_by("-taken_at")
+        newest = FactSnapshot.objects.filter(
+            board__in=boards, pk=models.Subquery(latest.values("pk")[:1])
+        )
+        return {snapshot.board_id: snapshot for snapshot in newest}
+
     @property
     def current_application(self):
         """The last preset applied and verified here: what the board runs now."""
@@ -223,6 +232,7 @@ class BoardWork(models.Model):
     # The sweep's time limits apply (devices.work): its rows say when they were created.
     TIME_LIMITED = True
     WORK_KIND = ""  # the name of its kind of work (devices.work.Kind), for a model of one kind
+    KIND_FIELD = ""  # for a model of several: the field that names each row's kind
 
     state = models.CharField(max_length=20, choices=State.choices, default=State.QUEUED)
     step = models.CharField(max_length=200, blank=True)  # what it is doing now, for the page
@@ -254,6 +264,10 @@ class BoardWork(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.state not in self.UNFINISHED
+
+    # What busy_words and busy_url read beyond the row (select_related): the dashboard lists
+    # every board's work in progress in one query a kind.
+    BUSY_RELATED: tuple[str, ...] = ()
 
     def busy_words(self) -> str:
         """What it is, as the dashboard names a board's work in progress."""
@@ -312,9 +326,11 @@ class BoardTask(BoardWork):
     def busy_words(self) -> str:
         return self.get_kind_display()
 
+    KIND_FIELD = "kind"  # each kind of task is its own kind of work
+
     @property
     def work_kind(self) -> str:
-        return self.kind  # each kind of task is its own kind of work
+        return self.kind
 
     @property
     def duration_s(self) -> float | None:
@@ -469,6 +485,8 @@ class Application(BoardWork):
 
     def __str__(self):
         return f"{self.version} on {self.board} ({self.state})"
+
+    BUSY_RELATED = ("version__preset",)
 
     def busy_words(self) -> str:
         return f"applying {self.version}"

@@ -32,6 +32,7 @@ _READ = {
     "benchmarks.view_campaign",
     "benchmarks.view_run",
     "benchmarks.view_custombenchmark",
+    "benchmarks.view_schedule",
 }
 # Sharing a comparison publishes it beyond the login (benchmarks.sharing): operators share any
 # comparison; a viewer only the ones they saved.
@@ -53,6 +54,12 @@ _ADMINISTER = _OPERATE | {
     "benchmarks.add_custombenchmark",
     "benchmarks.change_custombenchmark",
     "benchmarks.delete_custombenchmark",
+    "benchmarks.delete_schedule",
+    "benchmarks.delete_campaign",  # a finished one (benchmarks.retention), in the admin
+    "benchmarks.view_notificationtarget",
+    "benchmarks.add_notificationtarget",
+    "benchmarks.change_notificationtarget",
+    "benchmarks.delete_notificationtarget",
     "auth.view_user",
     "auth.add_user",
     "auth.change_user",

@@ -137,7 +137,7 @@ def _resolve(host: str, port: int, timeout: float) -> tuple:
 def _connect_tcp(host: str, port: int, timeout: float) -> socket.socket:
     address = _resolve(host, port, timeout)
     try:
-        return socket.create_connection(address[:2], timeout=timeout)
+        sock = socket.create_connection(address[:2], timeout=timeout)
     except TimeoutError:
         raise ConnectFailed(
             f"{host}:{port} did not answer within {timeout:g} s (unreachable?)"
@@ -146,6 +146,11 @@ def _connect_tcp(host: str, port: int, timeout: float) -> socket.socket:
         raise ConnectFailed(f"{host}:{port} refused the connection (is sshd running?)") from None
     except OSError as exc:
         raise ConnectFailed(f"cannot connect to {host}:{port}: {exc.strerror or exc}") from None
+    # A command's round trip is a few small packets each way (open a channel, run, its exit
+    # status, close). With Nagle's algorithm one of them waits for the board's delayed ACK:
+    # 40 ms on Linux, most of a short command's round trip.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return sock
 
 
 def _open_transport(host: str, port: int, timeouts: Timeouts, key_types=None):
@@ -311,6 +316,11 @@ class Session:
             raise AuthFailed(f"the board refused the {credential.kind} of user {user}") from None
         except (paramiko.SSHException, EOFError, OSError):
             raise ConnectionLost("the connection dropped during login") from None
+
+    @property
+    def open(self) -> bool:
+        """Connected, and the connection has not dropped since."""
+        return self._transport is not None and self._transport.is_active()
 
     def local_address(self) -> str:
         """This end's address on the connection: where the board can reach the controller."""

@@ -33,16 +33,17 @@ from datetime import datetime, timedelta
 import django_rq
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.module_loading import import_string
 from redis.exceptions import LockError, RedisError
-from rq import Callback, Worker
+from rq import Callback, Worker, get_current_job
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
-from devices import ssh
+from devices import events, ssh
 from devices.credentials import CredentialError
-from devices.locks import BoardBusy, board_lock, is_locked
+from devices.locks import BoardBusy, board_lock, holder
 from devices.models import Board, BoardWork
 
 log = logging.getLogger(__name__)
@@ -142,6 +143,7 @@ class Kind:
     untouched: how its reasons begin when it ended before it changed anything.
     ended(row): after it ended, once the board's lock is released (the next job may start).
     claimed: extra fields set when a job claims it.
+    also_drives: the field of its model naming another board it drives (a lane's peer board).
     """
 
     name: str
@@ -159,6 +161,7 @@ class Kind:
     untouched: str = ""
     ended: Callable[[BoardWork], None] = _nothing
     claimed: Callable[[], dict] = dict
+    also_drives: str = ""
 
     def job_timeout_s(self) -> float:
         """The one rule for RQ's limit on a job: the body's longest run, and a margin."""
@@ -197,8 +200,36 @@ def busy_on(boards) -> dict[int, list[BoardWork]]:
     found = defaultdict(list)
     for model in {kind.model for kind in KINDS.values()}:
         rows = model.objects.filter(board__in=boards, state__in=model.UNFINISHED)
-        for row in rows.select_related("board").order_by("pk"):
+        for row in rows.select_related("board", *model.BUSY_RELATED).order_by("pk"):
             found[row.board_id].append(row)
+    return found
+
+
+def others_want(row: BoardWork) -> bool:
+    """Whether other work not ended yet (queued, waiting or running) is for one of the boards
+    that row drives: then row's job gives the boards back between two steps. Work that ends at
+    once on a busy board (a health check: on_busy) does not count: it never waits for them."""
+    return any(others.exists() for others in _others(row))
+
+
+def _others(row: BoardWork) -> list:
+    """Per model, its rows not ended yet, but row, that drive one of row's boards and would
+    wait for them (others_want)."""
+    boards = kind_of(row).boards(row)
+    found = []
+    for model in _models():
+        instant = [kind.name for kind in KINDS.values() if kind.model is model and kind.on_busy]
+        if instant and not model.KIND_FIELD:
+            continue  # a model of one kind, which never waits
+        drives = Q(board__in=boards)
+        for field in {kind.also_drives for kind in KINDS.values() if kind.model is model} - {""}:
+            drives |= Q(**{f"{field}__in": boards})
+        others = model.objects.filter(drives, state__in=BoardWork.UNFINISHED).exclude(
+            pk=row.pk if isinstance(row, model) else None
+        )
+        if instant:
+            others = others.exclude(**{f"{model.KIND_FIELD}__in": instant})
+        found.append(others)
     return found
 
 
@@ -332,9 +363,14 @@ class Hold:
 
 @contextmanager
 def hold(*board_ids: int, ttl: float, label: str):
-    """Lock each board (BoardBusy, holding none, if any is driven by another job)."""
+    """Lock each board (BoardBusy, holding none, if any is driven by another job), in the
+    name of the RQ job running this (locks.holder)."""
+    job = get_current_job()
     with ExitStack() as stack:
-        locks = [stack.enter_context(board_lock(pk, ttl=ttl)) for pk in board_ids]
+        locks = [
+            stack.enter_context(board_lock(pk, ttl=ttl, job_id=job.id if job else ""))
+            for pk in board_ids
+        ]
         yield Hold(locks, label)
 
 
@@ -422,6 +458,9 @@ def mark_board(
     if not clears_attention:  # nor a new reason: the first says what a person must check
         spared.append(Board.Status.NEEDS_ATTENTION)
     boards = Board.objects.filter(pk=board_id).exclude(status__in=spared)
+    if status == Board.Status.NEEDS_ATTENTION:
+        if boards.exclude(status=status).update(**updates):  # newly: a person is told once
+            transaction.on_commit(lambda: _say_needs_attention(board_id, updates["status_reason"]))
     if status == Board.Status.ONLINE:
         # A board an application is changing stays busy: that it answers (a health check
         # after a restart) says nothing of that; it was seen, though.
@@ -431,6 +470,10 @@ def mark_board(
         if changing.update(last_seen=updates["last_seen"]):
             return
     boards.update(**updates)
+
+
+def _say_needs_attention(board_id: int, reason: str) -> None:
+    events.send(events.board_needs_attention, Board, board_id=board_id, reason=reason)
 
 
 def status_for(error: Exception) -> str | None:
@@ -443,14 +486,35 @@ def status_for(error: Exception) -> str | None:
 
 
 def again(row: BoardWork) -> None:
-    """Queue the row's next job: it has more to do (a lane's next run)."""
+    """Queue the row's next job: it has more to do (a lane's next run). Work waiting for its
+    boards gets its try now, and this job a moment later: queued at once, it would take the
+    boards again before a try PIFARM_BUSY_RETRY away."""
     with transaction.atomic():
+        woken = _wake_waiting(row)
         if (
             type(row)
             .objects.filter(pk=row.pk, state=State.RUNNING)
             .update(state=State.QUEUED, job_id="", waiting_since=None)
         ):
-            queue(row)
+            queue(row, at=timezone.now() + timedelta(seconds=AFTER_WAKING_S) if woken else None)
+
+
+# How long a job that handed its boards back to waiting work queues its next try after theirs:
+# long enough for their worker to take the lock, a moment beside a run.
+AFTER_WAKING_S = 2
+
+
+def _wake_waiting(row: BoardWork) -> int:
+    """Queue now the next tries of the work waiting for row's boards; how many. Should the
+    try they were given still come, it finds the row running or ended and does nothing."""
+    woken = 0
+    now = timezone.now()
+    for others in _others(row):
+        for waiting in others.filter(state=State.WAITING).select_related("board"):
+            if others.filter(pk=waiting.pk, state=State.WAITING).update(next_try=now):
+                queue(waiting)
+                woken += 1
+    return woken
 
 
 def end(
@@ -568,7 +632,10 @@ def why_dead(queue_name: str, job_id: str, board_id: int) -> str:
     A worker killed outright leaves its job "started"; its key in Redis, which it renews
     while it works (every 30 s, for 90 s), then expires: that is how we know it is gone. Its
     work horse may outlive it (killing only the worker's main process orphans it), and a
-    horse at work renews the board's lock: while the board is locked, the job may be alive.
+    horse at work renews the board's lock: while the board is locked in this job's name, the
+    job may be alive. Locked by another job (a health check, a canary's lane, taking the board
+    after this one's lock expired), it is not: the board going on being used must not keep a
+    dead job's row running.
     """
     if queue_name not in settings.RQ_QUEUES:
         return ""  # it was never queued: its row ended when that failed
@@ -581,7 +648,7 @@ def why_dead(queue_name: str, job_id: str, board_id: int) -> str:
     if status in ENDED_UNFINISHED:
         return f"its job ended as {status.value} in the job queue before finishing it"
     if status == JobStatus.STARTED and not _worker_alive(job.worker_name, connection):
-        if is_locked(board_id):
+        if holder(board_id) == job_id:
             return ""  # its horse may still drive the board; its lock expires if not
         return f"its worker {job.worker_name} stopped (killed, or its machine went down)"
     return ""

@@ -144,6 +144,9 @@ RQ = {"WORKER_CLASS": "pifarm.rq_worker.Worker"}  # its scheduler restarted with
 SSH_CONNECT_TIMEOUT = env_int("PIFARM_SSH_CONNECT_TIMEOUT", 10, minimum=1)
 SSH_COMMAND_TIMEOUT = env_int("PIFARM_SSH_COMMAND_TIMEOUT", 60, minimum=1)
 HEALTH_CHECK_INTERVAL = env_int("PIFARM_HEALTH_CHECK_INTERVAL", 60, minimum=5)
+# Runs' raw telemetry (the samples over time) is removed this many days after they finished,
+# in the healthcheck rounds; measurements, raw output and what ran stay. 0 keeps it all.
+PIFARM_TELEMETRY_DAYS = env_int("PIFARM_TELEMETRY_DAYS", 365, minimum=0, maximum=36_500)
 # Applying a preset: how long a board may take to come back from a reboot, how often to look,
 # and how long to keep trying to reconnect after a dropped connection (seconds).
 PIFARM_REBOOT_DEADLINE = env_int("PIFARM_REBOOT_DEADLINE", 180, minimum=10)
@@ -314,6 +317,12 @@ LOGGING = {
         "paramiko": {"level": "WARNING"},
         "paramiko.transport": {"level": "CRITICAL"},
         "axes": {"level": "WARNING"},
+        # apprise names the URL it failed to reach, and a target's URL often holds its token:
+        # benchmarks.notify logs each failure by the target's name instead. The HTTP clients
+        # under it log each request's path and query at DEBUG.
+        "apprise": {"level": "CRITICAL"},
+        "urllib3": {"level": "WARNING"},
+        "requests": {"level": "WARNING"},
         "django.request": {"filters": ["refusals"]},
     },
 }

@@ -6,6 +6,7 @@ may be restarted, refuses to do so more than a few times a minute (a crash loop 
 look at, not to hide), and ends the demo with the reason when a part may not be restarted.
 """
 
+import socket
 import subprocess
 import time
 from collections import deque
@@ -19,6 +20,19 @@ from pifarm import embedded_redis
 MAX_RESTARTS = 5
 RESTART_WINDOW_S = 60.0
 STOP_GRACE_S = 10.0
+
+
+def listening(port: int, timeout: float) -> bool:
+    """Whether something accepts TCP on 127.0.0.1:port within timeout seconds (a server that
+    was just started)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return True
+        except OSError:
+            time.sleep(0.1)
+    return False
 
 
 class Stopped(Exception):

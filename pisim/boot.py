@@ -154,6 +154,8 @@ class Init:
         self.fmax, self.fmin = ints["arm_freq"], ints["arm_freq_min"]
         self.temp = 0.0
         self.booted_at = time.monotonic()
+        slower_after_s = booted.get("slower_after_s")
+        self.slower_at = None if slower_after_s is None else self.booted_at + slower_after_s
         self.uptime_fd = os.open("/proc/uptime", os.O_RDWR)  # our bind-mounted file
         # The cgroup's CPU accounting is the node's only if PID 1 joined it (a quota is set).
         cgroup_fd = cpu.dir_fd if cpu.throttled else None
@@ -240,6 +242,11 @@ class Init:
         load = used / self.cpu.host_cpus()
         self.last_ticks, self.last_sample = ticks, now
         mhz = self.arm_mhz(load)
+        if self.slower_at is not None and now >= self.slower_at:
+            share = float(self.booted.get("slower_share", 0.8))
+            self.cpu.slow_down(share)
+            self.slower_at = None
+            log(f"fault slower_after_s: the node gets {share:.0%} of its CPU quota from now on")
         self.cpu.set_mhz(mhz)  # the quota first: whoever reads the clock sees its effect
         write(f"{POLICY}/scaling_cur_freq", f"{mhz * 1000}\n")
         ints = self.booted["config"]["ints"]

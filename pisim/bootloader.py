@@ -81,6 +81,8 @@ def firmware_boot(nodedir: Path, info: dict, profile: Profile, state: dict, faul
         "banner_delay": faults.banner_delay,
         "close_after_banner": faults.close_after_banner,
         "missing_tools": list(faults.missing_tools),
+        "slower_after_s": faults.slower_after_s,
+        "slower_share": faults.slower_share,
         "usb_nic": _usb_nic(info),
         "userland": info.get("userland"),
         "booted_at": time.time(),

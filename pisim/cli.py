@@ -9,6 +9,7 @@ import time
 
 from . import rootfs
 from .farm import Farm, cleanup_all, list_farms, stop_supervisor, teardown_farm
+from .faults import Faults
 from .profiles import PROFILES
 from .util import RUN_ROOT, PisimError
 
@@ -19,13 +20,19 @@ def cmd_up(args) -> int:
     if unknown or not profiles:
         print(f"unknown profile(s) {unknown}; known: {', '.join(PROFILES)}", file=sys.stderr)
         return 2
+    try:
+        slower = _slower(args.slower)
+    except ValueError as exc:
+        print(f"pisim up: --slower {exc}", file=sys.stderr)
+        return 2
     farm = Farm(args.name, args.subnet_index, args.downtime)
     try:
         if any(PROFILES[p].userland for p in profiles[: args.nodes]):
             # The first 32-bit node builds their root unless it is cached: say so meanwhile.
             rootfs.ensure_root(say=lambda line: print(line, file=sys.stderr))
         for i in range(args.nodes):
-            farm.add_node(f"node{i + 1}", profile=profiles[i % len(profiles)])
+            name = f"node{i + 1}"
+            farm.add_node(name, profile=profiles[i % len(profiles)], faults=slower.get(name))
         farm.start(detach=True)
     except PisimError as exc:
         print(f"pisim up: {exc}", file=sys.stderr)
@@ -41,6 +48,24 @@ def cmd_up(args) -> int:
                 f"key {n['private_key_path']}  host key {n['host_key_fingerprint']}"
             )
     return 0
+
+
+def _slower(values: list[str]) -> dict[str, Faults]:
+    """--slower NODE:SECONDS:SHARE, as many as given: Faults.slower_after_s and slower_share."""
+    found = {}
+    for value in values:
+        name, _, rest = value.partition(":")
+        seconds, _, share = rest.partition(":")
+        try:
+            faults = Faults(slower_after_s=float(seconds), slower_share=float(share or 0.8))
+        except ValueError:
+            raise ValueError(
+                f"is NODE:SECONDS[:SHARE], e.g. node2:300:0.6, not {value!r}"
+            ) from None
+        if not 0 < faults.slower_share <= 1 or faults.slower_after_s < 0:
+            raise ValueError(f"needs SECONDS >= 0 and 0 < SHARE <= 1, not {value!r}")
+        found[name] = faults
+    return found
 
 
 def cmd_status(args) -> int:
@@ -111,6 +136,13 @@ def main(argv: list[str] | None = None) -> int:
     up.add_argument("--profiles", default="pi3b-legacy,pi4b-bookworm")
     up.add_argument("--downtime", type=float, default=2.0)
     up.add_argument("--json", action="store_true")
+    up.add_argument(
+        "--slower",
+        action="append",
+        default=[],
+        metavar="NODE:SECONDS[:SHARE]",
+        help="from SECONDS after each boot NODE gets only SHARE of its CPU (Faults.slower_after_s)",
+    )
     st = sub.add_parser("status", help="nodes up/down and boot counts")
     st.add_argument("--name")
     down = sub.add_parser("down", help="tear a farm down")

@@ -39,6 +39,10 @@ class Faults:
         eth0 is a USB Ethernet (pisim/usbnic.py) whose relay spends this many Pi CPU cycles
         per frame inside the node's CPU quota (SMSC95XX_CYCLES_PER_FRAME for a Pi 3B), so
         the link follows the emulated clock. Read when the node is created, like hostile.
+    slower_after_s: None (default), or seconds after each boot from which the node gets only
+        slower_share of its CPU quota, as a board does whose heatsink fell off or whose SD
+        card wears: it becomes slower with nothing it reports changing (the clock, the
+        throttled bits and the temperature read as before). A drift for pifarm's canaries.
     """
 
     max_boot_arm_freq: int | None = None
@@ -52,6 +56,8 @@ class Faults:
     close_after_banner: float = 0.0
     missing_tools: tuple[str, ...] = ()
     usb_nic_cycles: int = 0
+    slower_after_s: float | None = None
+    slower_share: float = 0.8
 
     def to_dict(self) -> dict:
         return asdict(self)

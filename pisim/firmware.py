@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 # yaml: overclocking.options.<name>.defaults, per board family.
 _COMMON_MIN = {"h264_freq_min": 250, "isp_freq_min": 250, "v3d_freq_min": 250}
@@ -151,12 +151,8 @@ class BootConfig:
     explicit: set[str] = field(default_factory=set)  # names set by a line that applied
 
     def to_dict(self) -> dict:
-        return {
-            "ints": self.ints,
-            "strs": self.strs,
-            "dtoverlays": self.dtoverlays,
-            "dtparams": self.dtparams,
-        }
+        """What the node's PID 1 and vcgencmd read (booted.json): all but `explicit`."""
+        return {key: value for key, value in asdict(self).items() if key != "explicit"}
 
 
 def parse_int(text: str) -> int | None:

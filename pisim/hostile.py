@@ -68,14 +68,13 @@ def cpuinfo(profile: Profile, serial: str, ncpu: int, traits) -> bytes:
 
 def os_release(profile: Profile, traits) -> bytes:
     # A later line wins in a KEY=value file: the hostile lines go at the end.
-    value = profile.os_release.encode()
-    if "markup" in traits:
-        value += f'PRETTY_NAME="Debian {MARKUP}"\nVERSION_CODENAME={MARKUP}\n'.encode()
-    if "binary" in traits:
-        value += b'PRETTY_NAME="Debian ' + BINARY + b'"\n'
-    if "huge" in traits:
-        value += b'PRETTY_NAME="' + b"D" * MB + b'"\n'
-    return value
+    return _with_lines(
+        profile.os_release.encode(),
+        traits,
+        markup=f'PRETTY_NAME="Debian {MARKUP}"\nVERSION_CODENAME={MARKUP}\n'.encode(),
+        binary=b'PRETTY_NAME="Debian ' + BINARY + b'"\n',
+        huge=b'PRETTY_NAME="' + b"D" * MB + b'"\n',
+    )
 
 
 def hostname(name: str, traits) -> bytes:
@@ -90,11 +89,16 @@ def hostname(name: str, traits) -> bytes:
 
 
 def config_txt(profile: Profile, traits) -> bytes:
-    value = profile.config_txt.encode()
-    if "markup" in traits:
-        value += f"# </pre>{MARKUP}\ndtoverlay={MARKUP}\n".encode()
-    if "binary" in traits:
-        value += b"# " + BINARY + b"\n"
-    if "huge" in traits:
-        value += b"# padding padding padding padding padding padding padding\n" * (2 * MB // 58)
-    return value
+    return _with_lines(
+        profile.config_txt.encode(),
+        traits,
+        markup=f"# </pre>{MARKUP}\ndtoverlay={MARKUP}\n".encode(),
+        binary=b"# " + BINARY + b"\n",
+        huge=b"# padding padding padding padding padding padding padding\n" * (2 * MB // 58),
+    )
+
+
+def _with_lines(value: bytes, traits, **lines_by_trait: bytes) -> bytes:
+    """value with the lines of each of the node's traits after it, in markup, binary, huge
+    order."""
+    return value + b"".join(lines for trait, lines in lines_by_trait.items() if trait in traits)

@@ -31,6 +31,17 @@ _BIND_DIRS = {
 }
 
 
+class _Fact:
+    """One of a node's facts from its node.json (written when the farm made it), read as an
+    attribute: node.host is node.info["ip"]."""
+
+    def __init__(self, key: str):
+        self.key = key
+
+    def __get__(self, node, owner=None) -> str:
+        return node.info[self.key]
+
+
 class Node:
     port = 22
 
@@ -43,25 +54,11 @@ class Node:
         return f"<pisim.Node {self.name} {self.info['profile']} {self.host}>"
 
     # ---- identity -----------------------------------------------------------------------
-    @property
-    def name(self) -> str:
-        return self.info["name"]
-
-    @property
-    def host(self) -> str:
-        return self.info["ip"]
-
-    @property
-    def user(self) -> str:
-        return self.info["user"]
-
-    @property
-    def password(self) -> str:
-        return self.info["password"]
-
-    @property
-    def serial(self) -> str:
-        return self.info["serial"]
+    name = _Fact("name")
+    host = _Fact("ip")
+    user = _Fact("user")
+    password = _Fact("password")
+    serial = _Fact("serial")
 
     @property
     def profile(self) -> Profile:

@@ -55,6 +55,7 @@ class CpuShare:
         self.log = log
         self.dir_fd = dir_fd
         self.mhz: int | None = None
+        self.share = 1.0  # of the quota the clock gives (Faults.slower_share once slowed)
         if self.throttled and dir_fd is None:
             self.give_up("no descriptor of the node's cgroup from the supervisor")
         elif self.throttled:
@@ -93,13 +94,21 @@ class CpuShare:
             return self.info["quota_us"] / PERIOD_US
         return float(self.ncpu)
 
+    def slow_down(self, share: float) -> None:
+        """From now on only share of the quota each clock gives (Faults.slower_after_s)."""
+        self.share = share
+        self.info["share"] = share
+        mhz, self.mhz = self.mhz, None
+        if mhz is not None:
+            self.set_mhz(mhz)
+
     def set_mhz(self, mhz: int) -> None:
         """The quota for this clock first, then the status: a reader sees it in effect."""
         if mhz == self.mhz:
             return
         self.mhz = mhz
         if self.throttled:
-            quota = quota_us(mhz, self.ncpu)
+            quota = max(MIN_QUOTA_US, round(quota_us(mhz, self.ncpu) * self.share))
             try:
                 if self.info["mode"] == "v1":
                     _write(self.dir_fd, "cpu.cfs_quota_us", str(quota))

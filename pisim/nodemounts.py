@@ -118,6 +118,21 @@ def show_line_rate(booted: dict) -> None:
         mount(source, f"{root}/sys/class/net/eth0/speed", flags=MS_BIND)
 
 
+def bind_own_files(node: Path, root: str) -> None:
+    """What a node has of its own in /etc (its users, names, sudoers, sshd keys), /boot and
+    /home, bound over root ("" for the host's root, or a userland root)."""
+    etc = node / "etc"
+    for name in ("passwd", "shadow", "group", "gshadow", "hostname", "hosts", "os-release"):
+        if (etc / name).exists():
+            # /etc/os-release is a symlink on Debian: the bind lands on its target, which is
+            # what readers of either path should see.
+            mount(str(etc / name), f"{root}/etc/{name}", flags=MS_BIND)
+    for name in ("sudoers.d", "default", "ssh"):
+        mount(str(etc / name), f"{root}/etc/{name}", flags=MS_BIND)
+    mount(str(node / "boot"), f"{root}/boot", flags=MS_BIND)
+    mount(str(node / "home"), f"{root}/home", flags=MS_BIND)
+
+
 def setup_mounts(node: Path, booted: dict) -> int:
     """All of the node's private mounts; returns an O_PATH fd of the node's run dir."""
     for name in ("cpuinfo", "meminfo", "uptime", "stat", "loadavg"):
@@ -125,16 +140,7 @@ def setup_mounts(node: Path, booted: dict) -> int:
     mount(str(node / "proc" / "boot_id"), "/proc/sys/kernel/random/boot_id", flags=MS_BIND)
     setup_firmware_tree(booted, (node / "proc" / "model").read_bytes())
     setup_cpu_tree(booted)
-    etc = node / "etc"
-    for name in ("passwd", "shadow", "group", "gshadow", "hostname", "hosts", "os-release"):
-        if (etc / name).exists():
-            # /etc/os-release is a symlink on Debian: the bind lands on its target, which is
-            # what readers of either path should see.
-            mount(str(etc / name), f"/etc/{name}", flags=MS_BIND)
-    for name in ("sudoers.d", "default", "ssh"):
-        mount(str(etc / name), f"/etc/{name}", flags=MS_BIND)
-    mount(str(node / "boot"), "/boot", flags=MS_BIND)
-    mount(str(node / "home"), "/home", flags=MS_BIND)
+    bind_own_files(node, "")
     for sub in ("bin", "sbin"):
         target = f"/usr/local/{sub}"
         try:  # read-only overlay keeps what the host has in /usr/local/bin usable
@@ -181,14 +187,7 @@ def setup_userland_root(node: Path, root: str, missing_tools: list[str]) -> None
     is chrooted here (userland_argv), and so is Node.run_as_root."""
     mount(root, root, flags=MS_BIND)
     mount(None, root, flags=MS_BIND | MS_REMOUNT | MS_RDONLY)
-    etc = node / "etc"
-    for name in ("passwd", "shadow", "group", "gshadow", "hostname", "hosts", "os-release"):
-        if (etc / name).exists():
-            mount(str(etc / name), f"{root}/etc/{name}", flags=MS_BIND)
-    for name in ("sudoers.d", "default", "ssh"):
-        mount(str(etc / name), f"{root}/etc/{name}", flags=MS_BIND)
-    mount(str(node / "boot"), f"{root}/boot", flags=MS_BIND)
-    mount(str(node / "home"), f"{root}/home", flags=MS_BIND)
+    bind_own_files(node, root)
     for sub in ("bin", "sbin"):  # the emulators, over the root's own (empty) /usr/local
         target = f"{root}/usr/local/{sub}"
         mount("overlay", target, "overlay", MS_RDONLY, f"lowerdir={node / sub}:{target}")

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from benchmarks.models import ApiToken, Comparison, ShareLink
+from benchmarks.models import ApiToken, Comparison, Schedule, ShareLink
 from devices import presets
 from devices.models import Application, BoardTask, FactSnapshot, Preset
 
-from .benchmarks.factories import make_campaign, measure
+from .benchmarks.factories import make_campaign, make_drift, measure
 from .conftest import PASSWORD
 from .devices.factories import TEST_PUBLIC_KEY, make_board
 
@@ -71,6 +71,12 @@ ACCESS = {
     "benchmarks:campaign": Access("viewer"),
     "benchmarks:campaign_status": Access("viewer", json=True),
     "benchmarks:cancel": Access("operator", **POST),
+    "benchmarks:schedules": Access("viewer"),
+    "benchmarks:canary_set_up": Access("operator", **POST),
+    "benchmarks:drift_clear": Access("operator", **POST),
+    "benchmarks:schedule": Access("viewer"),
+    "benchmarks:schedule_pause": Access("operator", **POST),
+    "benchmarks:schedule_resume": Access("operator", **POST),
     "benchmarks:retry": Access("operator", **POST),
     "benchmarks:cancel_run": Access("operator", **POST),
     "benchmarks:runs_csv": Access("viewer"),
@@ -100,19 +106,20 @@ ACCESS = {
     # (the owner's revoke: tests/api/test_tokens.py).
     "benchmarks:tokens": Access("viewer"),
     "benchmarks:revoke_token": Access("viewer", method="post", allowed=404),
-    "api:board-list": Access("viewer", api=True),
-    "api:board-detail": Access("viewer", api=True),
-    "api:preset-list": Access("viewer", api=True),
-    "api:preset-detail": Access("viewer", api=True),
-    "api:campaign-list": Access("viewer", api=True),
-    "api:campaign-detail": Access("viewer", api=True),
+    # Everything the API reads is a viewer's; cancelling is its one write.
+    **{
+        f"api:{name}": Access("viewer", api=True)
+        for name in (
+            *(
+                f"{kind}-{view}"
+                for kind in ("board", "preset", "campaign", "run", "comparison")
+                for view in ("list", "detail")
+            ),
+            "measurement-list",
+            "schema",
+        )
+    },
     "api:campaign-cancel": Access("operator", method="post", api=True),
-    "api:run-list": Access("viewer", api=True),
-    "api:run-detail": Access("viewer", api=True),
-    "api:measurement-list": Access("viewer", api=True),
-    "api:comparison-list": Access("viewer", api=True),
-    "api:comparison-detail": Access("viewer", api=True),
-    "api:schema": Access("viewer", api=True),
     "api:docs": Access("viewer"),
     "api:no_such_endpoint": Access(None, allowed=404),
     "login": Access(None),
@@ -162,6 +169,8 @@ def world(django_user_model):
     )
     comparison.campaigns.set([compared])
     link = ShareLink.objects.create(comparison=comparison, created_by=someone)
+    schedule = Schedule.objects.create(name="nightly", spec={}, every_s=3600)
+    drift = make_drift(board)
     return {
         "boards": board.code,
         "presets": preset.code,
@@ -177,6 +186,8 @@ def world(django_user_model):
         "comparisons": comparison.code,
         "link": link.pk,
         "token": link.token,
+        "schedules": schedule.code,
+        "drift": drift.pk,
     }
 
 
@@ -269,6 +280,8 @@ CONTROLS = {
     "devices:dashboard": ["devices:register", "devices:check_all"],
     "devices:board": [
         "devices:start_task",
+        "benchmarks:canary_set_up",
+        "benchmarks:drift_clear",
         "benchmarks:prepare_board",
         "devices:restore_stock",
         "devices:edit",
@@ -283,6 +296,7 @@ CONTROLS = {
     "benchmarks:catalog": ["benchmarks:campaign_new"],
     "benchmarks:campaigns": ["benchmarks:campaign_new"],
     "benchmarks:campaign": ["benchmarks:cancel", "benchmarks:retry", "benchmarks:cancel_run"],
+    "benchmarks:schedule": ["benchmarks:schedule_pause"],
 }
 
 

@@ -4,7 +4,6 @@ import http.client
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -12,6 +11,7 @@ import pytest
 
 from benchmarks.forms_comparisons import CAMPAIGNS_MAX, RUN_CODES_MAX
 from pifarm import embedded_redis
+from pifarm.supervisor import listening
 from tests.processes import inherited_environment
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,13 +33,7 @@ def web_server(tmp_path):
         stderr=subprocess.PIPE,
     )
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        listening(port, 30)
         yield port
     finally:
         server.terminate()

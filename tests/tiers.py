@@ -9,8 +9,9 @@ server, `manage.py` in a subprocess (`slow`). The markers are checked, not trust
   test that needs a queue starts, is not that test's doing and is left alone.
 A test that asserts a speed a simulated board reaches (a line rate, a clock's effect) is also
 marked `measures`: the board's CPU is the host's, so `make test` runs those alone, after the
-parallel rest, where nothing else takes the host's CPU from them; the browser tests too, since
-Chromium drops a page's loads when a farm elsewhere adds or removes its network bridge.
+parallel rest, where nothing else takes the host's CPU from them. The browser tests run after
+the rest too, since Chromium drops a page's loads when a farm elsewhere adds or removes its
+network bridge: two at a time those that start no farm, alone those that do.
 """
 
 import os

@@ -310,7 +310,9 @@ class MeasurementViewSet(mixins.ListModelMixin, ApiViewSet):
     retrieve=extend_schema(
         responses={200: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT},
         description="The comparison's statistics, as its JSON download: its choices, and per "
-        "group n, mean, median, SD, 95 % CI, min, max, suspects left out, the ratio and "
+        "group n, mean, median (null for a group of more trials than a page draws, whose "
+        "figures come from sums: sample_median and sample_n then say what the trials drawn "
+        "show), SD, 95 % CI, min, max, suspects left out, the ratio and "
         "percent change against the baseline with its 95 % CI, Welch's p, the Holm-adjusted "
         "p, the verdict, the environment and each board's own figures. A comparison whose "
         "runs hold no value of its metric any more is a 404 saying so.",

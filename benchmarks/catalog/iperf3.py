@@ -124,12 +124,20 @@ def _part(data: dict, key: str) -> dict:
     return value if isinstance(value, dict) else {}
 
 
+def seconds_of(data: dict, summary: str) -> float:
+    """How long a summary of the report ("sum_received" by the receiver, "sum_sent" by the
+    sender) says iperf3 measured: ParseError unless it is a positive time."""
+    seconds = number(data, "end", summary, "seconds")
+    if seconds <= 0:
+        side = "received" if summary == "sum_received" else "sent"
+        raise ParseError(f"iperf3 {side} for {seconds} s, which cannot be")
+    return seconds
+
+
 def tcp_figures(text: str) -> tuple[dict[str, float], dict[str, Any]]:
     """Throughput (Mbit/s, what the receiver got) and the sender's retransmits."""
     data = report(text)
-    seconds = number(data, "end", "sum_received", "seconds")
-    if seconds <= 0:
-        raise ParseError(f"iperf3 measured for {seconds} s, which cannot be")
+    seconds = seconds_of(data, "sum_received")
     values = {"throughput": number(data, "end", "sum_received", "bits_per_second") / 1e6}
     details = version_and_cpu(data)
     if "retransmits" in _part(_part(data, "end"), "sum_sent"):

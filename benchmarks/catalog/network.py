@@ -117,9 +117,7 @@ def _udp_plan(params: dict, ctx: spec.Context) -> spec.Plan:
 def _udp_parse(outputs, params) -> spec.Parsed:
     data = iperf3.report(outputs.get("measure", ""))
     received = ("end", "sum_received")
-    seconds = iperf3.number(data, *received, "seconds")
-    if seconds <= 0:
-        raise spec.ParseError(f"iperf3 measured for {seconds} s, which cannot be")
+    seconds = iperf3.seconds_of(data, "sum_received")
     packets = iperf3.number(data, *received, "packets")
     lost = iperf3.number(data, *received, "lost_packets")
     values = {
@@ -233,11 +231,8 @@ def _dropped_packets(text: str) -> float:
 
 def _firewall_parse(outputs, params) -> spec.Parsed:
     data = iperf3.report(outputs.get("measure", ""))
-    sent = ("end", "sum_sent")
-    seconds = iperf3.number(data, *sent, "seconds")
-    if seconds <= 0:
-        raise spec.ParseError(f"iperf3 sent for {seconds} s, which cannot be")
-    packets = iperf3.number(data, *sent, "packets")
+    seconds = iperf3.seconds_of(data, "sum_sent")
+    packets = iperf3.number(data, "end", "sum_sent", "packets")
     dropped = _dropped_packets(outputs.get("nft", ""))
     details = iperf3.version_and_cpu(data)
     details.update(packets_sent=packets, packets_dropped=dropped, seconds=seconds)

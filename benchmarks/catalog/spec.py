@@ -166,6 +166,10 @@ class Param:
                 )
             return values
         if self.kind == "text":
+            # Text, or a number as a spec file writes it; a list's or a true's Python spelling
+            # ("['a', 'b']", "True") is no one's text.
+            if isinstance(raw, bool) or not isinstance(raw, str | int | float):
+                raise ValueError(f"{shown(raw)} is not text (quote it in a spec file)")
             text = str(raw)
             if "\x00" in text:  # no command line can carry it: refuse it here, in words
                 raise ValueError("a NUL character cannot be a parameter's value")

@@ -22,9 +22,19 @@ class Quiet:
     words: str
 
 
-def _quiet_round(endpoint) -> tuple[float | None, float | None, float | None]:
-    """(load1, CPU busy % over one second, temperature) of the board, None where unreadable."""
-    result = endpoint.run(["sh", "-c", QUIET_ROUND, "pifarm-quiet"], QUIET_ROUND_TIMEOUT_S)
+# The rounds' windows: a board already quiet is found so in a third of a second (its CPU
+# counters tick 100 times a second a core, so 30 ticks on one core: a resolution of 3 %
+# against a threshold of 25 %); a board that was not (right after the run's probe, say) is
+# looked at again over half a second, then a second at a time, as the load that kept it busy
+# may come and go.
+WINDOWS_S = (0.3, 0.5)
+WINDOW_S = 1.0
+
+
+def _quiet_round(endpoint, window_s: float) -> tuple[float | None, float | None, float | None]:
+    """(load1, CPU busy % over window_s, temperature) of the board, None where unreadable."""
+    argv = ["sh", "-c", QUIET_ROUND, "pifarm-quiet", f"{window_s:g}"]
+    result = endpoint.run(argv, QUIET_ROUND_TIMEOUT_S)
     samples = parse_samples(result.text)
     temps = [sample.temp_c for sample in samples if sample.temp_c is not None]
     last = samples[-1] if samples else None
@@ -59,18 +69,24 @@ def wait_until_quiet(
     deadline_s: float,
     each_round: Callable[[], None] = lambda: None,
 ) -> Quiet:
-    """Check the board in rounds of about a second until it is quiet or deadline_s has passed.
+    """Check the board in rounds until it is quiet or deadline_s has passed: the first ones
+    over WINDOWS_S, the others over WINDOW_S.
 
     Quiet: 1-minute load below load_below, CPU busy (100 - idle - iowait, of all cores) over
-    the round's second below cpu_below_pct, and, if cool_below_c is given and the board has a
+    the round's window below cpu_below_pct, and, if cool_below_c is given and the board has a
     temperature, below that. No round starts after the deadline, so the wait may overrun it
     by one round. SSH errors of the endpoint propagate. each_round runs before every round
     (the engine renews its board lock and looks for a cancel there).
     """
-    started = time.monotonic()
+    started, windows = time.monotonic(), iter(WINDOWS_S)
     while True:
         each_round()
-        load1, busy, temp = _quiet_round(endpoint)
+        window_s = next(windows, WINDOW_S)
+        load1, busy, temp = _quiet_round(endpoint, window_s)
+        if busy is None and window_s < WINDOW_S:
+            # No tick counted in a short window (a simulated board's counters, written by its
+            # PID 1 under the board's CPU quota, can lag on a loaded host): a full one.
+            load1, busy, temp = _quiet_round(endpoint, WINDOW_S)
         waited = time.monotonic() - started
         problems = _loud(load1, busy, temp, load_below, cpu_below_pct, cool_below_c)
         if not problems:

@@ -9,6 +9,7 @@ from devices import ssh
 
 SAMPLER_JOB = "sampler"  # its name among the detached processes of a run's work directory
 SAMPLE_INTERVAL_S = 1
+SAMPLES_CAP = 4 * 1024 * 1024  # bytes of a sampler's readings read back
 
 
 class Samplers:
@@ -47,10 +48,16 @@ class Samplers:
         argv = telemetry.sampler_argv(SAMPLE_INTERVAL_S, self.names, trial=measurement)
         return [Detached(SAMPLER_JOB, argv, self.timeout, ready=telemetry.SAMPLE_DONE)]
 
-    def stop(self) -> None:
+    def stop(self, stopped: str | None = None) -> None:
+        """Stop each end's sampler and read it; stopped: what the one beside the measurement
+        printed, where the wait that saw the measurement end stopped it already."""
+
         def read(where: str, end: Endpoint) -> None:
             sudo = self.measure.sudo and where == self.measure.on
-            text = end.stop_and_read(self.dirs[where], SAMPLER_JOB, 4 * 1024 * 1024, sudo=sudo).text
+            if where == self.measure.on and stopped is not None:
+                text = stopped
+            else:
+                text = end.stop_and_read(self.dirs[where], SAMPLER_JOB, SAMPLES_CAP, sudo=sudo).text
             try:
                 self.samples[where] = telemetry.parse_samples(text)
             except ValueError as exc:

@@ -137,19 +137,23 @@ done
 """
 )
 
-# One round of the quiet check: the readings, then the counters over a 1-second window.
+# One round of the quiet check: the counters over a window of $1 seconds, then the readings
+# (temperature, clock): after the window, so that the round's own vcgencmd calls are not in it.
+# The window opens a tenth of a second after the round starts: the CPU time of its start
+# (sshd, the shell) may reach the counters a little late (a simulated board's by up to 50 ms).
 QUIET_ROUND = (
     "names= trial=\n"
     + _FUNCTIONS
     + r"""
 header
-echo sample; readings; counters; echo end
-sleep 1
+sleep 0.1
 echo sample; counters; echo end
+sleep "$1"
+echo sample; counters; readings; echo end
 """
 )
 
-QUIET_ROUND_TIMEOUT_S = 20  # a round takes a second and a bit (3 vcgencmd calls, one sleep)
+QUIET_ROUND_TIMEOUT_S = 20  # a round takes its window and a bit (3 vcgencmd calls, one sleep)
 # The processes a network or tunnel trial involves besides its tool (modern scp is sftp-server
 # on the far end; sshd matches sshd-session too). The engine adds the tool's own name.
 # usbnic: a simulated Pi 1 B's USB Ethernet (pisim/usbnic.py), doing the frames' work that a

@@ -44,7 +44,10 @@ def campaign_list(request):
     counts = {f"n_{state}": Count("runs", filter=Q(runs__state=state)) for state in Run.State}
     # Newest first, said again: a query with Count() groups by, and then Django drops Meta.ordering.
     listed = (
-        Campaign.objects.select_related("created_by").annotate(**counts).order_by("-created", "-pk")
+        Campaign.objects.filter(archived__isnull=True)
+        .select_related("created_by")
+        .annotate(**counts)
+        .order_by("-created", "-pk")
     )
     page = Paginator(listed, CAMPAIGNS_PER_PAGE).get_page(request.GET.get("page"))
     rows = [

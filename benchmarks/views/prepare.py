@@ -3,7 +3,6 @@ the task (benchmarks.prepare runs it). The board page (devices) shows the form t
 `prepare_panel` tag, so devices needs nothing of benchmarks."""
 
 from django import forms
-from django.http import Http404
 from django.views.decorators.http import require_POST
 
 from benchmarks import catalog
@@ -11,7 +10,7 @@ from benchmarks.catalog.spec import Benchmark
 from benchmarks.tools import missing_by_probe
 from devices.models import BoardTask
 from devices.views.access import permission_required
-from devices.views.boards import board_page, get_board, refuse_retired, start_and_say
+from devices.views.boards import acts_on_board, board_page, start_and_say
 
 
 def preparable_benchmarks() -> list[Benchmark]:
@@ -59,13 +58,9 @@ def prepare_rows(facts: dict | None, form: PrepareForm) -> list[dict]:
 
 @permission_required("devices.probe_board")
 @require_POST
-def prepare(request, code):
+@acts_on_board(needs_pinned_key=True)
+def prepare(request, board):
     """Start a prepare task: install what the chosen benchmarks lack on the board."""
-    board = get_board(code)
-    if not board.host_key:
-        raise Http404("no such action")
-    if board.retired:
-        return refuse_retired(request, board)
     form = PrepareForm(request.POST)
     if not form.is_valid():
         return board_page(request, board, status=400, prepare_form=form)

@@ -3,6 +3,7 @@ run's telemetry over time, as JSON for the comparison page's chart of it."""
 
 from django.http import JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
+from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 from benchmarks import charts, results
@@ -32,6 +33,16 @@ def run_telemetry(request, code):
     return JsonResponse(_telemetry_of(run), json_dumps_params={"ensure_ascii": False})
 
 
+def _no_telemetry(run: Run) -> str:
+    if run.telemetry_removed is not None:
+        when = timezone.localtime(run.telemetry_removed)
+        return (
+            f"This run's telemetry was removed on {when:%Y-%m-%d} by the retention "
+            "(PIFARM_TELEMETRY_DAYS); its measurements are kept."
+        )
+    return "This run recorded no telemetry."
+
+
 def _telemetry_of(run: Run) -> dict:
     """Each end's series over time, their units, and the figures drawn from them."""
     title = f"{run.benchmark} run {run.repetition} on {run.board.name}"
@@ -46,5 +57,5 @@ def _telemetry_of(run: Run) -> dict:
         "units": UNITS,
         "ends": ends,
         "figures": figures,
-        "note": "" if figures else "This run recorded no telemetry.",
+        "note": "" if figures else _no_telemetry(run),
     }

@@ -81,6 +81,10 @@ def _volt(**kw) -> Rule:
 
 
 _NO_SDRAM = "the SDRAM frequency cannot be set on Pi 4 and later"
+# Which boards have a clock at all, said once for the frequency and its minimum.
+_H264_BLOCK = {"boards": NOT_PI5, "why_not": "a Pi 5 has no H.264 block clock"}
+_HEVC_BLOCK = {"boards": PI4_AND_LATER, "why_not": "there is no HEVC block before Pi 4"}
+_SDRAM_CLOCK = {"boards": BEFORE_PI4, "why_not": _NO_SDRAM}
 _NO_SDRAM_V = "SDRAM voltages cannot be set on Pi 4 and later"
 _FIXED_V = "on Pi 4, setting over_voltage switches off automatic voltage scaling (fixed voltage)"
 
@@ -105,8 +109,7 @@ RULES: dict[str, Rule] = {
     # raspberry-pi.yaml: overclocking.options.h264_freq (n/a on Pi 5; pi4_r14: overclocking.adoc)
     "h264_freq": _freq(
         _d(300, 250, 250, 400, 400, 500, 500, 500, 300, None),
-        boards=NOT_PI5,
-        why_not="a Pi 5 has no H.264 block clock",
+        **_H264_BLOCK,
     ),
     # raspberry-pi.yaml: overclocking.options.isp_freq and v3d_freq (pi4_r14 from overclocking.adoc)
     "isp_freq": _freq(_d(300, 250, 250, 400, 400, 500, 500, 500, 300, 910)),
@@ -114,14 +117,12 @@ RULES: dict[str, Rule] = {
     # raspberry-pi.yaml: overclocking.options.hevc_freq.note "not on Pi 0-3 / Zero 2 W"
     "hevc_freq": _freq(
         _d(None, None, None, None, None, 500, 500, 500, None, 910),
-        boards=PI4_AND_LATER,
-        why_not="there is no HEVC block before Pi 4",
+        **_HEVC_BLOCK,
     ),
     # raspberry-pi.yaml: overclocking.options.sdram_freq and overclocking.general
     "sdram_freq": _freq(
         _d(450, 400, 450, 450, 500, 3200, 3200, 3200, 450, 4267),
-        boards=BEFORE_PI4,
-        why_not=_NO_SDRAM,
+        **_SDRAM_CLOCK,
     ),
     # raspberry-pi.yaml: overclocking.options.arm_freq_min.note (overclocking.adoc: below the
     # default "does not result in any significant power savings, and is not currently supported")
@@ -135,17 +136,15 @@ RULES: dict[str, Rule] = {
     "gpu_freq_min": _freq(_d(250, 250, 250, 250, 250, 250, 250, 250, 250, 500)),
     "h264_freq_min": _freq(
         _d(250, 250, 250, 250, 250, 250, 250, 250, 250, None),
-        boards=NOT_PI5,
-        why_not="a Pi 5 has no H.264 block clock",
+        **_H264_BLOCK,
     ),
     "isp_freq_min": _freq(_d(250, 250, 250, 250, 250, 250, 250, 250, 250, 500)),
     "v3d_freq_min": _freq(_d(250, 250, 250, 250, 250, 250, 250, 250, 250, 500)),
     # overclocking.adoc lists hevc_freq_min without defaults; boards as hevc_freq
-    "hevc_freq_min": _freq({}, boards=PI4_AND_LATER, why_not="there is no HEVC block before Pi 4"),
+    "hevc_freq_min": _freq({}, **_HEVC_BLOCK),
     "sdram_freq_min": _freq(
         _d(400, 400, 400, 400, 400, 3200, 3200, 3200, 400, 4267),
-        boards=BEFORE_PI4,
-        why_not=_NO_SDRAM,
+        **_SDRAM_CLOCK,
     ),
     # raspberry-pi.yaml: overclocking.options.over_voltage (notes: Pi 4 fixed-voltage mode,
     # deprecated on Pi 5; values 7 and 8 and the warranty bit: see board_checks.py)

@@ -1,3 +1,5 @@
+from functools import wraps
+
 from django.contrib import messages
 from django.db import transaction
 from django.http import Http404
@@ -22,14 +24,29 @@ def get_board(code) -> Board:
     return get_object_or_404(Board, code=code)
 
 
-def refuse_retired(request, board: Board):
-    """For views that start work on a board or change how pifarm reaches it."""
-    messages.error(
-        request,
-        f"{board.name} is retired, so no work starts on it and its connection stays as it "
-        "was. An admin can restore it.",
-    )
-    return redirect(board)
+def acts_on_board(*, needs_pinned_key: bool):
+    """For views that start work on a board or change how pifarm reaches it: they take the
+    board instead of its code. Work that drives the board needs its pinned host key (there is
+    no such action before it); a retired board is refused with a message and left as it was."""
+
+    def decorate(view):
+        @wraps(view)
+        def acting(request, code, *args, **kwargs):
+            board = get_board(code)
+            if needs_pinned_key and not board.host_key:
+                raise Http404("no such action")
+            if board.retired:
+                messages.error(
+                    request,
+                    f"{board.name} is retired, so no work starts on it and its connection "
+                    "stays as it was. An admin can restore it.",
+                )
+                return redirect(board)
+            return view(request, board, *args, **kwargs)
+
+        return acting
+
+    return decorate
 
 
 def say_if_not_queued(request, started: list[BoardTask]) -> None:
@@ -46,7 +63,8 @@ def say_if_not_queued(request, started: list[BoardTask]) -> None:
 def dashboard(request):
     boards = list(Board.objects.in_service().order_by("name"))
     busy = work.busy_on(boards)
-    rows = [(board, board.latest_snapshot, busy.get(board.pk, [])) for board in boards]
+    latest = Board.latest_snapshots(boards)
+    rows = [(board, latest.get(board.pk), busy.get(board.pk, [])) for board in boards]
     retired = Board.objects.retired().count()
     return render(request, "devices/dashboard.html", {"rows": rows, "retired_count": retired})
 
@@ -139,12 +157,10 @@ def _facts_context(snapshot: FactSnapshot | None) -> dict:
 
 @permission_required("devices.probe_board")
 @require_POST
-def start_task(request, code, kind):
-    board = get_board(code)
-    if kind not in (BoardTask.Kind.PROBE, BoardTask.Kind.HEALTH) or not board.host_key:
+@acts_on_board(needs_pinned_key=True)
+def start_task(request, board, kind):
+    if kind not in (BoardTask.Kind.PROBE, BoardTask.Kind.HEALTH):
         raise Http404("no such action")
-    if board.retired:
-        return refuse_retired(request, board)
 
     def already(task: BoardTask) -> str:
         label = task.get_kind_display().capitalize()
@@ -168,14 +184,10 @@ def start_and_say(request, board: Board, kind: str, *, already, **options):
 
 @permission_required("devices.apply_preset")
 @require_POST
-def restore_stock(request, code):
+@acts_on_board(needs_pinned_key=True)
+def restore_stock(request, board):
     """Apply the stock version to the board: an application like any other (its record, the
     board's lock, verification and roll-back); only the version is chosen for the person."""
-    board = get_board(code)
-    if not board.host_key:
-        raise Http404("no such action")
-    if board.retired:
-        return refuse_retired(request, board)
     form = RestoreStockForm(request.POST)
     if not form.is_valid():
         return board_page(request, board, status=400, stock_form=form)

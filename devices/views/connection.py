@@ -12,7 +12,7 @@ from devices import retire, ssh, tasks
 from devices.forms import BoardForm
 from devices.models import Board, BoardTask
 from devices.views.access import permission_required
-from devices.views.boards import get_board, refuse_retired, say_if_not_queued
+from devices.views.boards import acts_on_board, get_board, say_if_not_queued
 
 
 @sensitive_post_parameters("private_key", "password")
@@ -31,10 +31,8 @@ def register(request):
 
 @sensitive_post_parameters("private_key", "password")
 @permission_required("devices.change_board")
-def edit(request, code):
-    board = get_board(code)
-    if board.retired:
-        return refuse_retired(request, board)
+@acts_on_board(needs_pinned_key=False)
+def edit(request, board):
     form = BoardForm(request.POST or None, instance=board, keep_credential_if_blank=True)
     if request.method == "POST" and form.is_valid():
         with transaction.atomic():
@@ -124,10 +122,8 @@ def _host_key_file(key_line: str) -> str:
 
 @permission_required("devices.change_board")
 @require_POST
-def confirm_decision(request, code):
-    board = get_board(code)
-    if board.retired:
-        return refuse_retired(request, board)
+@acts_on_board(needs_pinned_key=False)
+def confirm_decision(request, board):
     if not board.offered_host_key:
         raise Http404("nothing to confirm")
     if request.POST.get("fingerprint") != ssh.fingerprint(board.offered_host_key):
@@ -156,11 +152,9 @@ def _reject(request, board: Board):
 
 @permission_required("devices.change_board")
 @require_POST
-def fetch_host_key(request, code):
+@acts_on_board(needs_pinned_key=False)
+def fetch_host_key(request, board):
     """Fetch the key again: after a failed try, or to replace a key the board changed."""
-    board = get_board(code)
-    if board.retired:
-        return refuse_retired(request, board)
     with transaction.atomic():
         Board.objects.filter(pk=board.pk).update(offered_host_key="")
         tasks.start(board, BoardTask.Kind.FETCH_HOST_KEY)

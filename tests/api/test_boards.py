@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from devices.models import Board, FactSnapshot
 from tests.api.support import Api
-from tests.devices.factories import make_board
+from tests.devices.factories import make_board, probed_pi4
 
 pytestmark = pytest.mark.django_db
 BOARDS = reverse("api:board-list")
@@ -25,16 +25,7 @@ def probe(board, **columns):
 def test_a_board_shows_its_state_and_its_latest_probe(client, viewer):
     board = make_board("bench-a", tags="lab, pi4")
     probe(board, model="old probe")
-    probe(
-        board,
-        model="Raspberry Pi 4 Model B Rev 1.4",
-        revision="c03114",
-        kernel_bits=64,
-        userland_bits=32,
-        os_name="Debian GNU/Linux 12 (bookworm)",
-        temperature_c=51.5,
-        throttled=0,
-    )
+    probed_pi4(board, userland_bits=32, temperature_c=51.5, throttled=0)
     body = Api(client, viewer).get(BOARDS).json()
     assert body["count"] == 1 and body["next"] is None
     [row] = body["results"]

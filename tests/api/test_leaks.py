@@ -10,10 +10,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from benchmarks.models import Campaign, Comparison, Lane, Run
-from devices.models import Board, FactSnapshot
+from devices.models import Board
 from tests.api.support import Api, every_page
 from tests.benchmarks.factories import add_run, make_campaign, measure
-from tests.devices.factories import TEST_PRIVATE_KEY, TEST_PUBLIC_KEY, make_board
+from tests.devices.factories import TEST_PRIVATE_KEY, TEST_PUBLIC_KEY, make_board, probed_pi4
 from tests.devices.test_views_presets import make_preset
 
 pytestmark = pytest.mark.django_db
@@ -41,16 +41,7 @@ def lab():
     peer = make_board("bench-peer", host=PEER_HOST, username=USERNAME, secret=PASSWORD)
     peer.set_credential(Board.AuthMethod.PASSWORD, PASSWORD)
     peer.save()
-    snapshot = FactSnapshot.objects.create(
-        board=board,
-        model="Raspberry Pi 4 Model B Rev 1.4",
-        revision="c03114",
-        kernel_bits=64,
-        userland_bits=64,
-        os_name="Debian GNU/Linux 12 (bookworm)",
-        temperature_c=48.2,
-        facts={"serial": SERIAL, "hostname": HOSTNAME, "simulated": True},
-    )
+    snapshot = probed_pi4(board, temperature_c=48.2, facts={"serial": SERIAL, "hostname": HOSTNAME})
     make_preset(name="leak preset")
     campaign = make_campaign(board, name="leak campaign", states=["done", "failed"])
     Lane.objects.filter(campaign=campaign).update(

@@ -2,7 +2,9 @@
 
 import copy
 
-from benchmarks.models import Campaign, Comparison, CustomBenchmark, Lane, Measurement, Run
+from django.utils import timezone
+
+from benchmarks.models import Campaign, Comparison, CustomBenchmark, Drift, Lane, Measurement, Run
 from devices.models import BoardTask, FactSnapshot, Preset, PresetVersion
 from tests.devices.factories import make_board
 
@@ -157,6 +159,17 @@ def custom_benchmark(
     return CustomBenchmark.objects.create(name=name, command=command, pattern=pattern, **fields)
 
 
+def needs_frobnicate(*other_tools: str) -> CustomBenchmark:
+    """A benchmark that needs a tool no board has (frobnicate), besides other_tools."""
+    return custom_benchmark(
+        "needs-frobnicate",
+        "frobnicate",
+        title="needs a tool no board has",
+        tools=" ".join(("frobnicate", *other_tools)),
+        pattern=r"(?P<value>\d+)",
+    )
+
+
 def sleeper(seconds: str = "0.2") -> CustomBenchmark:
     """Sleeps, then says how long: CPU-free, so the host's load does not change it."""
     return custom_benchmark(
@@ -209,3 +222,18 @@ def installing_sysbench(board, log_tail: str) -> BoardTask:
         step="installing sysbench",
         log_tail=log_tail,
     )
+
+
+def make_drift(board, **fields) -> Drift:
+    """An open drift of board's sha1sum throughput, from 100 to 90 MB/s (fields change it)."""
+    fields = {
+        "benchmark": "sha1sum",
+        "metric": "throughput",
+        "unit": "MB/s",
+        "kind": "jump",
+        "since": timezone.now(),
+        "reference_mean": 100.0,
+        "mean_since": 90.0,
+        **fields,
+    }
+    return Drift.objects.create(board=board, **fields)

@@ -20,6 +20,7 @@ from tests.benchmarks.factories import (
     custom_benchmark,
     lane_on,
     make_campaign,
+    needs_frobnicate,
     overclock,
     trials,
     unusable_custom_benchmark,
@@ -105,13 +106,7 @@ def test_a_refused_spec_exits_2_with_the_reason_and_starts_nothing(tmp_path):
 @pytest.mark.pisim
 def test_a_campaign_with_a_skipped_run_exits_1(pisim_farm, run_jobs, tmp_path):
     board = register_node(pisim_farm.nodes["pi4"])
-    custom_benchmark(
-        "needs-frobnicate",
-        "frobnicate",
-        title="needs a tool",
-        tools="frobnicate",
-        pattern=r"(?P<value>\d+)",
-    )
+    needs_frobnicate()
     spec = tmp_path / "spec.json"
     spec.write_text(
         json.dumps(
@@ -279,6 +274,7 @@ def test_a_start_warns_as_the_preview_does(tmp_path, monkeypatch):
         "warning: bench-unprobed has not been probed, so whether it is at stock is unknown. "
         "Its “as is” is what it runs now"
     ) in err.getvalue()
+    assert "which has not ended" not in err.getvalue()  # not of the campaign it just started
 
 
 def test_a_campaign_ends_with_what_it_found_and_its_page(capsys, settings):

@@ -229,3 +229,12 @@ def test_a_float_parameter_given_an_integer_too_large_for_a_float_is_refused():
     refused = "ratio: <an integer of 401 digits> is not a finite number"
     with pytest.raises(ParamError, match=refused):
         Param("ratio", "float", 0.5).clean(HUGE)
+
+
+@pytest.mark.parametrize("raw", [["a", "b"], {"a": 1}, True, ("a",)])
+def test_a_text_parameter_takes_text_or_a_number_not_a_pythons_spelling_of_something(raw):
+    # A list given for a custom parameter was stored as "['a', 'b']" (a hostile review).
+    with pytest.raises(ParamError, match="is not text"):
+        Param("word", "text", "x").clean(raw)
+    assert Param("word", "text", "x").clean(64) == "64"
+    assert Param("word", "text", "x").clean("a, b") == "a, b"

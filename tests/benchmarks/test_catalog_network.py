@@ -46,6 +46,12 @@ def run_trial(name: str, node, ctx, params=None, peer_node=None, hooks=None):
             return trial.run(benchmark.plan(cleaned, ctx), ends, ctx, hooks), cleaned
 
 
+def parsed_trial(name: str, node, ctx, params=None, **options):
+    """run_trial, then the benchmark's parser on what it printed: (parsed, the parameters)."""
+    outcome, cleaned = run_trial(name, node, ctx, params, **options)
+    return lookup(name).parse(outcome.outputs, cleaned), cleaned
+
+
 # ---- parsers on real output ------------------------------------------------------------
 
 
@@ -304,8 +310,7 @@ def offload_states(node):
 def test_iperf3_tcp_from_the_pi3_to_the_controller_runs_at_its_100_mbit_line_rate(pisim_farm):
     node = pisim_farm["pi3"]
     ctx = contexts.to_controller(node)
-    outcome, params = run_trial("iperf3-tcp", node, ctx, {"duration": 3})
-    parsed = lookup("iperf3-tcp").parse(outcome.outputs, params)
+    parsed, _ = parsed_trial("iperf3-tcp", node, ctx, {"duration": 3})
     # No more than a real 100 Mbit/s port carries of TCP: the goodput ceiling, 94.1 (and
     # what tc's full bucket lets through at the start, 25 kB: 0.07 Mbit/s over 3 s).
     assert 90 <= parsed.values["throughput"] <= network_link.tcp_goodput_mbit(100) + 0.1
@@ -318,8 +323,7 @@ def test_offloads_are_off_during_the_run_and_restored_exactly_on_both_ends(pisim
     ctx = contexts.to_controller(node)
     before = offload_states(node)
     params = {"duration": 1, "offloads": "off", "direction": "peer-to-board", "streams": 2}
-    outcome, cleaned = run_trial("iperf3-tcp", node, ctx, params)
-    parsed = lookup("iperf3-tcp").parse(outcome.outputs, cleaned)
+    parsed, _ = parsed_trial("iperf3-tcp", node, ctx, params)
     assert offload_states(node) == before
     saved = parsed.details["offloads_before_board"]
     assert saved["device"] == "eth0"
@@ -331,8 +335,7 @@ def test_offloads_are_off_during_the_run_and_restored_exactly_on_both_ends(pisim
 def test_small_udp_packets_arrive_at_no_more_than_the_line_rate_allows(pisim_farm):
     node = pisim_farm["pi3"]
     ctx = contexts.to_controller(node)
-    outcome, params = run_trial("iperf3-udp-small", node, ctx, {"duration": 2})
-    parsed = lookup("iperf3-udp-small").parse(outcome.outputs, params)
+    parsed, params = parsed_trial("iperf3-udp-small", node, ctx, {"duration": 2})
     line_rate_payloads = node.profile.eth_mbit * 1e6 / (params["payload"] * 8)
     assert 0 < parsed.values["packet_rate"] < line_rate_payloads
     assert 0 <= parsed.values["loss"] < 100
@@ -342,8 +345,7 @@ def test_small_udp_packets_arrive_at_no_more_than_the_line_rate_allows(pisim_far
 def test_the_boards_firewall_counts_and_drops_the_flood_and_its_table_goes_away(pisim_farm):
     node = pisim_farm["pi3"]
     ctx = contexts.to_controller(node)
-    outcome, params = run_trial("firewall-drop", node, ctx, {"duration": 2})
-    parsed = lookup("firewall-drop").parse(outcome.outputs, params)
+    parsed, _ = parsed_trial("firewall-drop", node, ctx, {"duration": 2})
     assert 0 < parsed.values["drop_rate"] <= parsed.values["send_rate"]
     assert parsed.details["packets_dropped"] <= parsed.details["packets_sent"]
     assert contexts.left_on_node(node, ctx) == contexts.left_on_controller(ctx) == []
@@ -353,8 +355,7 @@ def test_the_boards_firewall_counts_and_drops_the_flood_and_its_table_goes_away(
 def test_scp_the_peer_fetches_the_file_from_a_throwaway_sshd_on_the_board(pisim_farm):
     board, peer = pisim_farm["pi3"], pisim_farm["pi4"]
     ctx = contexts.to_node(board, peer)
-    outcome, params = run_trial("scp", board, ctx, {"size": "4M"}, peer_node=peer)
-    parsed = lookup("scp").parse(outcome.outputs, params)
+    parsed, _ = parsed_trial("scp", board, ctx, {"size": "4M"}, peer_node=peer)
     assert parsed.details["bytes"] == 4 * 1024**2
     assert 0 < parsed.values["throughput"] < board.profile.eth_mbit / 8
     assert contexts.left_on_node(board, ctx) == contexts.left_on_node(peer, ctx) == []
@@ -381,7 +382,6 @@ def test_scp_refuses_a_peer_whose_host_key_is_not_the_pinned_one(pisim_farm):
 def test_a_workdir_with_shell_metacharacters_arrives_literally(pisim_farm):
     node = pisim_farm["pi3"]
     ctx = replace(contexts.to_controller(node), workdir="/dev/shm/pifarm-$(touch${IFS}pwned);`id`")
-    outcome, params = run_trial("iperf3-tcp", node, ctx, {"duration": 1, "offloads": "off"})
-    parsed = lookup("iperf3-tcp").parse(outcome.outputs, params)
+    parsed, _ = parsed_trial("iperf3-tcp", node, ctx, {"duration": 1, "offloads": "off"})
     assert parsed.details["offloads_before_board"]["device"] == "eth0"
     assert node.run_as_root(["sh", "-c", "ls / /home/pi /dev/shm | grep -c pwned"]).stdout == b"0\n"

@@ -5,7 +5,7 @@ import hashlib
 import pytest
 
 from benchmarks import campaigns, results
-from benchmarks.models import Campaign, Lane, Run
+from benchmarks.models import Campaign, Lane, Run, Tally
 from tests.devices.simfarm import register_node
 
 pytestmark = [pytest.mark.pisim, pytest.mark.django_db(transaction=True)]
@@ -42,3 +42,11 @@ def test_a_campaign_runs_every_repetition_and_keeps_what_it_measured(pisim_farm,
         assert run.clock_mhz == results.clock_under_load(run.environment["telemetry"])
         quiet = run.environment["quiet"]  # recorded, quiet or not (helpers load this host)
         assert quiet["words"].startswith(("quiet after", "not quiet within 5 s"))
+    # Each run summed up into its campaign's tallies as it was recorded: a metric's tally
+    # counts both runs, and holds both values among its trials kept for the charts.
+    assert all(run.tallied is not None for run in runs)
+    tallies = Tally.objects.filter(campaign=campaign, metric="throughput")  # one, or one each
+    assert sum(tally.n for tally in tallies) == 2  # if one run was suspect and one was not
+    assert {(tally.board_id, tally.benchmark) for tally in tallies} == {(board.pk, "sha1sum")}
+    kept = sorted(value for tally in tallies for value, _, _ in tally.drawn)
+    assert kept == sorted(run.measurements.get(metric="throughput").value for run in runs)

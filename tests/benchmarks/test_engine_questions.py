@@ -39,5 +39,10 @@ def test_the_network_question_runs_on_a_pi_3_and_is_answered(pisim_node_factory,
         row.comparison.n_values == row.comparison.n_baseline == 2 for row in found.overview.rows
     )
     assert found.link_mbit == 100
-    assert found.sentence.startswith(("Yes", "No", "Partly")), found.sentence
-    assert found.sentence.endswith("(on a 100 Mbit/s link).")
+    # Two trials a side on a shared host may be too noisy to decide: then the answer says so,
+    # rather than "No" (benchmarks.answers).
+    if found.sentence.startswith("Cannot tell: "):
+        assert "too noisy to rule out a change of 2 % or more" in found.sentence
+    else:
+        assert found.sentence.startswith(("Yes", "No", "Partly")), found.sentence
+        assert found.sentence.endswith("(on a 100 Mbit/s link).")

@@ -13,7 +13,7 @@ from devices import presets, remote
 from devices.board_tasks import read_facts, save_snapshot
 from devices.models import Board, Preset
 from pisim import Faults
-from tests.benchmarks.factories import custom_benchmark, sleeper
+from tests.benchmarks.factories import custom_benchmark, needs_frobnicate, sleeper
 from tests.devices.simfarm import register_node
 from tests.pisim.test_cpu_quota import set_governor
 from tests.workers import wait_until
@@ -116,13 +116,7 @@ def test_a_default_the_admin_stored_reaches_the_command_as_written(pisim_farm, r
 
 def test_a_missing_tool_skips_the_run_and_says_which(pisim_farm, run_jobs):
     board = register_node(pisim_farm.nodes["pi4"])
-    custom_benchmark(
-        "needs-frobnicate",
-        "frobnicate",
-        title="needs a tool no board has",
-        tools="frobnicate sha1sum",
-        pattern=r"(?P<value>\d+)",
-    )
+    needs_frobnicate("sha1sum")
     campaign = campaigns.start(
         {
             "name": "tools",

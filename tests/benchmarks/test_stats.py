@@ -9,6 +9,7 @@ the interval excludes no change exactly when the test finds a difference.
 """
 
 import math
+import statistics
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmarks import stats
+from benchmarks.summaries import Summary
 
 FUZZ = settings(max_examples=300, deadline=None)
 TRIALS = st.lists(st.floats(min_value=1e-3, max_value=1e6), min_size=1, max_size=12)
@@ -576,3 +578,64 @@ def test_the_trials_a_minimum_effect_needs_grow_with_the_noise():
     assert stats.trials_needed(0.001, 0.02) == 2
     assert stats.trials_needed(None, 0.02) is None
     assert stats.trials_needed(0.05, 0) is None
+
+
+# --- the same answers from per-board sums (benchmarks.summaries) as from the values ---
+
+SIDES = {
+    "one board": (([10.0, 10.4, 9.8, 10.1], ["a"] * 4), ([10.9, 11.2, 10.7, 11.0], ["a"] * 4)),
+    "blocks": (
+        ([10.0, 10.4, 9.8, 12.0, 12.3, 11.8], ["a"] * 3 + ["b"] * 3),
+        ([10.9, 11.2, 10.7, 12.9, 13.1, 12.6], ["a"] * 3 + ["b"] * 3),
+    ),
+    "boards": (
+        ([10.0, 10.4, 9.8, 10.6, 10.2], ["a", "a", "b", "b", "c"]),
+        ([10.9, 11.2, 10.7, 11.5], ["d", "d", "e", "e"]),
+    ),
+    "confounded": (([10.0, 10.4, 9.8], ["a"] * 3), ([10.9, 11.2], ["b"] * 2)),
+    "alike": (([5.0, 5.0, 5.0], ["a"] * 3), ([6.0, 6.0, 6.0], ["a"] * 3)),
+}
+
+
+def summed(values, boards) -> dict:
+    by_board = {}
+    for value, board in zip(values, boards, strict=True):
+        by_board.setdefault(board, []).append(value)
+    return {board: Summary.of(found) for board, found in by_board.items()}
+
+
+@pytest.mark.parametrize("design", list(SIDES))
+def test_per_board_sums_give_the_answers_the_values_give(design):
+    (before, before_boards), (after, after_boards) = SIDES[design]
+    from_values = stats.compare(
+        before, after, unit="s", baseline_boards=before_boards, values_boards=after_boards
+    )
+    from_sums = stats.compare(summed(before, before_boards), summed(after, after_boards), unit="s")
+    assert from_sums.design == from_values.design
+    assert from_sums.verdict.replace(" = ", "=") == from_values.verdict.replace(" = ", "=")
+    assert from_sums.identical == from_values.identical
+    for name in ("p_value", "ratio", "ci_low", "ci_high", "difference"):
+        found, expected = getattr(from_sums, name), getattr(from_values, name)
+        assert (found is None) == (expected is None), name
+        if expected is not None:
+            assert found == pytest.approx(expected, rel=1e-9), name
+
+
+def test_sums_around_a_reference_keep_a_small_spread_that_naive_sums_lose():
+    values = [1e9 + 0.001 * (i % 10) for i in range(1000)]
+    reference = values[0]
+    shifted = [value - reference for value in values]
+    found = Summary.from_sums(
+        len(values), reference, sum(shifted), sum(x * x for x in shifted), min(values), max(values)
+    )
+    assert found.variance == pytest.approx(statistics.variance(values), rel=1e-6)
+    naive = (sum(v * v for v in values) - sum(values) ** 2 / len(values)) / (len(values) - 1)
+    assert naive != pytest.approx(statistics.variance(values), rel=1e-2)
+
+
+def test_summaries_merge_as_the_values_together():
+    left, right = [1.0, 2.0, 4.0], [10.0, 11.5]
+    merged = Summary.of(left).merged(Summary.of(right))
+    whole = Summary.of(left + right)
+    assert merged.n == whole.n and merged.min == whole.min and merged.max == whole.max
+    assert merged.mean == pytest.approx(whole.mean) and merged.m2 == pytest.approx(whole.m2)

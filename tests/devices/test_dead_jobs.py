@@ -102,6 +102,24 @@ def test_a_task_whose_whole_worker_was_killed_fails_once_the_worker_is_gone(hang
     )
 
 
+@pytest.mark.worker
+@pytest.mark.pisim
+def test_a_dead_jobs_task_fails_though_another_job_holds_its_board_since(hanging_probe):
+    """A board in use goes on being locked, by a health check or a canary's lane: a lock in
+    another job's name says nothing of the dead job's horse."""
+    task, worker = hanging_probe
+    worker.kill()
+    job = job_of(task)
+    worker_key_expired(job)
+    assert locks.holder(task.board_id) == job.id  # its own: a horse may still hold it
+    assert fail_stale_tasks() == 0
+    board_lock_expired(job, task.board_id)
+    with locks.board_lock(task.board_id, ttl=60, job_id="the-next-job"):
+        assert fail_stale_tasks() == 1
+    task.refresh_from_db()
+    assert task.state == BoardTask.State.FAILED and "stopped (killed" in task.reason
+
+
 # ---- applications ---------------------------------------------------------------------------
 
 

@@ -16,6 +16,12 @@ def register(node, tmp_path, **options):
     return call_command("register_board", "cli-pi", node.host, **{**defaults, **options})
 
 
+def refused(name, host="10.213.9.9", **options):
+    """register_board with a fingerprint no board has: for what is refused before it counts."""
+    options = {"key_file": KEYS / "test_ed25519", "fingerprint": "SHA256:x", **options}
+    return call_command("register_board", name, host, **options)
+
+
 @pytest.mark.pisim
 def test_it_pins_the_key_only_when_the_fingerprint_matches(pisim_farm, tmp_path, redis_queue):
     node = pisim_farm.nodes["pi4"]
@@ -38,26 +44,13 @@ def test_bad_hosts_and_users_are_refused_before_any_connection(host, user, monke
 
     monkeypatch.setattr(ssh, "fetch_host_key", no_connections)
     with pytest.raises(CommandError):
-        call_command(
-            "register_board",
-            "bad",
-            host,
-            user=user,
-            key_file=KEYS / "test_ed25519",
-            fingerprint="SHA256:x",
-        )
+        refused("bad", host, user=user)
     assert not Board.objects.exists()
 
 
 def test_an_unreadable_key_file_is_a_clear_error(tmp_path):
     with pytest.raises(CommandError, match="cannot read"):
-        call_command(
-            "register_board",
-            "x",
-            "10.213.9.9",
-            key_file=tmp_path / "missing",
-            fingerprint="SHA256:x",
-        )
+        refused("x", key_file=tmp_path / "missing")
 
 
 def test_a_board_named_controller_is_refused_before_any_connection(monkeypatch):
@@ -66,11 +59,5 @@ def test_a_board_named_controller_is_refused_before_any_connection(monkeypatch):
 
     monkeypatch.setattr(ssh, "fetch_host_key", no_connections)
     with pytest.raises(CommandError, match="name: “controller” is what a campaign calls"):
-        call_command(
-            "register_board",
-            "Controller",
-            "10.213.9.9",
-            key_file=KEYS / "test_ed25519",
-            fingerprint="SHA256:x",
-        )
+        refused("Controller")
     assert not Board.objects.exists()

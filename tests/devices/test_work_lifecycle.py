@@ -10,9 +10,9 @@ from django.utils import timezone
 
 from benchmarks import campaigns, runner
 from benchmarks.models import Lane, Run
-from devices import apply, presets, ssh, work
+from devices import apply, presets, ssh, tasks, work
 from devices.locks import board_lock
-from devices.models import Application, Board, Preset
+from devices.models import Application, Board, BoardTask, Preset
 from pifarm.management.commands.healthcheck import fail_stale_tasks
 
 from .factories import make_board
@@ -55,7 +55,7 @@ def test_a_lane_job_has_the_time_of_an_application_job_and_the_longest_run(redis
 def test_an_ssh_error_out_of_a_lane_job_ends_its_run_and_the_lane_goes_on(
     redis_queue, run_jobs, monkeypatch
 ):
-    def lost(run, lane, hold):
+    def lost(run, lane, hold, kept):
         raise ssh.ConnectionLost("the connection to the board dropped")
 
     monkeypatch.setattr(runner, "execute", lost)
@@ -116,3 +116,78 @@ def test_a_board_an_application_is_changing_stays_busy_when_it_answers(db):
     work.mark_board(board.pk, Board.Status.ONLINE)  # nothing is changing it any more
     board.refresh_from_db()
     assert board.status == Board.Status.ONLINE
+
+
+def ran_in(monkeypatch) -> list:
+    """A lane's runs done at once, without a board; each run's kept sessions, in order: the
+    same object for runs one job ran in a row."""
+    seen = []
+
+    def execute(run, lane, hold, kept):
+        seen.append(kept)
+        Run.objects.filter(pk=run.pk).update(state=Run.State.DONE, finished=timezone.now())
+
+    monkeypatch.setattr(runner, "execute", execute)
+    return seen
+
+
+def test_a_lane_runs_its_runs_in_one_job_while_nothing_else_wants_its_board(
+    redis_queue, run_jobs, monkeypatch
+):
+    seen = ran_in(monkeypatch)
+    campaign = campaigns.start(lane_spec(make_board(), repetitions=3))
+    run_jobs()
+    assert len(seen) == 3 and len({id(kept) for kept in seen}) == 1
+    assert campaign.lanes.get().state == Lane.State.DONE
+
+
+def test_a_lane_gives_its_board_back_between_runs_when_other_work_waits_for_it(
+    redis_queue, run_jobs, monkeypatch
+):
+    seen = ran_in(monkeypatch)
+    board = make_board()
+    campaign = campaigns.start(lane_spec(board, repetitions=2))
+    tasks.start(board, BoardTask.Kind.PROBE)  # queued behind the lane's first job
+    run_jobs()
+    assert len(seen) == 2 and seen[0] is not seen[1]  # a job each: the probe went between
+    assert campaign.lanes.get().state == Lane.State.DONE
+
+
+def test_other_work_for_a_board_or_its_peer_is_wanting_it(redis_queue):
+    board, peer, elsewhere = make_board("a"), make_board("b"), make_board("c")
+    lane = campaigns.start(lane_spec(board)).lanes.get()
+    assert not work.others_want(lane)
+    tasks.start(elsewhere, BoardTask.Kind.PROBE)
+    assert not work.others_want(lane)
+    other = campaigns.start(lane_spec(peer)).lanes.get()
+    Lane.objects.filter(pk=other.pk).update(peer_board=board)  # another lane's peer: the board
+    assert work.others_want(lane)
+
+
+def test_a_health_check_does_not_take_the_board_from_a_lane_it_would_not_wait_for(redis_queue):
+    # Health checks come for every board each round, and end at once on a busy one: a lane
+    # that gave the board back for them would rarely keep it past a round.
+    board = make_board()
+    lane = campaigns.start(lane_spec(board)).lanes.get()
+    tasks.start(board, BoardTask.Kind.HEALTH)
+    assert not work.others_want(lane)
+    tasks.start(board, BoardTask.Kind.PROBE)  # a probe waits for the board: it is wanted
+    assert work.others_want(lane)
+
+
+def test_a_lane_that_hands_its_board_back_lets_the_waiting_work_go_first(redis_queue):
+    # The probe came while the lane's job held the board: it waits, its try 5 s away. The lane
+    # job, handing the board back, would be queued at once and take it again first.
+    board = make_board()
+    lane = campaigns.start(lane_spec(board, repetitions=2)).lanes.get()
+    redis_queue.empty()
+    Lane.objects.filter(pk=lane.pk).update(state=Lane.State.RUNNING)
+    probe = tasks.start(board, BoardTask.Kind.PROBE)
+    redis_queue.empty()
+    later = timezone.now() + timedelta(seconds=5)
+    BoardTask.objects.filter(pk=probe.pk).update(state=BoardTask.State.WAITING, next_try=later)
+    work.again(Lane.objects.get(pk=lane.pk))
+    (queued,) = redis_queue.jobs  # the probe's try, now
+    assert queued.args == ("probe", probe.pk)
+    (scheduled,) = redis_queue.scheduled_job_registry.get_job_ids()  # the lane's, after it
+    assert redis_queue.fetch_job(scheduled).args == ("lane", lane.pk)

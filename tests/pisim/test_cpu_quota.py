@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from pisim import cgroup, procs
+from pisim.faults import Faults
 from pisim.nodecpu import PERIOD_US, REFERENCE_MHZ
 
 from .sshutil import client_for, out, wait_for
@@ -208,3 +209,24 @@ def test_without_a_cpu_controller_a_node_runs_unthrottled_and_says_so():
     assert "cpu controller" in report["quota"]["note"]
     assert "cpu quota none, unthrottled" in report["status"]
     assert "no CPU quota" in report["log"] and "unthrottled" in report["log"]
+
+
+def test_a_node_that_becomes_slower_gets_a_share_of_its_quota_saying_nothing_else(
+    pisim_node_factory,
+):
+    node = pisim_node_factory(
+        profile="pi3b-legacy", faults=Faults(slower_after_s=3.0, slower_share=0.5)
+    )
+    set_governor(node, "performance")
+    fmax = node.booted["config"]["ints"]["arm_freq"]
+    wait_for_quota(node, fmax, "the full quota before the fault")
+    throttled = out(node, "vcgencmd get_throttled")
+    full, period = expected_quota(node, fmax)
+    wait_for(lambda: quota(node) == (round(full * 0.5), period), timeout=10, what="half quota")
+    assert node.cpu_quota["share"] == 0.5
+    assert arm_mhz(node) == fmax  # the clock reads as before
+    assert out(node, "vcgencmd get_throttled") == throttled
+    assert (
+        "the node gets 50% of its CPU quota from now on"
+        in (node.dir / "log" / "node.log").read_text()
+    )

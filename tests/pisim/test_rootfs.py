@@ -31,6 +31,7 @@ def test_an_unreachable_mirror_fails_naming_the_step_and_leaves_no_half_built_ro
     assert not [p.name for p in tmp_path.iterdir() if ".build-" in p.name]
 
 
+@pytest.mark.slow
 def test_the_cached_root_is_reused_and_a_changed_package_list_is_not_it():
     root = rootfs.ensure_root()
     stamp = (root.parent / "stamp.json").read_text()

@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.core.management.color import no_style
+from django.utils import timezone
 
 from benchmarks import (
     answers,
@@ -17,11 +18,12 @@ from benchmarks import (
     plans,
     progress,
     results,
+    schedules,
     spec_files,
     specs,
 )
 from benchmarks.catalog.spec import shown
-from benchmarks.models import Campaign, Run
+from benchmarks.models import Campaign, Run, Schedule
 from benchmarks.templatetags.campaign_tags import number
 from devices import roles
 
@@ -33,7 +35,8 @@ REFUSED, NOT_ALL_DONE = 2, 1  # exit statuses; 0 is every run done
 
 class Command(BaseCommand):
     help = (
-        "Start a campaign from a JSON or YAML spec and follow it, or show or cancel one. "
+        "Start a campaign from a JSON or YAML spec and follow it, or show or cancel one; a spec "
+        "with a schedule makes a schedule, which `schedule` lists, shows, pauses and resumes. "
         "Exit status: 0 no run failed (all done, once followed to the end), 1 a run failed, "
         "was skipped or cancelled, 2 the spec or the command was refused."
     )
@@ -50,6 +53,11 @@ class Command(BaseCommand):
             one.add_argument("code", help="the campaign's code (from its page's address)")
             one.add_argument("--json", action="store_true", help="print the results as JSON")
             one.add_argument("--follow", action="store_true", help="show progress until it ends")
+        scheduled = actions.add_parser(
+            "schedule", help="list schedules, or show, pause or resume one"
+        )
+        scheduled.add_argument("verb", choices=["list", "show", "pause", "resume"])
+        scheduled.add_argument("code", nargs="?", help="the schedule's code (show, pause, resume)")
 
     def handle(self, *args, action: str, **options):
         # Django writes all of stderr in the error style: progress and news are not errors.
@@ -59,11 +67,24 @@ class Command(BaseCommand):
             self.style = no_style()
         # Django decides colour from standard output; each stream's own is what counts.
         self.err_style = self.style if self.stderr.isatty() else no_style()
+        if action == "schedule":
+            self.schedule(options["verb"], options.get("code"))
+            return
         if action == "start":
-            campaign = campaigns_start(options["spec"], options.get("user"))
+            spec, user = read_spec(options["spec"]), user_named(options.get("user"))
+            if isinstance(spec, dict) and "schedule" in spec:
+                if options["follow"]:
+                    raise CommandError(
+                        "a spec with a schedule makes a schedule, whose campaigns start later: "
+                        "there is no one campaign to --follow",
+                        returncode=REFUSED,
+                    )
+                self.schedule_spec(spec, user, options["json"])
+                return
+            campaign = start(spec, user)
             runs = campaign.runs.count()
             self.stderr.write(plain(f"started {campaign.name} ({campaign.code}): {runs} runs"))
-            for warning in plans.warnings(specs.check(campaign.spec)):  # the preview's
+            for warning in plans.warnings(specs.check(campaign.spec), started=campaign):
                 self.stderr.write(plain(f"warning: {warning}"), self.err_style.WARNING)
             for note in specs.lengthened(campaign.spec):
                 self.stderr.write(plain(f"lengthened: {note}"))
@@ -93,6 +114,36 @@ class Command(BaseCommand):
                 f"not every run is done: {summary(campaign)}", returncode=NOT_ALL_DONE
             )
 
+    def schedule_spec(self, spec: dict, user, as_json: bool) -> None:
+        try:
+            schedule = schedules.create(spec, user)
+        except specs.SpecError as exc:
+            raise CommandError(f"the spec was refused: {exc}", returncode=REFUSED) from None
+        if as_json:  # standard output is the script's JSON alone
+            found = {
+                "schedule": str(schedule.code),
+                "name": schedule.name,
+                "timing": schedules.timing_words(schedule),
+                "next_at": schedule.next_at.isoformat(),
+            }
+            self.stdout.write(json.dumps(found, indent=2))
+            return
+        self.stdout.write(plain(f"scheduled {schedule.name} ({schedule.code})"))
+        self.stdout.write(schedule_lines(schedule)[1])
+
+    def schedule(self, verb: str, code: str | None) -> None:
+        if verb == "list":
+            for schedule in Schedule.objects.all():
+                self.stdout.write(" | ".join(schedule_lines(schedule)[:2]))
+            return
+        schedule = find_schedule(code)
+        if verb == "pause" and not schedules.pause(schedule):
+            self.stderr.write(f"{plain(schedule.name)} was paused already")
+        if verb == "resume" and not schedules.resume(schedule):
+            self.stderr.write(f"{plain(schedule.name)} was not paused")
+        for line in schedule_lines(schedule, starts=10 if verb == "show" else 0):
+            self.stdout.write(line)
+
     def follow(self, campaign: Campaign) -> None:
         tty = sys.stderr.isatty()
         drawn = ""
@@ -113,17 +164,24 @@ class Command(BaseCommand):
             self.stderr.write("")
 
 
-def campaigns_start(path: str, username: str | None) -> Campaign:
+def read_spec(path: str):
     try:
-        spec = spec_files.read(path)
+        return spec_files.read(path)
     except spec_files.SpecFileError as exc:
         raise CommandError(f"{path} {exc}", returncode=REFUSED) from None
-    user = None
-    if username:
-        user = get_user_model().objects.filter(username=username).first()
-        if user is None:
-            raise CommandError(f"there is no user {shown(username)}", returncode=REFUSED)
-        _refuse_unless_starter(user)
+
+
+def user_named(username: str | None):
+    if not username:
+        return None
+    user = get_user_model().objects.filter(username=username).first()
+    if user is None:
+        raise CommandError(f"there is no user {shown(username)}", returncode=REFUSED)
+    _refuse_unless_starter(user)
+    return user
+
+
+def start(spec, user) -> Campaign:
     try:
         return campaigns.start(spec, user)
     except specs.SpecError as exc:
@@ -159,6 +217,35 @@ def find(code: str) -> Campaign:
     if campaign is None:
         raise CommandError(f"there is no campaign {shown(code)}", returncode=REFUSED)
     return campaign
+
+
+def find_schedule(code: str | None) -> Schedule:
+    try:
+        schedule = Schedule.objects.filter(code=code).first() if code else None
+    except ValidationError:
+        schedule = None
+    if schedule is None:
+        raise CommandError(f"there is no schedule {shown(code or '')}", returncode=REFUSED)
+    return schedule
+
+
+def schedule_lines(schedule: Schedule, starts: int = 0) -> list[str]:
+    """Its name and code; its timing and when it starts next; then its latest starts."""
+    if schedule.paused:
+        state = "paused"
+    else:
+        state = f"next start {timezone.localtime(schedule.next_at):%Y-%m-%d %H:%M:%S %Z}"
+    lines = [f"{schedule.name} ({schedule.code})", f"{schedules.timing_words(schedule)}, {state}"]
+    for start in schedule.starts.select_related("campaign")[:starts]:
+        due = f"{timezone.localtime(start.due):%Y-%m-%d %H:%M}"
+        if start.campaign:
+            done = f"campaign {start.campaign.code}"
+        else:
+            done = (
+                f"skipped: {start.skipped}" if start.skipped else "its campaign was deleted since"
+            )
+        lines.append(f"  {due}  {done}")
+    return [plain(line) for line in lines]
 
 
 def bar(campaign: Campaign) -> str:

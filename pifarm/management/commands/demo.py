@@ -5,10 +5,11 @@ import json
 import os
 import secrets
 import signal
-import socket
 import subprocess
 import sys
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from django.conf import settings
@@ -17,11 +18,12 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.urls import reverse
 
-from benchmarks import campaigns, questions, specs
-from benchmarks.models import Campaign
+from benchmarks import campaigns, canaries, questions, specs
+from benchmarks.models import Campaign, NotificationTarget
 from devices import presets, roles
+from devices.models import Board
 from pifarm.env import persistent_secret
-from pifarm.supervisor import EmbeddedRedis, Process, Stopped, Supervisor
+from pifarm.supervisor import EmbeddedRedis, Process, Stopped, Supervisor, listening
 from pisim.farm import RUN_ROOT, farm_in_use
 from pisim.profiles import PROFILES
 
@@ -39,6 +41,26 @@ DEMO_QUIET_DEADLINE_S = 10
 # 64-bit OS for the bitness question. More nodes repeat the list.
 DEMO_PROFILES = ("pi1b-legacy-32", "pi4b-bookworm", "pi4b-bookworm-32")
 
+
+# A canary on each board, short and often, so that a drift shows within minutes: the slower
+# node (a pisim fault, from DEMO_SLOWER_AFTER_S after its boot) is found once its canary has
+# the 10 points the detector wants first (benchmarks.drift), and 3 more. Its trials run as
+# given (min_trial_s 0), a few seconds each, twice, so that one canary (about 20 s) ends
+# before the next start; a lab's canary runs hourly, its trials lengthened and three times
+# (benchmarks.canaries).
+DEMO_CANARY_EVERY = "30s"
+DEMO_CANARY = {
+    "benchmarks": [
+        {"name": "sha1sum", "params": {"size": "256M"}},
+        {"name": "iperf3-tcp", "params": {"duration": 2}},
+    ],
+    "repetitions": 2,
+    "quiet": {"deadline_s": 5},
+    "min_trial_s": 0,
+}
+DEMO_SLOWER_NODE = "node2"  # a Pi 4 on a 64-bit OS (DEMO_PROFILES)
+DEMO_SLOWER_AFTER_S = 360
+DEMO_SLOWER_SHARE = 0.6
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # The scheduler delivers the next try of a job that found its board busy.
@@ -77,6 +99,7 @@ class Command(BaseCommand):
         log_path = settings.DATA_DIR / "demo.log"
         with open(log_path, "ab") as log:
             supervisor = Supervisor(lambda message: self._say(log, message))
+            receiver = None
             try:
                 redis = None
                 if settings.EMBEDDED_REDIS:  # running since Django started; stopped last
@@ -87,9 +110,13 @@ class Command(BaseCommand):
                 self._start_parts(supervisor, log, workers, port, redis)
                 self._wait_for_web(port)
                 question = self._question_campaign(farm)
+                receiver = self._notifications(log)
+                self._canaries(farm)
                 self._banner(port, password, farm, log_path, question)
                 self._wait(supervisor, log_path)
             finally:
+                if receiver is not None:
+                    receiver.shutdown()
                 self._stop(supervisor)
 
     def _start_parts(
@@ -180,6 +207,9 @@ class Command(BaseCommand):
         command = [sys.executable, "-m", "pisim", "up", "--name", DEMO_FARM]
         command += ["--subnet-index", str(DEMO_SUBNET_INDEX), "--nodes", str(nodes), "--json"]
         command += ["--profiles", ",".join(DEMO_PROFILES)]
+        if nodes >= 2:
+            slower = f"{DEMO_SLOWER_NODE}:{DEMO_SLOWER_AFTER_S}:{DEMO_SLOWER_SHARE}"
+            command += ["--slower", slower]
         # The first 32-bit node of a machine builds their i386 root (about 1.5 minutes).
         done = subprocess.run(command, capture_output=True, text=True, timeout=900)
         if done.returncode != 0:
@@ -231,15 +261,51 @@ class Command(BaseCommand):
             self.stdout.write(f"the network question was not started: {exc}")
             return None
 
+    def _canaries(self, farm: list[dict]) -> None:
+        for node in farm:
+            board = Board.objects.get(name=f"sim-{node['name']}")
+            canaries.set_up(board, DEMO_CANARY_EVERY, changes=DEMO_CANARY)
+        slower = f"sim-{DEMO_SLOWER_NODE}"
+        if len(farm) >= 2:
+            self.stdout.write(
+                f"a canary runs on each board every {DEMO_CANARY_EVERY}; {slower} gets "
+                f"{DEMO_SLOWER_SHARE:.0%} of its CPU from {DEMO_SLOWER_AFTER_S // 60} min after "
+                "its boot (a pisim fault): its canary finds the drift a few minutes later"
+            )
+
+    def _notifications(self, log) -> ThreadingHTTPServer:
+        """A webhook receiver on loopback, the target of every event: what pifarm tells
+        people shows in the demo's output and log."""
+        say = self._say
+
+        class Receiver(BaseHTTPRequestHandler):
+            def do_POST(self):
+                length = min(int(self.headers.get("Content-Length") or 0), 65536)
+                try:
+                    message = json.loads(self.rfile.read(length))
+                    said = f"{message.get('title')}: {message.get('message')}"
+                except ValueError:
+                    said = "a message that was not JSON"
+                say(log, f"notification received: {said}".replace("\n", " | "))
+                self.send_response(200)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+        threading.Thread(target=server.serve_forever, name="demo-webhooks", daemon=True).start()
+        target, _ = NotificationTarget.objects.get_or_create(
+            name="demo webhook receiver", defaults={"events": NotificationTarget.Event.values}
+        )
+        target.set_url(f"json://127.0.0.1:{server.server_address[1]}/pifarm-demo")
+        target.events, target.enabled = NotificationTarget.Event.values, True
+        target.save()
+        return server
+
     def _wait_for_web(self, port: int, timeout: float = 30) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                return
-            except OSError:
-                time.sleep(0.2)
-        raise CommandError(f"the web server did not listen on port {port} within {timeout:g} s")
+        if not listening(port, timeout):
+            raise CommandError(f"the web server did not listen on port {port} within {timeout:g} s")
 
     def _wait(self, supervisor: Supervisor, log_path: Path) -> None:
         for signum in STOP_SIGNALS:

@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
 
+from benchmarks import retention, schedules, tallies
 from devices import tasks, work
 from devices.models import Board, BoardTask
 from pifarm import dbready
@@ -85,7 +86,11 @@ class Command(BaseCommand):
         stale = fail_stale_tasks()
         overdue = queue_overdue_tries()
         count = queue_health_checks()
+        rearmed = schedules.rearm()
+        removed = retention.remove_old_telemetry()
+        tallied = tallies.catch_up()
         self.stdout.write(
-            f"queued {count} health checks and {overdue} overdue next tries; "
-            f"{stale} stale tasks failed"
+            f"queued {count} health checks, {overdue} overdue next tries and {rearmed} "
+            f"scheduled starts that Redis had lost; {stale} stale tasks failed; the telemetry "
+            f"of {removed} old runs removed; {tallied} runs added to their campaign's tallies"
         )
