@@ -424,6 +424,25 @@ SUSPECT_CASES = {
             "reading"
         ],
     ),
+    # A short custom command (0.2 s): the counters may not move between the two samples.
+    "an interval shorter than a tick": (
+        [Sample(t=0.0, arm_mhz=1500, throttled=0), Sample(t=0.2, arm_mhz=1500, throttled=0)],
+        [],
+    ),
+    "a short interval that was throttled": (
+        [Sample(t=0.0, throttled=0), Sample(t=0.2, throttled=0x50005)],
+        [
+            "throttled bits appeared during the trial: 0x50005 "
+            f"({vcgencmd.throttle_summary(0x50005)})"
+        ],
+    ),
+    "a long trial whose CPU time never advanced": (
+        [Sample(t=0.0), Sample(t=1.5), Sample(t=3.0)],
+        [
+            "telemetry is missing: the board's CPU time did not advance over the trial's 3.0 s, "
+            "so background CPU could not be judged"
+        ],
+    ),
 }
 
 
