@@ -175,6 +175,7 @@ def _judged(found: Answer, campaign: Campaign, runs: QuerySet) -> str:
         runs, recipe.group_by, recipe.baseline, list(recipe.metrics), found.include_suspects
     )
     rows = found.overview.rows
+    limited = {}  # by row: what each group's trials hit (network comparisons only)
     for row in rows:
         chosen = runs.filter(benchmark=row.benchmark, **_params_lookup(row.params))
         section = _section(
@@ -183,6 +184,8 @@ def _judged(found: Answer, campaign: Campaign, runs: QuerySet) -> str:
         if section:
             _judged_as_rows(section, [other for other in rows if _same_setting(other, row)])
             found.sections.append(section)
+            if _network(section.result):
+                limited[id(row)] = (section.result.baseline, section.limited_by)
             if row.comparison.outcome == stats.NO_DIFFERENCE and _both_at_ceiling(section, row):
                 found.at_ceiling.append(row)
     dropped = []
@@ -194,7 +197,14 @@ def _judged(found: Answer, campaign: Campaign, runs: QuerySet) -> str:
             "the others do not face each other"
         )
         return f"Cannot tell: {left_out}; include the suspect trials to see what they say."
-    return _sentence(rows, recipe.treatment, found.link_mbit, dropped, found.at_ceiling)
+    return _sentence(
+        rows,
+        recipe.treatment,
+        found.link_mbit,
+        dropped,
+        found.at_ceiling,
+        _limited_words([row for row in rows if not _among(row, found.at_ceiling)], limited),
+    )
 
 
 def _both_at_ceiling(section: Section, row: comparisons.Row) -> bool:
@@ -300,11 +310,12 @@ def _sentence(
     link_mbit: int | None,
     dropped: list[str] = (),
     at_ceiling: list[comparisons.Row] = (),
+    limited: str = "",
 ) -> str:
     by_outcome = defaultdict(list)
     for row in rows:
         outcome = row.comparison.outcome
-        capped = outcome == stats.NO_DIFFERENCE and any(row is other for other in at_ceiling)
+        capped = outcome == stats.NO_DIFFERENCE and _among(row, at_ceiling)
         by_outcome[CEILING if capped else outcome].append(row)
     wins, losses = by_outcome[stats.BETTER], by_outcome[stats.WORSE]
     same, unknown = by_outcome[stats.NO_DIFFERENCE], by_outcome[stats.CANNOT_TELL]
@@ -360,7 +371,61 @@ def _sentence(
         parts.append(f"{_listed([row.label for row in unknown])}: too few trials to tell")
     decided = wins or losses or same or small
     on_link = f" (on a {link_mbit} Mbit/s link)" if link_mbit and decided else ""
-    return "; ".join(parts) + on_link + "".join(f"; {words}" for words in dropped) + "."
+    limited = limited if decided else ""
+    return "; ".join(parts) + on_link + limited + "".join(f"; {words}" for words in dropped) + "."
+
+
+def _among(row: comparisons.Row, rows: list[comparisons.Row]) -> bool:
+    """row is one of rows itself (rows of equal fields are still different comparisons)."""
+    return any(row is other for other in rows)
+
+
+# What each kind of limit (benchmarks.limits) is called in the answer's sentence; the page's
+# "What limited it" gives the figures.
+LIMIT_NAMES = {
+    limits.LINK: "the link",
+    limits.BOTH: "the CPU of both ends",
+    limits.PEER: "the peer's CPU",
+    limits.BOARD: "the board's CPU",
+    limits.PEER_BUSIER: "perhaps the peer's CPU",
+}
+
+
+def _limited_words(
+    rows: list[comparisons.Row], limited: dict[int, tuple[str, dict[str, limits.Limit]]]
+) -> str:
+    """What limited each side of the network rows, in a clause for the sentence ("" where
+    no row is a network one; rows at the link's ceiling say so already). A throughput says
+    little about a CPU unless the CPU, not the link or the peer, was what it hit, so an
+    answer says which it was, e.g. "; the limit was the board's CPU on both sides, not the
+    link"."""
+    phrases = {}
+    for row in rows:
+        if id(row) not in limited or row.comparison.outcome == stats.CANNOT_TELL:
+            continue
+        baseline, hit = limited[id(row)]
+        sides = {group: hit.get(group) for group in (baseline, row.group)}
+        kinds = {side.kind if side else None for side in sides.values()}
+        if kinds == {None}:  # nothing to name (the page's "What limited it" says nothing either)
+            continue
+        if len(kinds) == 1:
+            [kind] = kinds
+            phrase = f"{LIMIT_NAMES[kind]} on both sides" + (
+                ", not the link" if kind != limits.LINK else ""
+            )
+        else:
+            phrase = ", ".join(
+                f"{LIMIT_NAMES[side.kind]} for {group}" if side else f"none clear for {group}"
+                for group, side in sides.items()
+            )
+        phrases.setdefault(phrase, []).append(row.label)
+    if not phrases:
+        return ""
+    if len(phrases) == 1:
+        return f"; the limit was {next(iter(phrases))}"
+    return "; the limit was " + "; ".join(
+        f"{phrase} ({_listed(labels)})" for phrase, labels in phrases.items()
+    )
 
 
 def _noisy_words(rows: list[comparisons.Row]) -> str:
@@ -629,13 +694,18 @@ def _section(
     return Section(title, result, {}, query, _group_limits(result))
 
 
-def _group_limits(result: comparisons.Result) -> dict[str, limits.Limit]:
-    """The limit each group of a network comparison hit (benchmarks.limits), by group key."""
+def _network(result: comparisons.Result) -> bool:
+    """A network comparison whose link was read: what limited it can be named."""
     try:
         category = catalog.lookup(result.benchmark).category
     except catalog.UnknownBenchmark:
-        return {}
-    if category not in network_link.NETWORK_CATEGORIES or result.references is None:
+        return False
+    return category in network_link.NETWORK_CATEGORIES and result.references is not None
+
+
+def _group_limits(result: comparisons.Result) -> dict[str, limits.Limit]:
+    """The limit each group of a network comparison hit (benchmarks.limits), by group key."""
+    if not _network(result):
         return {}
     found = {}
     for group in result.groups:

@@ -86,7 +86,9 @@ def test_the_link_the_boards_reported_is_named_when_they_all_reported_one():
     campaign = question_campaign("network")
     network_runs(campaign, download=FASTER, upload=STOCK, scp=NOISY)
     campaign.runs.update(environment={"link": {"device": "eth0", "mbit": 100, "mtu": 1500}})
-    assert answers.answer(campaign).sentence.endswith("(on a 100 Mbit/s link).")
+    assert answers.answer(campaign).sentence.endswith(
+        "(on a 100 Mbit/s link); the limit was the link on both sides."
+    )
     gigabit = {"link": {"device": "eth0", "mbit": 1000, "mtu": 1500}}
     campaign.runs.filter(benchmark="scp").update(environment=gigabit)
     assert "Mbit/s link" not in answers.answer(campaign).sentence
@@ -337,6 +339,41 @@ def test_the_peer_that_used_a_whole_core_is_named_as_the_limit():
     }
     scp = next(section for section in found.sections if section.result.benchmark == "scp")
     assert {hit.kind for hit in scp.limited_by.values()} == {limits.PEER}
+
+
+BUSY_BOARD = {"procs_mean_pct": {"iperf3": 30.0}, "cores_busy_mean_pct": [97.0, 4.0]}
+GIGABIT = {"link": {"device": "eth0", "mbit": 1000, "mtu": 1500}}
+
+
+def test_the_sentence_says_the_board_s_cpu_not_the_link_was_the_limit():
+    """As a Pi 1 B's USB NIC: one core busy with its interrupts, far below the link's rate."""
+    campaign = question_campaign("network")
+    network_runs(campaign, download=FASTER, upload=STOCK, scp=STOCK)
+    campaign.runs.update(environment=GIGABIT | {"telemetry": BUSY_BOARD})
+    sentence = answers.answer(campaign).sentence
+    assert sentence.startswith("Yes, a little: the overclock made iperf3-tcp throughput")
+    assert sentence.endswith(
+        "(on a 1000 Mbit/s link); the limit was the board's CPU on both sides, not the link."
+    )
+
+
+def test_the_sentence_names_each_side_s_limit_when_they_differ():
+    campaign = question_campaign("network")
+    network_runs(campaign, download=[60.0, 61.0, 59.0], upload=STOCK, scp=STOCK)
+    campaign.runs.update(environment=LINK_100 | {"telemetry": BUSY_BOARD})
+    sentence = answers.answer(campaign).sentence
+    assert sentence.startswith("No, the opposite: the overclock made iperf3-tcp throughput")
+    assert (
+        f"; the limit was the link for {answers.comparisons.AS_IS}, the board's CPU for "
+        f"{presets.example_version(presets.CLASSIC_OVERCLOCK)}"
+    ) in sentence
+
+
+def test_a_network_answer_without_telemetry_below_the_ceiling_names_no_limit():
+    campaign = question_campaign("network")
+    network_runs(campaign, download=FASTER, upload=STOCK, scp=STOCK)
+    campaign.runs.update(environment=GIGABIT)
+    assert answers.answer(campaign).sentence.endswith("(on a 1000 Mbit/s link).")
 
 
 def test_openvpn_s_fastest_setting_says_the_peer_may_have_limited_it():
