@@ -84,12 +84,12 @@ def rows(result: comparisons.Result) -> list[dict]:
             **group.description.to_dict(),
             # A group of more trials than a page draws has its figures from sums, which hold
             # no median: that of the trials drawn, and how many they were.
-            "sample_median": group.sample_median if group.sampled else "",
-            "sample_n": len(group.values) if group.sampled else "",
+            "sample_median": group.sample_median if group.sampled else None,
+            "sample_n": len(group.values) if group.sampled else None,
         }
-        row |= dict.fromkeys(AGAINST_BASELINE, "")
+        row |= dict.fromkeys(AGAINST_BASELINE)  # None: JSON's null, the CSV's empty cell
         if (comparison := result.comparisons.get(group.key)) is not None:
-            low, high = comparison.percent_ci or ("", "")
+            low, high = comparison.percent_ci or (None, None)
             row |= {
                 "ratio": comparison.ratio,
                 "percent_change": comparison.percent_change,
@@ -101,7 +101,7 @@ def rows(result: comparisons.Result) -> list[dict]:
                 "verdict": comparison.verdict,
             }
         row["suspects_excluded"] = group.suspects_excluded
-        row |= {name: group.environment.get(name, "") for name in ENVIRONMENT}
+        row |= {name: group.environment.get(name) for name in ENVIRONMENT}
         row["boards"] = "; ".join(
             f"{name}: n={spread.n}, mean={spread.mean:.6g}" for name, spread in group.boards.items()
         )
@@ -120,7 +120,7 @@ def csv_rows(result: comparisons.Result) -> list[dict]:
         flat |= {name.lower().replace(" ", "_"): value for name, value in row.items()}
         found.append(flat)
         for name, spread in group.boards.items():
-            board = dict.fromkeys(flat, "") | {"group": flat["group"], "board": name}
+            board = dict.fromkeys(flat) | {"group": flat["group"], "board": name}
             board |= {"baseline": flat["baseline"], "unit": flat["unit"], **spread.to_dict()}
             found.append(board)
     return found

@@ -183,7 +183,11 @@ def csv_writer(out):
 
 
 def defused(cell):
-    """Text that a spreadsheet would run as a formula gets a leading quote; numbers stay."""
+    """Text that a spreadsheet would run as a formula gets a leading quote; numbers stay.
+    A bool is written as JSON writes it, quoted: bare, Python's "True" is taken for a number
+    by a reader that converts unquoted cells (csv.QUOTE_NONNUMERIC) and fails there."""
+    if isinstance(cell, bool):
+        return "true" if cell else "false"
     if isinstance(cell, uuid.UUID):  # text: the writer would take it for a number (__int__)
         cell = str(cell)
     if isinstance(cell, str) and cell.startswith(_FORMULA_STARTS):

@@ -206,11 +206,16 @@ def test_the_csv_has_a_row_per_group_with_its_figures_and_environment(client, vi
     table = list(csv.DictReader(io.StringIO(response.content.decode())))
     rows = [row for row in table if not row["board"]]  # each board's rows: the test below
     assert [row["group"] for row in rows] == ["as the board is", "fast v2"]
-    assert rows[0]["baseline"] == "True" and rows[0]["ratio"] == ""
+    assert rows[0]["baseline"] == "true" and rows[0]["ratio"] == ""
+    assert rows[1]["baseline"] == "false"
     assert float(rows[1]["percent_change"]) == pytest.approx(20.0)
     assert rows[1]["outcome"] == "better"
     assert rows[1]["n"] == "3" and rows[1]["kernel"] == "6.6.51-v8+"
     assert rows[1]["preset_version"] == "fast v2"
+    # A reader that takes every bare cell for a number (text is quoted) reads it whole.
+    typed = csv.reader(io.StringIO(response.content.decode()), quoting=csv.QUOTE_NONNUMERIC)
+    header, first = next(typed), next(typed)
+    assert dict(zip(header, first, strict=True))["n"] == 3.0
 
 
 def test_the_json_has_the_choices_groups_and_boards(client, viewer, campaign):
@@ -222,7 +227,11 @@ def test_the_json_has_the_choices_groups_and_boards(client, viewer, campaign):
         "MB/s",
         "as the board is",
     )
-    group = found["groups"][1]
+    baseline, group = found["groups"]
+    assert baseline["baseline"] is True and group["baseline"] is False
+    # What a group does not have is null, as in the API: the baseline has no change.
+    assert baseline["ratio"] is None and baseline["percent_ci_low"] is None
+    assert group["sample_median"] is None and group["sample_n"] is None  # every trial drawn
     assert group["boards"]["bench-a"]["n"] == 3
     assert group["environment"]["board model"] == "Raspberry Pi 4 Model B Rev 1.5"
     assert group["p_holm"] == pytest.approx(group["p_value"])
