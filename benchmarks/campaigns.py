@@ -5,6 +5,7 @@ planned by benchmarks.plans; each lane runs as board work (benchmarks.lanes, dev
 
 import json
 import time
+from dataclasses import dataclass
 
 import django_rq
 from django.db import transaction
@@ -93,10 +94,31 @@ def cancel_run(run: Run, user=None) -> bool:
     return bool(running.update(cancel_requested=True))
 
 
-def cancel(campaign: Campaign, user=None) -> int | None:
-    """Its queued runs end at once, its running ones are stopped by their jobs: how many runs
-    that was. None when the campaign was not running any more (cancelled already, or finished):
-    nothing changed (why_not_cancelled says why)."""
+@dataclass(frozen=True)
+class Cancelled:
+    """What a campaign's cancel did to its runs."""
+
+    dropped: int  # queued: cancelled at once
+    asked_to_stop: int  # running: their jobs stop them, but a measurement that ends first is kept
+
+    @property
+    def words(self) -> str:
+        parts = []
+        if self.dropped:
+            parts.append(f"{self.dropped} queued run{pluralize(self.dropped)} dropped")
+        if self.asked_to_stop:
+            count = self.asked_to_stop
+            parts.append(
+                f"{count} running run{pluralize(count)} asked to stop (a measurement that ends "
+                "first is kept)"
+            )
+        return "; ".join(parts) or "no run was queued or running"
+
+
+def cancel(campaign: Campaign, user=None) -> Cancelled | None:
+    """Its queued runs end at once, its running ones are stopped by their jobs. None when the
+    campaign was not running any more (cancelled already, or finished): nothing changed
+    (why_not_cancelled says why)."""
     who = f" by {user}" if user else ""
     now = timezone.now()
     with transaction.atomic():
@@ -114,7 +136,7 @@ def cancel(campaign: Campaign, user=None) -> int | None:
             cancel_requested=True
         )
     finish_if_done(campaign.pk)
-    return queued + running
+    return Cancelled(queued, running)
 
 
 def why_not_cancelled(campaign: Campaign) -> str:

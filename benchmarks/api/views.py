@@ -10,7 +10,6 @@ import uuid
 
 from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery
 from django.db.models.fields.json import KT, KeyTransform
-from django.template.defaultfilters import pluralize
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
@@ -150,7 +149,11 @@ class PresetViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet
 
 class CancelledSerializer(drf_serializers.Serializer):
     detail = drf_serializers.CharField()
-    stopped = drf_serializers.IntegerField()
+    dropped = drf_serializers.IntegerField(help_text="Queued runs, cancelled at once.")
+    asked_to_stop = drf_serializers.IntegerField(
+        help_text="Running runs their jobs stop; one whose measurement ends first is kept, done."
+    )
+    stopped = drf_serializers.IntegerField(help_text="dropped + asked_to_stop.")
 
 
 @extend_schema_view(
@@ -217,13 +220,19 @@ class CampaignViewSet(mixins.ListModelMixin, ApiViewSet):
         """Queued runs end at once, running ones are stopped by their jobs. A campaign that is
         not running any more is a 409 saying why."""
         campaign = self.get_object()
-        stopped = campaigns.cancel(campaign, request.user)
-        if stopped is None:
+        cancelled = campaigns.cancel(campaign, request.user)
+        if cancelled is None:
             words = campaigns.why_not_cancelled(campaign)
-            return Response({"detail": words, "stopped": 0}, status=status.HTTP_409_CONFLICT)
-        runs = f"{stopped} run{pluralize(stopped)}"
-        words = f"Cancelled {campaign.name}: {runs} stopped or dropped."
-        return Response({"detail": words, "stopped": stopped})
+            nothing = {"detail": words, "dropped": 0, "asked_to_stop": 0, "stopped": 0}
+            return Response(nothing, status=status.HTTP_409_CONFLICT)
+        return Response(
+            {
+                "detail": f"Cancelled {campaign.name}: {cancelled.words}.",
+                "dropped": cancelled.dropped,
+                "asked_to_stop": cancelled.asked_to_stop,
+                "stopped": cancelled.dropped + cancelled.asked_to_stop,
+            }
+        )
 
 
 @extend_schema_view(

@@ -12,7 +12,6 @@ from django.contrib import messages
 from django.core.paginator import Paginator
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
-from django.template.defaultfilters import pluralize
 from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -231,12 +230,11 @@ def _run_row(request, campaign: Campaign, run: Run) -> str:
 @require_POST
 def campaign_cancel(request, code):
     campaign = _get_campaign(code)
-    stopped = campaigns.cancel(campaign, request.user)
-    if stopped is None:  # a second post, or a page left open since the campaign ended
+    cancelled = campaigns.cancel(campaign, request.user)
+    if cancelled is None:  # a second post, or a page left open since the campaign ended
         messages.info(request, campaigns.why_not_cancelled(campaign))
     else:
-        runs = f"{stopped} run{pluralize(stopped)}"
-        messages.success(request, f"Cancelled {campaign.name}: {runs} stopped or dropped.")
+        messages.success(request, f"Cancelled {campaign.name}: {cancelled.words}.")
     return redirect(campaign)
 
 

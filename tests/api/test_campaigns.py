@@ -177,13 +177,20 @@ def test_an_operator_cancels_a_campaign_and_a_second_cancel_says_it_ended(client
     response = api.post(cancel(campaign))
     assert response.status_code == 200
     assert response.json() == {
-        "detail": "Cancelled to stop: 2 runs stopped or dropped.",
+        "detail": "Cancelled to stop: 2 queued runs dropped.",
+        "dropped": 2,
+        "asked_to_stop": 0,
         "stopped": 2,
     }
     assert campaign.runs.filter(state=Run.State.CANCELLED).count() == 2
     again = api.post(cancel(campaign))
     assert again.status_code == 409
-    assert again.json() == {"detail": campaigns.why_not_cancelled(campaign), "stopped": 0}
+    assert again.json() == {
+        "detail": campaigns.why_not_cancelled(campaign),
+        "dropped": 0,
+        "asked_to_stop": 0,
+        "stopped": 0,
+    }
     assert "already cancelled and has ended" in again.json()["detail"]
 
 

@@ -326,3 +326,24 @@ def test_runs_of_different_parameters_are_not_pooled_by_preset(capsys):
     said = capsys.readouterr().out
     assert "sha1sum throughput [MB/s]: its runs ran with different parameters" in said
     assert "by preset:" not in said
+
+
+def test_cancelling_a_running_campaign_says_what_it_did_and_is_no_failure(capsys):
+    """Cancelled runs are what a cancel asks for: its exit status is 0, and a run still
+    stopping is said to be asked to stop, not stopped."""
+    board = make_board("bench-a")
+    campaign = make_campaign(board, name="long", states=["done", "running", "queued"])
+    call_command("campaign", "cancel", str(campaign.code))  # no CommandError: exit status 0
+    assert (
+        "cancelled long: 1 queued run dropped; 1 running run asked to stop (a measurement that "
+        "ends first is kept)" in capsys.readouterr().err
+    )
+    assert campaign.runs.get(state=Run.State.RUNNING).cancel_requested
+
+
+def test_a_run_that_failed_still_fails_a_cancel_s_exit_status():
+    board = make_board("bench-a")
+    campaign = make_campaign(board, name="long", states=["failed", "queued"])
+    with pytest.raises(CommandError) as status:
+        call_command("campaign", "cancel", str(campaign.code))
+    assert status.value.returncode == 1

@@ -292,7 +292,13 @@ def test_cancelling_a_campaign_again_says_it_is_being_cancelled_then_that_it_end
     campaign = make_campaign(board, states=["running", "queued"])
     client.force_login(operator)
     first = messages_after(client.post(url("cancel", campaign), follow=True))
-    assert first == [("success", "Cancelled bench campaign: 2 runs stopped or dropped.")]
+    assert first == [
+        (
+            "success",
+            "Cancelled bench campaign: 1 queued run dropped; 1 running run asked to stop (a "
+            "measurement that ends first is kept).",
+        )
+    ]
     again = messages_after(client.post(url("cancel", campaign), follow=True))
     assert again == [
         ("info", "bench campaign is already being cancelled: 1 run is still stopping.")
@@ -387,7 +393,7 @@ def test_cancelling_the_campaign_does_not_count_a_run_being_stopped_already(
     client.force_login(operator)
     client.post(url("cancel_run", campaign, running.code), follow=True)
     said = messages_after(client.post(url("cancel", campaign), follow=True))
-    assert said == [("success", "Cancelled bench campaign: 1 run stopped or dropped.")]
+    assert said == [("success", "Cancelled bench campaign: 1 queued run dropped.")]
 
 
 def test_the_page_says_the_order_of_the_presets_and_how_each_board_was_left(client, viewer, board):

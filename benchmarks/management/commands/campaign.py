@@ -38,7 +38,8 @@ class Command(BaseCommand):
         "Start a campaign from a JSON or YAML spec and follow it, or show or cancel one; a spec "
         "with a schedule makes a schedule, which `schedule` lists, shows, pauses and resumes. "
         "Exit status: 0 no run failed (all done, once followed to the end), 1 a run failed, "
-        "was skipped or cancelled, 2 the spec or the command was refused."
+        "was skipped or cancelled (after `cancel`, only failed or skipped), 2 the spec or the "
+        "command was refused."
     )
 
     def add_arguments(self, parser):
@@ -91,16 +92,18 @@ class Command(BaseCommand):
         else:
             campaign = find(options["code"])
             if action == "cancel":
-                count = campaigns.cancel(campaign)
-                if count is None:
+                cancelled = campaigns.cancel(campaign)
+                if cancelled is None:
                     self.stderr.write(campaigns.why_not_cancelled(campaign))
                 else:
-                    self.stderr.write(f"cancelled {campaign.name}: {count} runs stopped or dropped")
+                    self.stderr.write(f"cancelled {campaign.name}: {cancelled.words}")
         if options["follow"]:
             self.follow(campaign)
-        ended_badly = campaign.runs.filter(
-            state__in=[Run.State.FAILED, Run.State.SKIPPED, Run.State.CANCELLED]
-        ).exists()
+        # Runs cancelled are what a cancel asked for, not a failure of it.
+        bad = [Run.State.FAILED, Run.State.SKIPPED]
+        if action != "cancel":
+            bad.append(Run.State.CANCELLED)
+        ended_badly = campaign.runs.filter(state__in=bad).exists()
         said = "ERROR" if ended_badly else "SUCCESS"
         if options["json"]:  # standard output is the script's JSON alone
             self.stdout.write(json.dumps(results.as_json(campaign), indent=2, default=str))
