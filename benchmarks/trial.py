@@ -127,13 +127,13 @@ class _Trial:
         return Outcome(outputs, seconds, truncated, self.log)
 
     def run_step(self, command: Command, stage: str) -> ssh.Result:
-        self.note(f"{stage} on {command.on}: {command.argv[0]}")
+        self.note(f"{stage} on {command.on}: {command.program}")
         result = self.end(command).run(
             command.argv, command.timeout_s, sudo=command.sudo, stdin=command.stdin
         )
         if not result.ok:
             raise TrialFailed(
-                f"{stage} failed on the {command.on}: {command.argv[0]} exited with "
+                f"{stage} failed on the {command.on}: {command.program} exited with "
                 f"{result.exit_status}: {result.error_text() or result.text[-300:].strip()}"
             )
         return result
@@ -141,7 +141,7 @@ class _Trial:
     def start_detached(
         self, command: Command, name: str, timeout: float, after: Sequence[Detached] = ()
     ) -> None:
-        self.note(f"starting {command.argv[0]} on the {command.on}")
+        self.note(f"starting {command.program} on the {command.on}")
         directory = self.dirs[command.on]
         self.end(command).start(
             directory, name, command.argv, timeout, sudo=command.sudo, after=after
@@ -155,7 +155,7 @@ class _Trial:
                 error = self.error_of(command, name)
                 status = "unknown" if waited.vanished else waited.exit_status
                 raise TrialFailed(
-                    f"{command.argv[0]} on the {command.on} stopped as soon as it started "
+                    f"{command.program} on the {command.on} stopped as soon as it started "
                     f"(exit status {status}): {error or waited.tail[-300:]}"
                 )
 
@@ -185,7 +185,7 @@ class _Trial:
                     raise Cancelled("cancelled while measuring")
                 if time.monotonic() - began > deadline_s:
                     raise TrialFailed(
-                        f"{command.argv[0]} did not end within {deadline_s:g} s (its limit of "
+                        f"{command.program} did not end within {deadline_s:g} s (its limit of "
                         f"{command.timeout_s:g} s and {deadline_s - command.timeout_s:g} s of "
                         f"grace), and the {command.on} never reported it stopped; it was stopped"
                     )
@@ -200,20 +200,20 @@ class _Trial:
         outputs = {MEASURE: output.text}
         if waited.vanished:
             raise TrialFailed(
-                f"{command.argv[0]} ended on the {command.on}, but the process that watched it "
+                f"{command.program} ended on the {command.on}, but the process that watched it "
                 "there was killed (out of memory, or by the command itself), so its exit "
                 "status is unknown; its output is kept",
                 outputs,
             )
         if waited.exit_status == ssh.TIMEOUT_EXIT_STATUS:
             raise TrialFailed(
-                f"{command.argv[0]} did not finish within {command.timeout_s:g} s; it was stopped",
+                f"{command.program} did not finish within {command.timeout_s:g} s; it was stopped",
                 outputs,
             )
         if waited.exit_status != 0:
             error = self.error_of(command, MEASURE)
             raise TrialFailed(
-                f"{command.argv[0]} exited with {waited.exit_status}: "
+                f"{command.program} exited with {waited.exit_status}: "
                 f"{error or output.text[-300:].strip()}",
                 outputs,
             )
@@ -227,12 +227,12 @@ class _Trial:
             if name in self.ended:
                 continue
             self.quietly(
-                f"stopping {command.argv[0]} on the {command.on}",
+                f"stopping {command.program} on the {command.on}",
                 lambda c=command, n=name: self.ends[c.on].stop(self.dirs[c.on], [n], sudo=c.sudo),
             )
         for command in self.plan.teardown:
             self.quietly(
-                f"teardown on the {command.on}: {command.argv[0]}",
+                f"teardown on the {command.on}: {command.program}",
                 lambda c=command: self.end(c).run(c.argv, c.timeout_s, sudo=c.sudo, stdin=c.stdin),
             )
         for where, directory in self.dirs.items():

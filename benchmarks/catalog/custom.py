@@ -46,7 +46,7 @@ while kill -0 "$reader" 2>/dev/null && [ $i -lt 20 ]; do sleep 0.05; i=$((i + 1)
 kill "$reader" 2>/dev/null
 rm -f -- "$fifo"
 if [ "$status" = 141 ]; then
-  echo "the command printed more than $2 bytes; it was stopped there" >&2
+  echo "it printed more than $2 bytes, all a custom command may print; it was stopped there" >&2
 fi
 exit "$status"
 """
@@ -97,7 +97,8 @@ def from_row(row) -> Benchmark:
         env.append(f"PIFARM_WORKDIR={ctx.workdir}")
         argv = ("env", *env, "sh", "-c", _CAPPED, "pifarm-custom", row.command, str(OUTPUT_CAP))
         timeout = min(max(1, row.timeout_s), MAX_TIMEOUT_S)  # 0 would be no limit at all
-        return Plan(measure=Command("board", argv, timeout_s=timeout))
+        shown = f"{row.name}'s command"
+        return Plan(measure=Command("board", argv, timeout_s=timeout, shown=shown))
 
     def parse(outputs, values) -> Parsed:
         return Parsed({row.metric: extract(row.parser, row.pattern, outputs.get("measure", ""))})

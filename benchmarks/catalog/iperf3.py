@@ -39,7 +39,7 @@ exec "$@"
 def when_local(command: Command, address: str) -> Command:
     """The same server, started once address is one of its host's own."""
     wait = ("sh", "-c", _WHEN_LOCAL, "pifarm-when-local", address, str(ADDRESS_WAIT_S))
-    return replace(command, argv=(*wait, *command.argv))
+    return replace(command, argv=(*wait, *command.argv), shown=command.program)
 
 
 def server(on: Where, address: str, port: int, seconds: float, *, wait_for_address=False):

@@ -221,9 +221,26 @@ class Command:
     sudo: bool = False
     stdin: bytes | None = None
     name: str = ""  # collect commands: the key of their output in parse()'s outputs
+    shown: str = ""  # what a run's log and reason call it, where its program does not say
 
     def __post_init__(self):
         object.__setattr__(self, "argv", tuple(str(arg) for arg in self.argv))
+
+    @property
+    def program(self) -> str:
+        """The command in a word for a reason ("sha1sum exited with 1"): shown if given, else
+        its program, past env and its assignments; a `sh -c SCRIPT NAME` is called by its
+        NAME ($0), as ps shows it."""
+        if self.shown:
+            return self.shown
+        words = list(self.argv)
+        if words[:1] == ["env"]:
+            words = words[1:]
+            while words and "=" in words[0]:
+                words = words[1:]
+        if words[:2] == ["sh", "-c"] and len(words) > 3:
+            return words[3]
+        return words[0] if words else ""
 
 
 @dataclass(frozen=True)

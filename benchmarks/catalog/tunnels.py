@@ -62,8 +62,9 @@ def _through_tunnel(
     where it has no capability of its own (and tunnels need root)."""
     other = ctx.tunnel["peer_ip"] if on == "board" else ctx.tunnel["board_ip"]
     wait = ("sh", "-c", _WHEN_TUNNEL_PASSES, "pifarm-when-tunnel", other)
+    shown = spec.Command(on, argv).program
     argv = (*wait, str(TUNNEL_UP_S), *argv)
-    return spec.Command(on, argv, timeout_s=seconds + SLACK_S, sudo=True)
+    return spec.Command(on, argv, timeout_s=seconds + SLACK_S, sudo=True, shown=shown)
 
 
 def _delete_links(ctx: spec.Context) -> tuple[spec.Command, ...]:

@@ -4,8 +4,8 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from benchmarks import catalog
-from benchmarks.catalog import custom, custom_rules
-from benchmarks.catalog.spec import ParseError
+from benchmarks.catalog import custom, custom_rules, iperf3
+from benchmarks.catalog.spec import Command, Context, ParseError
 from benchmarks.models import CustomBenchmark
 
 
@@ -122,3 +122,17 @@ def test_a_stored_definition_with_bad_parameters_is_unusable_with_its_reason(par
         refused.value
     )
     assert words in str(refused.value)
+
+
+@pytest.mark.django_db
+def test_a_reason_calls_a_command_by_what_it_runs_not_by_its_wrapper():
+    """A run's reason says "flood's command exited with 141", not "env exited with 141"."""
+    row = CustomBenchmark.objects.create(
+        name="flood", title="Flood", command="yes", metric="lines", unit="1", pattern="(?P<value>1)"
+    )
+    measure = custom.from_row(row).plan({}, Context(workdir="/dev/shm/x")).measure
+    assert measure.argv[0] == "env" and measure.program == "flood's command"
+    assert Command("board", ("env", "A=1", "sh", "-c", "exit 1", "sha1sum", "f")).program == (
+        "sha1sum"
+    )
+    assert iperf3.server("peer", "10.0.0.1", 5201, 5, wait_for_address=True).program == "iperf3"
