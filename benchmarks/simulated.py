@@ -14,9 +14,9 @@ DOES_NOT_MODEL = (
     "a Pi's caches, memory and SD card",
 )
 NOTE = (
-    "Simulated boards: the simulation models "
+    "Simulated boards. What the simulation models: "
     + "; ".join(MODELS)
-    + ". It does not model "
+    + ". What it does not: "
     + ", ".join(DOES_NOT_MODEL[:-1])
-    + f" or {DOES_NOT_MODEL[-1]}: a direction it shows is the model's, its size is not a Pi's."
+    + f", {DOES_NOT_MODEL[-1]}. A direction it shows is the model's; its size is not a Pi's."
 )

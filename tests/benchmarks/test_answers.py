@@ -467,4 +467,4 @@ def test_the_answer_says_what_ran_an_underclock_and_what_a_simulation_can_show()
         "block)"
     )
     assert found.what_ran[1] == f"pi3, {classic}: not recorded"
-    assert found.simulated_note.startswith("Simulated boards: the simulation models")
+    assert found.simulated_note.startswith("Simulated boards. What the simulation models:")

@@ -358,8 +358,8 @@ def test_a_result_of_simulated_boards_says_what_the_simulation_can_and_cannot_sh
     simulated.snapshot.save()
     trials(simulated, FASTER)
     note = comparisons.compare(runs, "sha1sum", "throughput", "board").simulated_note
-    assert note.startswith("Simulated boards: the simulation models the CPU share follows")
-    assert "It does not model real thermals" in note
+    assert note.startswith("Simulated boards. What the simulation models: the CPU share follows")
+    assert "What it does not: real thermals" in note
 
 
 def test_a_group_of_suspect_trials_only_is_named_not_dropped_silently(campaign):

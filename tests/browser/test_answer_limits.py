@@ -57,7 +57,7 @@ def test_an_answer_says_what_ran_and_what_the_simulation_can_show_on_a_phone(
     expect(page.locator(".answer-warnings")).to_contain_text(
         "arm_freq 900 is below this board's default of 1200 MHz: an underclock"
     )
-    expect(page.locator(".simulated-note").first).to_contain_text("It does not model real thermals")
+    expect(page.locator(".simulated-note").first).to_contain_text("What it does not: real thermals")
     ran = page.locator(".what-ran")
     expect(ran).to_contain_text(
         "pi3, as the board is: arm_freq 1200, governor ondemand; config.txt cccccccc"
