@@ -2,12 +2,14 @@
 
 The API's limits, applied before and while parsing, so that a hostile file is refused in words
 within a second: at most PIFARM_UPLOAD_MAX_BYTES (the API's body limit); JSON read as JSON;
-anything else read as YAML, whose aliases are refused (a few hundred bytes of nested aliases
-expand to gigabytes) and whose nesting is counted from the parser's events before a value is
-built. What is built then gets specs.check_shape like an API body.
+anything else read as YAML (whose "1:30" and "off" stay text, as YAML 1.2 reads them), whose
+aliases are refused (a few hundred bytes of nested aliases expand to gigabytes) and whose
+nesting is counted from the parser's events before a value is built. What is built then gets
+specs.check_shape like an API body.
 """
 
 import json
+import re
 import sys
 
 import yaml
@@ -17,7 +19,24 @@ from benchmarks.specs import MAX_DEPTH, MAX_VALUES
 
 # libyaml's parser (PyYAML's wheels have it) reads a large spec several times as fast as the
 # pure-Python one, refusals alike.
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+# Plain scalars that YAML 1.1 (PyYAML's) reads as something else than YAML 1.2 and JSON do:
+# "every: 1:30" is 90 (base 60) and "compression: off" is false there. A spec means the text
+# it shows, so they stay text, which the spec's check then takes or refuses in words.
+_YAML_11_ONLY = re.compile(
+    r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?"  # sexagesimal
+    r"|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF"
+)
+
+
+class SpecLoader(_SAFE_LOADER):
+    def resolve(self, kind, value, implicit):
+        if kind is yaml.ScalarNode and implicit[0] and _YAML_11_ONLY.fullmatch(value):
+            return "tag:yaml.org,2002:str"
+        return super().resolve(kind, value, implicit)
+
+
 _OPENS = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
 _CLOSES = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
 
@@ -57,7 +76,7 @@ def read(path: str):
 def _yaml(text: str):
     depth = values = 0
     try:
-        for event in yaml.parse(text, Loader=SAFE_LOADER):
+        for event in yaml.parse(text, Loader=SpecLoader):
             values += 1  # a list of a million scalars is refused here, before it is built
             if values > MAX_VALUES:
                 raise SpecFileError(f"holds more than {MAX_VALUES:,} values")
@@ -71,10 +90,10 @@ def _yaml(text: str):
                     raise SpecFileError(f"is nested more than {MAX_DEPTH} levels deep")
             elif isinstance(event, _CLOSES):
                 depth -= 1
-        return yaml.load(text, Loader=SAFE_LOADER)  # noqa: S506 - CSafeLoader or SafeLoader
+        return yaml.load(text, Loader=SpecLoader)  # noqa: S506 - CSafeLoader or SafeLoader
     except yaml.YAMLError as exc:
         raise SpecFileError(f"is neither JSON nor YAML: {exc}") from None
     except SpecFileError:
         raise
-    except (ValueError, OverflowError):  # an integer or a "59:59:…" float past all bounds
+    except (ValueError, OverflowError):  # an integer past Python's int-conversion limit
         raise SpecFileError(TOO_LONG_A_NUMBER) from None

@@ -50,9 +50,9 @@ def start(tmp_path, text: str) -> str:
         (f"name: x\nboards: [bench-a]\nseed: {'9' * 5000}\n", "a number that cannot be read"),
         (json.dumps(SPEC)[:-1] + f', "seed": {"9" * 401}}}', "seed must be a whole number"),
         (json.dumps({**SPEC, "boards": ["b" * 20] * 150_000}), "is over 2,621,440 bytes"),
-        # a review's: a sexagesimal float past any float (an OverflowError traceback), and a
-        # YAML list of a million names built whole before it was refused (5 s, 556 MB)
-        (f"name: x\nboards: [bench-a]\nmin_trial_s: {'59:' * 180}0.5\n", "cannot be read"),
+        # a review's: a sexagesimal float past any float (an OverflowError traceback): it is
+        # text now, as YAML 1.2 reads it, which the field refuses, showing it cut short
+        (f"name: x\nboards: [bench-a]\nmin_trial_s: {'59:' * 180}0.5\n", "not '59:59:59:"),
     ],
 )
 def test_a_hostile_spec_file_is_refused_in_words(board, tmp_path, text, words):
@@ -91,3 +91,22 @@ def test_a_yaml_list_too_long_is_refused_while_it_is_read_not_once_built(board, 
     said = start(tmp_path, "name: x\nboards: [" + "a," * 250_000 + "a]\n")
     assert said.endswith("spec holds more than 200,000 values")
     assert "the spec was refused" not in said  # the file's reader refused it, not the check
+
+
+def test_yaml_1_1_s_base_60_and_yes_no_on_off_stay_the_text_they_show(board, tmp_path):
+    """PyYAML reads YAML 1.1, where "1:30" is 90 and "off" is false: a schedule would run
+    every 90 s, and OpenVPN's compression "off" would be refused as a bool."""
+    path = tmp_path / "spec.yaml"
+    path.write_text(
+        "name: x\nboards: [bench-a]\nschedule: {every: 1:30}\n"
+        "benchmarks: [{name: openvpn, params: {compression: off}}]\nrerun_suspect: yes\n"
+        "repetitions: 3\nseed: 12\nmin_trial_s: 1.5\nquiet: true\n"
+    )
+    found = spec_files.read(str(path))
+    assert found["schedule"] == {"every": "1:30"}
+    assert found["benchmarks"][0]["params"] == {"compression": "off"}
+    assert found["rerun_suspect"] == "yes"  # refused by the check, in words (not taken as true)
+    assert (found["repetitions"], found["seed"], found["min_trial_s"]) == (3, 12, 1.5)
+    assert found["quiet"] is True
+    said = start(tmp_path, path.read_text())
+    assert "every is a time such as" in said and "'1:30'" in said
