@@ -10,7 +10,7 @@ import random
 
 from django import forms
 
-from benchmarks import catalog, questions, specs
+from benchmarks import catalog, questions, schedules, specs
 from benchmarks.catalog import custom, custom_rules
 from benchmarks.catalog.spec import Benchmark, Param, ParamError
 from benchmarks.models import CONTROLLER, ApiToken, Campaign, validate_shown_name
@@ -229,6 +229,25 @@ class CampaignForm(forms.Form):
     apply_mode = forms.ChoiceField(
         choices=Application.Mode.choices, initial=Application.Mode.TRIAL, widget=forms.RadioSelect
     )
+    repeat = forms.ChoiceField(
+        label="When",
+        choices=[
+            ("", "once, now"),
+            ("every", "again and again, at an interval"),
+            ("cron", "again and again, on a cron schedule"),
+        ],
+        required=False,
+        initial="",
+        widget=forms.RadioSelect,
+        help_text="A schedule starts a new campaign each time; a start that finds the last one "
+        "still running is skipped, saying so.",
+    )
+    repeat_every = forms.CharField(
+        label="every", required=False, max_length=20, help_text='e.g. "90s", "15m", "6h", "1d"'
+    )
+    repeat_cron = forms.CharField(
+        label="cron", required=False, max_length=120, help_text='five fields, e.g. "0 3 * * *"'
+    )
     # Drawn when the form is drawn: the same form posted twice is the same spec, which the
     # view starts once (see campaigns.start_once).
     seed = forms.IntegerField(
@@ -309,7 +328,25 @@ class CampaignForm(forms.Form):
             self.checked = specs.check(spec)
         except specs.SpecError as exc:
             raise forms.ValidationError(str(exc)) from None
+        self._schedule(cleaned)
         return cleaned
+
+    def _schedule(self, cleaned) -> None:
+        """The spec's "schedule", as a spec file gives it, from the When fields."""
+        kind = cleaned.get("repeat")
+        if not kind:
+            return
+        field = f"repeat_{kind}"
+        value = (cleaned.get(field) or "").strip()
+        if not value:
+            self.add_error(field, "Say when it repeats.")
+            return
+        try:
+            schedules.check_timing({kind: value})
+        except specs.SpecError as exc:
+            self.add_error(field, str(exc))
+            return
+        self.spec["schedule"] = {kind: value}
 
     def _forget_unchosen_fields(self) -> None:
         """The parameter fields of a benchmark not chosen are not read: what they hold (the

@@ -24,7 +24,7 @@ from redis.exceptions import RedisError
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
-from benchmarks import campaigns, specs
+from benchmarks import campaigns, double_posts, specs
 from benchmarks.catalog.spec import shown
 from benchmarks.models import Campaign, Schedule, ScheduledStart
 from benchmarks.specs import SpecError
@@ -122,6 +122,31 @@ def next_after(schedule: Schedule, after: datetime) -> datetime:
 
 def _first_at(schedule: Schedule, now: datetime) -> datetime:
     return next_after(schedule, now) if schedule.cron else now
+
+
+def first_starts(timing: dict, count: int = 3) -> tuple[str, list[datetime]]:
+    """A spec's schedule in words and its first starts, were it made now (a preview)."""
+    checked = check_timing(timing)
+    schedule = Schedule(cron=checked.get("cron", ""), every_s=checked.get("every_s"))
+    starts = [_first_at(schedule, timezone.now())]
+    while len(starts) < count:
+        starts.append(next_after(schedule, starts[-1]))
+    return timing_words(schedule), starts
+
+
+def create_once(spec, user) -> tuple[Schedule, bool]:
+    """(create(spec, user), True), unless the user made the same schedule within
+    double_posts.WINDOW (a form posted twice): (that one, False)."""
+    campaign_spec, timing = split(spec)
+    return double_posts.made_once(
+        user,
+        Schedule.objects.filter(created_by=user, canary_of=None),
+        lambda found: (
+            found.spec == campaign_spec
+            and (found.cron, found.every_s) == (timing.get("cron", ""), timing.get("every_s"))
+        ),
+        lambda: create(spec, user),
+    )
 
 
 def create(spec, user=None) -> Schedule:

@@ -182,7 +182,7 @@ def check(spec) -> Checked:
     if "schedule" in spec:  # benchmarks.schedules splits it off before a start checks the rest
         raise SpecError(
             'a spec with a "schedule" makes a schedule, not one campaign: '
-            "`manage.py campaign start FILE` makes it (docs/watching.md)",
+            "`manage.py campaign start FILE` or the builder's When makes it (docs/watching.md)",
             "schedule",
         )
     unknown = sorted(set(spec) - known)

@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from benchmarks import answers, campaigns, plans, progress, questions, results, specs
+from benchmarks import answers, campaigns, plans, progress, questions, results, schedules, specs
 from benchmarks.forms import CampaignForm
 from benchmarks.models import Campaign, Run
 from devices.views.access import permission_required
@@ -82,20 +82,30 @@ def campaign_new(request):
     wants_start = request.POST.get("action") == "start"
     if wants_start and previewed == token:
         try:
-            campaign, new = campaigns.start_once(spec, request.user)
+            if "schedule" in spec:
+                made, new = schedules.create_once(spec, request.user)
+            else:
+                made, new = campaigns.start_once(spec, request.user)
         except specs.SpecError as exc:  # a board retired since the preview, say
             form.add_error(None, str(exc))
             return render(request, "benchmarks/campaign_form.html", {"form": form}, status=400)
-        if new:
-            messages.success(request, f"Started {campaign.name}.")
-        return redirect(campaign)
+        if new and "schedule" in spec:
+            messages.success(request, f"Scheduled {made.name}: {schedules.timing_words(made)}.")
+        elif new:
+            messages.success(request, f"Started {made.name}.")
+        return redirect(made)
     preview = _preview(form, spec, token, changed=wants_start)
     return render(request, "benchmarks/campaign_form.html", {"form": form, "preview": preview})
 
 
 def _preview(form: CampaignForm, spec: dict, token: str, changed: bool) -> dict:
-    """The figures shown before a start; changed: Start was pressed on an edited form."""
+    """The figures shown before a start; changed: Start was pressed on an edited form. A
+    spec with a schedule: its timing in words and its first starts too."""
+    timing, starts = schedules.first_starts(spec["schedule"]) if "schedule" in spec else ("", [])
     return {
+        "timing": timing,
+        "starts": starts,
+        "zone": timezone.get_current_timezone_name(),
         "trials": form.trials,
         "boards": len(form.checked.boards),
         "estimate_s": plans.estimate_s(form.checked),

@@ -1,5 +1,6 @@
 // The campaign builder: shows a benchmark's parameters only while it is included, and the
-// repetition and quiet settings that apply. Without it every field shows, which also works.
+// repetition, quiet and schedule settings that apply. Without it every field shows, which
+// also works.
 (function () {
   "use strict";
   const form = document.querySelector("form.campaign-form");
@@ -25,6 +26,12 @@
   form.querySelectorAll("input[name=repetition_mode]").forEach((radio) => {
     follow(radio, [...adaptive], isAdaptive);
     follow(radio, [...fixed], () => !isAdaptive());
+  });
+
+  const repeat = () => form.querySelector("input[name=repeat]:checked")?.value || "";
+  form.querySelectorAll("input[name=repeat]").forEach((radio) => {
+    follow(radio, [...form.querySelectorAll(".repeat-every")], () => repeat() === "every");
+    follow(radio, [...form.querySelectorAll(".repeat-cron")], () => repeat() === "cron");
   });
 
   const quiet = form.querySelector("input[name=quiet]");

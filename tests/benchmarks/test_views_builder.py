@@ -15,7 +15,7 @@ from benchmarks import catalog, plans, progress, specs
 from benchmarks.catalog import custom_rules
 from benchmarks.catalog.cpu import SHA1SUM
 from benchmarks.catalog.spec import Param
-from benchmarks.models import Campaign, Run
+from benchmarks.models import Campaign, Run, Schedule
 from devices import configtxt, presets
 from devices.models import FactSnapshot, Preset
 from tests.benchmarks.factories import custom_benchmark, unusable_custom_benchmark
@@ -396,3 +396,47 @@ def test_the_stock_preset_is_offered_first_after_as_is(client, operator, boards)
         f"{stock.preset.name}@{stock.number}",
         f"{classic.preset.name}@{classic.number}",
     ]
+
+
+def test_the_preview_of_a_schedule_shows_its_timing_and_first_starts(client, operator, boards):
+    client.force_login(operator)
+    body = client.post(NEW, form_data(boards, repeat="every", repeat_every="6h")).content.decode()
+    assert "Each start makes a new campaign, every 6 h: the first ones at" in body
+    assert body.count("<time datetime=") == 3
+    assert ">Make the schedule</button>" in body
+    assert not Schedule.objects.exists() and not Campaign.objects.exists()
+
+
+def test_make_the_schedule_makes_one_schedule_however_often_it_is_posted(
+    client, operator, boards, redis_queue
+):
+    client.force_login(operator)
+    data = previewed(client, form_data(boards, repeat="cron", repeat_cron="0 3 * * *"))
+    first = client.post(NEW, data)
+    second = client.post(NEW, data)
+    schedule = Schedule.objects.get()
+    assert first.status_code == second.status_code == 302
+    assert first["Location"] == second["Location"] == schedule.get_absolute_url()
+    assert (schedule.cron, schedule.every_s, schedule.created_by) == ("0 3 * * *", None, operator)
+    assert "schedule" not in schedule.spec and schedule.spec["boards"] == ["bench-a", "bench-b"]
+    assert not Campaign.objects.exists()  # a cron schedule's first start is at 03:00
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "words"),
+    [
+        ({"repeat": "every", "repeat_every": "1:30"}, "repeat_every", "every is a time such as"),
+        ({"repeat": "every", "repeat_every": "10s"}, "repeat_every", "whole seconds from 30 s"),
+        ({"repeat": "cron", "repeat_cron": "61 * * * *"}, "repeat_cron", "cron"),
+        ({"repeat": "cron", "repeat_cron": ""}, "repeat_cron", "Say when it repeats."),
+    ],
+)
+def test_a_timing_that_cannot_be_is_shown_at_its_field(
+    client, operator, boards, changes, field, words
+):
+    client.force_login(operator)
+    response = client.post(NEW, form_data(boards, **changes))
+    assert response.status_code == 400
+    errors = response.context["form"].errors[field]
+    assert any(words in error for error in errors), errors
+    assert not Schedule.objects.exists()

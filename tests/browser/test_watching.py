@@ -6,6 +6,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from benchmarks import canaries, schedules
+from benchmarks.models import Schedule
 from tests.benchmarks.test_canaries import history
 from tests.browser.conftest import screenshot
 from tests.browser.test_phone_layout import PHONE
@@ -88,4 +89,36 @@ def test_an_operator_pauses_and_resumes_a_schedule(
     expect(page.locator(".schedule-next")).to_be_visible()
     schedule.refresh_from_db()
     assert not schedule.paused and schedule.next_at is not None
+    assert problems == []
+
+
+def test_an_operator_makes_a_schedule_in_the_builder(
+    page, live_server, operator, problems, redis_queue
+):
+    board = make_board("bench-w", queue="nobody-serves-this")
+    log_in(page, live_server, operator)
+    page.goto(live_server.url + reverse("benchmarks:campaign_new"))
+    page.fill("#id_name", "nightly sha1")
+    page.get_by_label(board.name).check()
+    page.get_by_label("sha1sum of a sparse file").check()
+    every, cron = page.locator("#id_repeat_every"), page.locator("#id_repeat_cron")
+    expect(every).to_be_hidden()  # "once, now" is the default: no timing to give
+    page.get_by_label("again and again, at an interval").check()
+    expect(every).to_be_visible()
+    expect(cron).to_be_hidden()
+    every.fill("6h")
+    page.get_by_role("button", name="Preview").click()
+    expect(page.locator(".schedule-preview")).to_contain_text("every 6 h: the first ones at")
+    page.set_viewport_size(PHONE)
+    widths = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert widths[0] <= widths[1], widths
+    screenshot(page, "builder-schedule-preview-phone")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.get_by_role("button", name="Make the schedule").click()
+    expect(page.locator(".schedule-next")).to_be_visible()
+    expect(page.locator(".messages, .message").first).to_contain_text(
+        "Scheduled nightly sha1: every 6 h."
+    )
+    schedule = Schedule.objects.get()
+    assert (schedule.every_s, schedule.created_by) == (6 * 3600, operator)
     assert problems == []
