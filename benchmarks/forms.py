@@ -230,7 +230,7 @@ class CampaignForm(forms.Form):
         choices=Application.Mode.choices, initial=Application.Mode.TRIAL, widget=forms.RadioSelect
     )
     repeat = forms.ChoiceField(
-        label="When",
+        label="Start it",
         choices=[
             ("", "once, now"),
             ("every", "again and again, at an interval"),

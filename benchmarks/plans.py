@@ -89,11 +89,12 @@ def _groups(checked: Checked, rng: random.Random, board_index: int):
     return groups
 
 
-def warnings(checked: Checked, started=None) -> list[str]:
+def warnings(checked: Checked, started=None, starts_now: bool = True) -> list[str]:
     """What to know before starting, in words: a board in another campaign not ended yet, a
     board whose "as is" is not its firmware's defaults (the baseline then is whatever it runs),
     and a preset that sets a clock below a board's own default (an "overclock" that is an
-    underclock there). started: the campaign the spec started already, not another one."""
+    underclock there). started: the campaign the spec started already, not another one;
+    starts_now False (a schedule's first start is later): what runs now is not said."""
     found = []
     for board in checked.boards:
         busy = Lane.objects.filter(board=board, state__in=Lane.UNFINISHED).select_related(
@@ -101,7 +102,7 @@ def warnings(checked: Checked, started=None) -> list[str]:
         )
         if started is not None:
             busy = busy.exclude(campaign=started)
-        for lane in busy:
+        for lane in busy if starts_now else ():
             found.append(
                 f"{board.name} is in “{lane.campaign.name}”, which has not ended: their runs "
                 "take turns on it, so each campaign's “as is” and presets meet the other's "

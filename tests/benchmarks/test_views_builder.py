@@ -18,7 +18,7 @@ from benchmarks.catalog.spec import Param
 from benchmarks.models import Campaign, Run, Schedule
 from devices import configtxt, presets
 from devices.models import FactSnapshot, Preset
-from tests.benchmarks.factories import custom_benchmark, unusable_custom_benchmark
+from tests.benchmarks.factories import custom_benchmark, make_campaign, unusable_custom_benchmark
 from tests.devices.factories import make_board
 
 pytestmark = pytest.mark.django_db
@@ -440,3 +440,18 @@ def test_a_timing_that_cannot_be_is_shown_at_its_field(
     errors = response.context["form"].errors[field]
     assert any(words in error for error in errors), errors
     assert not Schedule.objects.exists()
+
+
+def test_a_cron_schedule_s_preview_says_nothing_of_what_the_boards_run_now(
+    client, operator, boards
+):
+    """Its first start is at its time: the campaign on the board now says nothing of then. An
+    interval's first start is now, so it is warned of."""
+    make_campaign(boards[0], name="under way")
+    client.force_login(operator)
+    busy = "is in “under way”, which has not ended"
+    later = client.post(NEW, form_data(boards, repeat="cron", repeat_cron="0 3 * * *"))
+    assert busy not in html.unescape(later.content.decode())
+    assert "(UTC)" in later.content.decode() and "(UTC):" in later.content.decode()
+    now = client.post(NEW, form_data(boards, repeat="every", repeat_every="1d"))
+    assert busy in html.unescape(now.content.decode())
