@@ -34,8 +34,9 @@ def drive_lane(lane: Lane, hold: work.Hold):
     """Its next runs; then again, or done when no run is left.
 
     The job goes on to the lane's next run itself, on the connection it has open, while no
-    other work waits for its boards and it has run less than CHAIN_S; otherwise it hands the
-    board back (work.AGAIN: the next run is a job of its own)."""
+    other work waits for its boards, its worker was not asked to stop and it has run less than
+    CHAIN_S; otherwise it hands the board back (work.AGAIN: the next run is a job of its own,
+    which another worker, or this one started again, takes)."""
     started = time.monotonic()
     kept = remote.Kept()
     try:
@@ -50,6 +51,7 @@ def drive_lane(lane: Lane, hold: work.Hold):
                 or (ended is not None and ended.skip == "lane")
                 or time.monotonic() - started > CHAIN_S
                 or work.others_want(lane)
+                or work.worker_stopping()
             ):
                 return work.AGAIN
             hold.renew()

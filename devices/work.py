@@ -212,6 +212,24 @@ def others_want(row: BoardWork) -> bool:
     return any(others.exists() for others in _others(row))
 
 
+def worker_stopping() -> bool:
+    """Whether the worker running this job was asked to stop (SIGTERM or SIGINT: a deploy, the
+    demo's Ctrl-C). RQ then waits for the job to end, and notes the request in the worker's
+    Redis hash, which is all the work horse can see of it: a job that goes on from step to
+    step (a lane's runs) ends after the step under way, rather than hold the stop for minutes.
+    Redis away: not stopping, as far as it can tell."""
+    job = get_current_job()
+    if job is None or not job.worker_name:
+        return False
+    try:
+        asked = job.connection.hget(
+            Worker.redis_worker_namespace_prefix + job.worker_name, "shutdown_requested_date"
+        )
+    except RedisError:
+        return False
+    return bool(asked)
+
+
 def _others(row: BoardWork) -> list:
     """Per model, its rows not ended yet, but row, that drive one of row's boards and would
     wait for them (others_want)."""

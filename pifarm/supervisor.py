@@ -6,6 +6,8 @@ may be restarted, refuses to do so more than a few times a minute (a crash loop 
 look at, not to hide), and ends the demo with the reason when a part may not be restarted.
 """
 
+import os
+import signal
 import socket
 import subprocess
 import time
@@ -64,8 +66,15 @@ class Process:
         self.popen: subprocess.Popen | None = None
 
     def start(self) -> None:
+        # A session of its own, so that reap() can end what it started too: an RQ worker's
+        # work horse outlives a worker killed after its grace, and would go on with its job
+        # against a farm the demo has taken down.
         self.popen = subprocess.Popen(
-            self.command, cwd=self.cwd, stdout=self.log, stderr=subprocess.STDOUT
+            self.command,
+            cwd=self.cwd,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
 
     def alive(self) -> bool:
@@ -82,12 +91,15 @@ class Process:
             self.popen.terminate()
 
     def reap(self) -> None:
+        """Wait STOP_GRACE_S for it to end, else KILL it and all it started in its session (a
+        work horse: its run is then failed by the next health check's sweep, saying why)."""
         if self.popen is None:
             return
         try:
             self.popen.wait(timeout=STOP_GRACE_S)
         except subprocess.TimeoutExpired:
-            self.popen.kill()
+            # Still unreaped, so its id cannot be anyone else's group: safe to KILL by it.
+            os.killpg(self.popen.pid, signal.SIGKILL)
             self.popen.wait()
 
 

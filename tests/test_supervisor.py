@@ -182,3 +182,31 @@ def test_workers_start_again_after_a_redis_restart_and_deliver_scheduled_jobs(
     assert said[2].startswith("worker 1 stopped (") and len(said) == 3
     job = Queue("default", connection=client).enqueue_in(timedelta(seconds=0.5), "os.getpid")
     wait_until(lambda: job.get_status(refresh=True) == "finished")
+
+
+@pytest.mark.slow
+def test_a_part_killed_after_its_grace_takes_what_it_started_with_it(parts, tmp_path, monkeypatch):
+    """As an RQ worker's work horse: it outlived a worker killed after its grace, and went on
+    with its job against a farm the demo had taken down."""
+    watcher, log = parts
+    monkeypatch.setattr(supervisor, "STOP_GRACE_S", 0.5)
+    child_pid = tmp_path / "child.pid"
+    deaf_parent = (
+        "import signal, subprocess, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+        "child = subprocess.Popen(['sleep', '60']); "
+        f"open({str(child_pid)!r}, 'w').write(str(child.pid)); time.sleep(60)"
+    )
+    watcher.add(process("worker 1", [sys.executable, "-c", deaf_parent], log))
+    wait_until(lambda: child_pid.exists() and child_pid.read_text())
+    child = int(child_pid.read_text())
+    watcher.stop()
+    wait_until(lambda: not alive(child), timeout=5)
+
+
+def alive(pid: int) -> bool:
+    """Running, not a zombie waiting for whoever adopted it to reap it."""
+    try:
+        stat = open(f"/proc/{pid}/stat").read()
+    except FileNotFoundError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"

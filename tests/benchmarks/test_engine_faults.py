@@ -168,3 +168,26 @@ def test_two_campaigns_on_one_board_never_overlap(pisim_farm, start_worker, slee
     assert [state for _, _, state in windows] == [Run.State.DONE] * 6
     for (_, end, _), (start, _, _) in zip(windows, windows[1:], strict=False):
         assert end <= start, windows
+
+
+@pytest.mark.worker
+def test_a_worker_asked_to_stop_ends_its_lane_after_the_run_under_way(
+    pisim_farm, start_worker, sleeper
+):
+    """SIGTERM (a deploy, the demo's Ctrl-C): RQ lets the job end, and a lane that went on from
+    run to run would hold the stop for up to CHAIN_S. It ends after the run under way, done,
+    and hands the others to the next worker."""
+    board = register_node(pisim_farm.nodes["pi4"])
+    campaign = sleeping(board, "3", repetitions=4)
+    first, *others = campaign.runs.order_by("sequence")
+    worker = start_worker()
+    wait_until(lambda: measuring(first), "the first run to measure")
+    worker.process.terminate()  # the worker alone: its work horse is told through Redis
+    worker.process.wait(timeout=30)
+    first.refresh_from_db()
+    assert first.state == Run.State.DONE, first.reason
+    assert [Run.objects.get(pk=run.pk).state for run in others] == [Run.State.QUEUED] * 3
+    assert not is_locked(board.pk)
+    start_worker()
+    wait_until(lambda: Campaign.objects.get(pk=campaign.pk).state == "finished", "the end", 60)
+    assert set(campaign.runs.values_list("state", flat=True)) == {Run.State.DONE}
