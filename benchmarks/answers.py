@@ -203,7 +203,7 @@ def _judged(found: Answer, campaign: Campaign, runs: QuerySet) -> str:
         found.link_mbit,
         dropped,
         found.at_ceiling,
-        _limited_words([row for row in rows if not _among(row, found.at_ceiling)], limited),
+        _limited_words(rows, found.at_ceiling, limited),
     )
 
 
@@ -384,7 +384,7 @@ def _among(row: comparisons.Row, rows: list[comparisons.Row]) -> bool:
 # "What limited it" gives the figures.
 LIMIT_NAMES = {
     limits.LINK: "the link",
-    limits.BOTH: "the CPU of both ends",
+    limits.BOTH: "each end's CPU",
     limits.PEER: "the peer's CPU",
     limits.BOARD: "the board's CPU",
     limits.PEER_BUSIER: "perhaps the peer's CPU",
@@ -392,16 +392,19 @@ LIMIT_NAMES = {
 
 
 def _limited_words(
-    rows: list[comparisons.Row], limited: dict[int, tuple[str, dict[str, limits.Limit]]]
+    rows: list[comparisons.Row],
+    at_ceiling: list[comparisons.Row],
+    limited: dict[int, tuple[str, dict[str, limits.Limit]]],
 ) -> str:
     """What limited each side of the network rows, in a clause for the sentence ("" where
-    no row is a network one; rows at the link's ceiling say so already). A throughput says
-    little about a CPU unless the CPU, not the link or the peer, was what it hit, so an
-    answer says which it was, e.g. "; the limit was the board's CPU on both sides, not the
-    link"."""
+    no limit is named; rows at the link's ceiling say so already). A throughput says little
+    about a CPU unless the CPU, not the link or the peer, was what it hit, so an answer says
+    which it was, e.g. "; the limit was the board's CPU on both sides, not the link". The
+    rows it is for are named, unless it is for every row the sentence names."""
     phrases = {}
     for row in rows:
-        if id(row) not in limited or row.comparison.outcome == stats.CANNOT_TELL:
+        skipped = row.comparison.outcome == stats.CANNOT_TELL or _among(row, at_ceiling)
+        if id(row) not in limited or skipped:
             continue
         baseline, hit = limited[id(row)]
         sides = {group: hit.get(group) for group in (baseline, row.group)}
@@ -421,7 +424,7 @@ def _limited_words(
         phrases.setdefault(phrase, []).append(row.label)
     if not phrases:
         return ""
-    if len(phrases) == 1:
+    if len(phrases) == 1 and len(next(iter(phrases.values()))) == len(rows):
         return f"; the limit was {next(iter(phrases))}"
     return "; the limit was " + "; ".join(
         f"{phrase} ({_listed(labels)})" for phrase, labels in phrases.items()

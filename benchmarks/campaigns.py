@@ -100,6 +100,7 @@ class Cancelled:
 
     dropped: int  # queued: cancelled at once
     asked_to_stop: int  # running: their jobs stop them, but a measurement that ends first is kept
+    stopping: int = 0  # running, and being stopped already (each run's own cancel)
 
     @property
     def words(self) -> str:
@@ -112,6 +113,9 @@ class Cancelled:
                 f"{count} running run{pluralize(count)} asked to stop (a measurement that ends "
                 "first is kept)"
             )
+        if self.stopping:
+            count = self.stopping
+            parts.append(f"{count} running run{pluralize(count)} already being stopped")
         return "; ".join(parts) or "no run was queued or running"
 
 
@@ -131,12 +135,12 @@ def cancel(campaign: Campaign, user=None) -> Cancelled | None:
         queued = campaign.runs.filter(state=Run.State.QUEUED).update(
             state=Run.State.CANCELLED, reason=f"the campaign was cancelled{who}", finished=now
         )
-        # A run whose own cancel came first is being stopped already: not counted again.
-        running = campaign.runs.filter(state=Run.State.RUNNING, cancel_requested=False).update(
-            cancel_requested=True
-        )
+        # A run whose own cancel came first is being stopped already: not asked again.
+        running = campaign.runs.filter(state=Run.State.RUNNING)
+        stopping = running.filter(cancel_requested=True).count()
+        asked = running.filter(cancel_requested=False).update(cancel_requested=True)
     finish_if_done(campaign.pk)
-    return Cancelled(queued, running)
+    return Cancelled(queued, asked, stopping)
 
 
 def why_not_cancelled(campaign: Campaign) -> str:

@@ -47,7 +47,8 @@ def test_an_adaptive_group_whose_interval_is_wide_gets_another_trial(adaptive_la
 def test_a_campaign_cancelled_just_after_a_run_ended_gets_no_further_trial(adaptive_lane):
     """The gap the cancel can fall in: the run is done, the next trial not yet added."""
     last = adaptive_lane.runs.order_by("sequence").last()
-    assert campaigns.cancel(adaptive_lane.campaign) == 0  # nothing was queued or running
+    cancelled = campaigns.cancel(adaptive_lane.campaign)
+    assert cancelled == campaigns.Cancelled(0, 0)  # nothing was queued or running
     adaptive.after_run(last, catalog.lookup("sha1sum"), suspect=False)
     assert not adaptive_lane.runs.filter(state__in=Run.UNFINISHED).exists()
     assert adaptive_lane.runs.count() == 2

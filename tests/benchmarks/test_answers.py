@@ -87,7 +87,8 @@ def test_the_link_the_boards_reported_is_named_when_they_all_reported_one():
     network_runs(campaign, download=FASTER, upload=STOCK, scp=NOISY)
     campaign.runs.update(environment={"link": {"device": "eth0", "mbit": 100, "mtu": 1500}})
     assert answers.answer(campaign).sentence.endswith(
-        "(on a 100 Mbit/s link); the limit was the link on both sides."
+        "(on a 100 Mbit/s link); the limit was the link on both sides (iperf3-tcp throughput "
+        "(direction peer-to-board))."  # of the three rows, the one whose limit is known
     )
     gigabit = {"link": {"device": "eth0", "mbit": 1000, "mtu": 1500}}
     campaign.runs.filter(benchmark="scp").update(environment=gigabit)
@@ -367,6 +368,21 @@ def test_the_sentence_names_each_side_s_limit_when_they_differ():
         f"; the limit was the link for {answers.comparisons.AS_IS}, the board's CPU for "
         f"{presets.example_version(presets.CLASSIC_OVERCLOCK)}"
     ) in sentence
+
+
+def test_a_limit_known_for_some_rows_only_names_them():
+    """Only the download's trials have telemetry: the clause must not read as the upload's
+    and scp's too."""
+    campaign = question_campaign("network")
+    network_runs(campaign, download=FASTER, upload=STOCK, scp=STOCK)
+    campaign.runs.update(environment=GIGABIT)
+    campaign.runs.filter(params__direction="peer-to-board").update(
+        environment=GIGABIT | {"telemetry": BUSY_BOARD}
+    )
+    assert answers.answer(campaign).sentence.endswith(
+        "(on a 1000 Mbit/s link); the limit was the board's CPU on both sides, not the link "
+        "(iperf3-tcp throughput (direction peer-to-board))."
+    )
 
 
 def test_a_network_answer_without_telemetry_below_the_ceiling_names_no_limit():

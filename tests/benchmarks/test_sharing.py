@@ -543,7 +543,8 @@ def compared(owner, group_by, lanes_values, name="look-alikes") -> Comparison:
 def figures_by_group(client, link) -> dict:
     groups = public(client, link, "comparison.json").json()["groups"]
     return {
-        group["group"]: (round(group["mean"]), group["verdict"].split(" (")[0]) for group in groups
+        group["group"]: (round(group["mean"]), (group["verdict"] or "").split(" (")[0])
+        for group in groups
     }
 
 

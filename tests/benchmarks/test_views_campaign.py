@@ -385,15 +385,22 @@ def test_a_since_out_of_range_or_bad_is_no_since(client, viewer, finished_run, s
     assert response.json()["runs"] == []
 
 
-def test_cancelling_the_campaign_does_not_count_a_run_being_stopped_already(
-    client, operator, board
+@pytest.mark.parametrize(
+    ("states", "words"),
+    [
+        (["running", "queued"], "1 queued run dropped; 1 running run already being stopped"),
+        (["done", "running"], "1 running run already being stopped"),  # not "no run was running"
+    ],
+)
+def test_cancelling_the_campaign_does_not_ask_a_run_being_stopped_already_again(
+    client, operator, board, states, words
 ):
-    campaign = make_campaign(board, states=["running", "queued"])
+    campaign = make_campaign(board, states=states)
     running = campaign.runs.get(state=Run.State.RUNNING)
     client.force_login(operator)
     client.post(url("cancel_run", campaign, running.code), follow=True)
     said = messages_after(client.post(url("cancel", campaign), follow=True))
-    assert said == [("success", "Cancelled bench campaign: 1 queued run dropped.")]
+    assert said == [("success", f"Cancelled bench campaign: {words}.")]
 
 
 def test_the_page_says_the_order_of_the_presets_and_how_each_board_was_left(client, viewer, board):
