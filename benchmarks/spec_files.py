@@ -2,10 +2,10 @@
 
 The API's limits, applied before and while parsing, so that a hostile file is refused in words
 within a second: at most PIFARM_UPLOAD_MAX_BYTES (the API's body limit); JSON read as JSON;
-anything else read as YAML (whose "1:30" and "off" stay text, as YAML 1.2 reads them), whose
-aliases are refused (a few hundred bytes of nested aliases expand to gigabytes) and whose
-nesting is counted from the parser's events before a value is built. What is built then gets
-specs.check_shape like an API body.
+anything else read as YAML (whose "1:30" and "off" are text and 1e3 a number, as YAML 1.2
+reads them), whose aliases are refused (a few hundred bytes of nested aliases expand to
+gigabytes) and whose nesting is counted from the parser's events before a value is built.
+What is built then gets specs.check_shape like an API body.
 """
 
 import json
@@ -21,19 +21,25 @@ from benchmarks.specs import MAX_DEPTH, MAX_VALUES
 # pure-Python one, refusals alike.
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-# Plain scalars that YAML 1.1 (PyYAML's) reads as something else than YAML 1.2 and JSON do:
-# "every: 1:30" is 90 (base 60) and "compression: off" is false there. A spec means the text
-# it shows, so they stay text, which the spec's check then takes or refuses in words.
-_YAML_11_ONLY = re.compile(
+# Plain scalars that YAML 1.1 (PyYAML's) reads otherwise than YAML 1.2 and JSON, the ones a
+# spec is likely to hold: "every: 1:30" is 90 (base 60) and "compression: off" is false there,
+# while 1e3 is text. A spec means what it shows: the first two stay text, which the spec's
+# check then takes or refuses in words, and 1e3 is a number. (Rarer ones still read as 1.1
+# does: 010 is 8, 1_000 is 1000, 2026-01-02 is a date.)
+_YAML_11_TEXT = re.compile(
     r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?"  # sexagesimal
     r"|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF"
 )
+_EXPONENT_FLOAT = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+")
 
 
 class SpecLoader(_SAFE_LOADER):
     def resolve(self, kind, value, implicit):
-        if kind is yaml.ScalarNode and implicit[0] and _YAML_11_ONLY.fullmatch(value):
-            return "tag:yaml.org,2002:str"
+        if kind is yaml.ScalarNode and implicit[0]:
+            if _YAML_11_TEXT.fullmatch(value):
+                return "tag:yaml.org,2002:str"
+            if _EXPONENT_FLOAT.fullmatch(value):
+                return "tag:yaml.org,2002:float"
         return super().resolve(kind, value, implicit)
 
 

@@ -226,7 +226,11 @@ def check(spec) -> Checked:
     quiet = _quiet(spec.get("quiet", True))
     keep = spec.get("keep", False)
     if not isinstance(keep, bool):
-        raise SpecError("keep must be true (leave the last preset on the boards) or false", "keep")
+        raise SpecError(
+            "keep must be true (leave the last preset on the boards) or false, not "
+            f"{shown(keep)}{_yaml_word_hint(keep)}",
+            "keep",
+        )
     total = len(boards) * len(versions) * len(items) * repetitions.minimum
     if total > MAX_RUNS:
         raise SpecError(
@@ -235,7 +239,10 @@ def check(spec) -> Checked:
         )
     rerun_suspect = spec.get("rerun_suspect", False)
     if not isinstance(rerun_suspect, bool):
-        words = "rerun_suspect must be true (run suspect trials again) or false"
+        words = (
+            "rerun_suspect must be true (run suspect trials again) or false, not "
+            f"{shown(rerun_suspect)}{_yaml_word_hint(rerun_suspect)}"
+        )
         raise SpecError(words, "rerun_suspect")
     accepted = {
         "name": name,
@@ -534,13 +541,27 @@ def _repetitions_spec(repetitions: Repetitions):
     return spec
 
 
+# A YAML spec's yes, no, on and off are text (benchmarks.spec_files), as in YAML 1.2 and JSON.
+_YAML_11_BOOLS = {"yes", "no", "on", "off"}
+
+
+def _yaml_word_hint(value) -> str:
+    if isinstance(value, str) and value.lower() in _YAML_11_BOOLS:
+        return f" (in a spec, {value} is text: write true or false)"
+    return ""
+
+
 def _quiet(value):
     if value is False:
         return False
     if value is True or value is None:
         return dict(DEFAULT_QUIET)
     if not isinstance(value, dict) or set(value) - set(DEFAULT_QUIET):
-        raise SpecError(f"quiet is false, or an object with {', '.join(DEFAULT_QUIET)}", "quiet")
+        raise SpecError(
+            f"quiet is true, false, or an object with {', '.join(DEFAULT_QUIET)}, not "
+            f"{shown(value)}{_yaml_word_hint(value)}",
+            "quiet",
+        )
     quiet = {**DEFAULT_QUIET, **value}
     for key, number in quiet.items():
         if number is None and key == "cool_below_c":

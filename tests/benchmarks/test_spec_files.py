@@ -100,7 +100,7 @@ def test_yaml_1_1_s_base_60_and_yes_no_on_off_stay_the_text_they_show(board, tmp
     path.write_text(
         "name: x\nboards: [bench-a]\nschedule: {every: 1:30}\n"
         "benchmarks: [{name: openvpn, params: {compression: off}}]\nrerun_suspect: yes\n"
-        "repetitions: 3\nseed: 12\nmin_trial_s: 1.5\nquiet: true\n"
+        "repetitions: 3\nseed: 12\nmin_trial_s: 1.5\nquiet: true\nlong: 1e1\nshort: -2.5E-1\n"
     )
     found = spec_files.read(str(path))
     assert found["schedule"] == {"every": "1:30"}
@@ -108,5 +108,23 @@ def test_yaml_1_1_s_base_60_and_yes_no_on_off_stay_the_text_they_show(board, tmp
     assert found["rerun_suspect"] == "yes"  # refused by the check, in words (not taken as true)
     assert (found["repetitions"], found["seed"], found["min_trial_s"]) == (3, 12, 1.5)
     assert found["quiet"] is True
+    assert (found["long"], found["short"]) == (10.0, -0.25)  # YAML 1.1 would read text
     said = start(tmp_path, path.read_text())
     assert "every is a time such as" in said and "'1:30'" in said
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ("quiet: no", "quiet is true, false, or an object with"),
+        ("keep: yes", "keep must be true (leave the last preset on the boards) or false"),
+        ("rerun_suspect: on", "rerun_suspect must be true (run suspect trials again) or false"),
+    ],
+)
+def test_yes_no_on_off_given_for_a_bool_is_refused_saying_to_write_true_or_false(
+    board, tmp_path, line, words
+):
+    said = start(tmp_path, f"name: x\nboards: [bench-a]\nbenchmarks: [sha1sum]\n{line}\n")
+    word = line.split(": ")[1]
+    assert words in said
+    assert f"not '{word}' (in a spec, {word} is text: write true or false)" in said
