@@ -243,6 +243,11 @@ sudo -n sh -c "$2" pifarm-sweep "$1" 2>/dev/null || exec sh -c "$2" pifarm-sweep
 WAIT_SLICE_S = 3
 
 
+class StartFailed(ssh.SSHError):
+    """The end answered, but a detached command did not start there (its words say why; the
+    caller names the command)."""
+
+
 class Endpoint:
     """Where commands run. Subclasses give run(); the detached helpers build on it."""
 
@@ -279,7 +284,7 @@ class Endpoint:
             words += command.argv
         result = self.run(["sh", "-c", _START, "pifarm-start", directory, *words], 10, sudo=sudo)
         if not result.ok:
-            raise ssh.SSHError(f"could not start {argv[0]} on {self.name}: {result.error_text()}")
+            raise StartFailed(f"did not start on {self.name}: {result.error_text()}")
 
     def wait(
         self,

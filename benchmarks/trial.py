@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from benchmarks.catalog.spec import Command, Context, Plan
-from benchmarks.endpoints import KILL_AFTER_S, Detached, Endpoint
+from benchmarks.endpoints import KILL_AFTER_S, Detached, Endpoint, StartFailed
 from devices import ssh
 
 log = logging.getLogger(__name__)
@@ -128,9 +128,19 @@ class _Trial:
 
     def run_step(self, command: Command, stage: str) -> ssh.Result:
         self.note(f"{stage} on {command.on}: {command.program}")
-        result = self.end(command).run(
-            command.argv, command.timeout_s, sudo=command.sudo, stdin=command.stdin
-        )
+        try:
+            result = self.end(command).run(
+                command.argv, command.timeout_s, sudo=command.sudo, stdin=command.stdin
+            )
+        except ssh.CommandTimeout:  # the end answered: the command itself overran
+            raise TrialFailed(
+                f"{stage} failed on the {command.on}: {command.program} did not finish within "
+                f"{command.timeout_s:g} s; it was stopped"
+            ) from None
+        except ssh.CommandKilled:
+            raise TrialFailed(
+                f"{stage} failed on the {command.on}: {command.program} was killed by a signal"
+            ) from None
         if not result.ok:
             raise TrialFailed(
                 f"{stage} failed on the {command.on}: {command.program} exited with "
@@ -143,9 +153,12 @@ class _Trial:
     ) -> None:
         self.note(f"starting {command.program} on the {command.on}")
         directory = self.dirs[command.on]
-        self.end(command).start(
-            directory, name, command.argv, timeout, sudo=command.sudo, after=after
-        )
+        try:
+            self.end(command).start(
+                directory, name, command.argv, timeout, sudo=command.sudo, after=after
+            )
+        except StartFailed as exc:
+            raise TrialFailed(f"{command.program} {exc}") from None
         self.started.append((command, name))
 
     def check_servers(self) -> None:

@@ -68,6 +68,11 @@ class CommandKilled(SSHError):
     pass
 
 
+class NoAnswer(ConnectionLost):
+    """The board said nothing of a command past the command's own time limit (which the board
+    enforces): it hangs, or the network to it is cut."""
+
+
 @dataclass(frozen=True)
 class Target:
     host: str
@@ -378,7 +383,7 @@ class Session:
                 f"the connection dropped while starting a command: {exc}"
             ) from None
         try:
-            return _Exchange(channel, stdin, cap).run(time.monotonic() + deadline_s)
+            return _Exchange(channel, stdin, cap, deadline_s).run()
         except (paramiko.SSHException, EOFError, OSError):
             # e.g. feeding stdin into a connection the board just cut
             raise ConnectionLost("the connection to the board dropped during the command") from None
@@ -440,8 +445,9 @@ class _Exchange:
     before the last output, so stopping at the status alone would lose data.
     """
 
-    def __init__(self, channel, stdin: bytes | None, cap: int):
+    def __init__(self, channel, stdin: bytes | None, cap: int, waited_s: float):
         self.channel = channel
+        self.waited_s = waited_s  # at most, for the whole of it
         self.pending = memoryview(stdin) if stdin else None
         self.cap = cap
         self.out, self.err = bytearray(), bytearray()
@@ -449,13 +455,17 @@ class _Exchange:
         if self.pending is None:
             channel.shutdown_write()
 
-    def run(self, deadline: float) -> Result:
+    def run(self) -> Result:
         channel = self.channel
+        deadline = time.monotonic() + self.waited_s
         exit_seen_at = None
         while True:
             now = time.monotonic()
             if now >= deadline:
-                raise CommandTimeout("the command did not finish in time; it was stopped")
+                raise NoAnswer(
+                    f"the board said nothing of the command for {self.waited_s:g} s, past its "
+                    "own time limit: it hangs, or the network to it is cut"
+                )
             self._feed()
             wait = 0.01 if self.pending is not None else min(deadline - now, 0.5)
             select.select([channel], [], [], wait)

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.endpoints import ControllerEndpoint, Detached
-from devices import ssh
+from benchmarks.endpoints import ControllerEndpoint, Detached, StartFailed
 from tests.workers import wait_until
 
 AWKWARD = ["$(touch pwned)", "a b", "*", "'", '"', ";", "${1}", ""]  # each must stay one word
@@ -34,10 +33,11 @@ def test_commands_started_together_keep_their_words_intact(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_command_that_cannot_start_says_which_and_why(tmp_path):
+def test_a_command_that_cannot_start_says_where_and_why(tmp_path):
+    """The caller names the command (trial: by its program, not its wrapper)."""
     directory = tmp_path / "trial"
     (directory / "blocked.pid").mkdir(parents=True)  # its pid file cannot be written
-    with pytest.raises(ssh.SSHError, match=r"could not start sleep on controller: .*blocked\.pid"):
+    with pytest.raises(StartFailed, match=r"^did not start on controller: .*blocked\.pid"):
         ControllerEndpoint().start(str(directory), "blocked", ["sleep", "5"], 10)
 
 

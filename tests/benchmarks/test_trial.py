@@ -38,3 +38,25 @@ def test_a_measurement_that_outlives_its_limit_and_the_grace_is_stopped(tmp_path
         measuring(tmp_path, STOPS_ITS_TIMEOUT, 1)
     left = subprocess.run(["pgrep", "-f", "sleep 3007"], capture_output=True, check=False)
     assert left.stdout == b""
+
+
+@pytest.mark.slow
+def test_a_setup_step_that_overruns_fails_the_trial_naming_what_it_runs(tmp_path):
+    """Not "sh did not finish", nor a lost connection: the end answered, the step overran."""
+    workdir = str(tmp_path / "trial")
+    overrun = Command("board", ("sh", "-c", "sleep 30", "pifarm-check-cipher"), timeout_s=0.5)
+    plan = Plan(setup=(overrun,), measure=Command("board", ("true",), 5))
+    with pytest.raises(trial.TrialFailed) as failed:
+        trial.run(plan, {"board": ControllerEndpoint()}, Context(workdir=workdir))
+    assert str(failed.value) == (
+        "setup failed on the board: pifarm-check-cipher did not finish within 0.5 s; it was stopped"
+    )
+
+
+@pytest.mark.slow
+def test_a_measurement_that_cannot_start_fails_the_trial_naming_it_and_why(tmp_path):
+    workdir = tmp_path / "trial"
+    (workdir / "measure.pid").mkdir(parents=True)  # its pid file cannot be written
+    plan = Plan(measure=Command("board", ("env", "A=1", "sh", "-c", "true", "sha1sum"), 5))
+    with pytest.raises(trial.TrialFailed, match=r"^sha1sum did not start on controller: .*pid"):
+        trial.run(plan, {"board": ControllerEndpoint()}, Context(workdir=str(workdir)))

@@ -221,3 +221,24 @@ def test_sshd_killed_mid_command_gives_a_clear_error_and_no_hang(pisim_node_fact
             session.run(["sleep", "60"], 90)
         killer.join()
     assert time.monotonic() - started < 10
+
+
+def test_a_board_cut_off_mid_command_is_said_to_give_no_answer(pisim_node_factory):
+    """No FIN, no reset: the board's packets stop (a cable pulled, a hung kernel). Past the
+    command's own limit and the board's grace, the session gives up, saying so, not that the
+    command was stopped (nothing could stop it) nor only that it was slow."""
+    node = pisim_node_factory()
+    with ssh.Session(target_for(node), QUICK) as session:
+        cutter = threading.Timer(0.5, node.set_unreachable)
+        cutter.start()
+        started = time.monotonic()
+        with pytest.raises(ssh.NoAnswer) as lost:
+            session.run(["sleep", "30"], 1)
+        cutter.join()
+    waited = time.monotonic() - started
+    assert str(lost.value) == (
+        f"the board said nothing of the command for {1 + ssh.KILL_GRACE_S + 2:g} s, past its own "
+        "time limit: it hangs, or the network to it is cut"
+    )
+    assert isinstance(lost.value, ssh.ConnectionLost)  # the board is marked offline
+    assert waited < 1 + ssh.KILL_GRACE_S + 2 + 3, waited
