@@ -17,6 +17,6 @@ NOTE = (
     "Simulated boards. What the simulation models: "
     + "; ".join(MODELS)
     + ". What it does not: "
-    + ", ".join(DOES_NOT_MODEL[:-1])
-    + f", {DOES_NOT_MODEL[-1]}. A direction it shows is the model's; its size is not a Pi's."
+    + "; ".join(DOES_NOT_MODEL)
+    + ". A direction it shows is the model's; its size is not a Pi's."
 )

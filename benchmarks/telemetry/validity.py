@@ -180,8 +180,8 @@ def suspect_reasons(
       measurement's process tree, the involved processes and the sampler used, above
       background_cpu_max_pct (of all cores); not judged over less than BACKGROUND_WINDOW_S;
     - swap: the most swap in use less the baseline's, above swap_growth_kb.
-    A value never read (no vcgencmd, no swap line) gives no reason either way; nor does a CPU
-    time that did not advance over less than BACKGROUND_WINDOW_S.
+    A value never read (no vcgencmd, no swap line) gives no reason either way; nor do CPU
+    counters that did not move over less than BACKGROUND_WINDOW_S.
     """
     if not samples:
         return ["telemetry is missing: the sampler recorded nothing during the trial"]
@@ -191,11 +191,12 @@ def suspect_reasons(
             "first reading"
         ]
     span_s = samples[-1].t - samples[0].t
-    # An interval shorter than a clock tick may hold no CPU time at all: background CPU is not
-    # judged over so short a trial anyway, and the other readings still are.
+    # No CPU figure over a trial shorter than BACKGROUND_WINDOW_S costs nothing: background CPU
+    # is not judged over so short a trial anyway (a simulated board's counters move in 50 ms
+    # steps, and a 0.2 s custom command may fall between them), and the other readings are.
     if not _rated(samples) and span_s >= BACKGROUND_WINDOW_S:
         return [
-            f"telemetry is missing: the board's CPU time did not advance over the trial's "
+            f"the board's CPU time did not advance (or went back) over the trial's "
             f"{span_s:.1f} s, so background CPU could not be judged"
         ]
     reasons = (
