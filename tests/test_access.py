@@ -9,11 +9,12 @@ import re
 from dataclasses import dataclass
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from benchmarks.models import ApiToken, Comparison, Schedule, ShareLink
+from benchmarks.models import ApiToken, Campaign, Comparison, Drift, Run, Schedule, ShareLink
 from devices import presets
-from devices.models import Application, BoardTask, FactSnapshot, Preset
+from devices.models import Application, Board, BoardTask, FactSnapshot, Preset
 
 from .benchmarks.factories import make_campaign, make_drift, measure
 from .conftest import PASSWORD
@@ -146,9 +147,24 @@ def test_every_entry_is_a_url_the_site_serves():
     assert set(ACCESS) - set(URLS) == set()
 
 
-@pytest.fixture
-def world(django_user_model):
-    """One of everything a URL can point at, by the first part of the URLs that show it."""
+@pytest.fixture(scope="module")
+def world(django_db_setup, django_db_blocker):
+    """One of everything a URL can point at, by the first part of the URLs that show it: made
+    once for the module's four hundred tests (each test's own changes are rolled back with
+    it), and removed after them."""
+    with django_db_blocker.unblock():
+        made = _world()
+        yield made
+        # A board's history protects it (boards are retired, not deleted): it goes first.
+        for model in (Comparison, Campaign, BoardTask, Application, FactSnapshot, Board, Preset):
+            model.objects.all().delete()
+        Schedule.objects.all().delete()
+        get_user_model().objects.all().delete()  # and what they own
+        # The next module finds the database as pytest-django leaves it: empty of these.
+        assert not any(model.objects.exists() for model in (Run, ApiToken, Drift, ShareLink))
+
+
+def _world() -> dict:
     board = make_board(offered_host_key=TEST_PUBLIC_KEY)
     snapshot = FactSnapshot.objects.create(
         board=board,
@@ -160,7 +176,7 @@ def world(django_user_model):
     application = Application.objects.create(board=board, version=version, state="verified")
     # A lane still queued: a retry adds runs without queueing anything (no Redis here).
     campaign = make_campaign(board, states=["queued", "failed"])
-    someone = django_user_model.objects.create_user("someone-else")
+    someone = get_user_model().objects.create_user("someone-else")
     token = ApiToken.objects.create(owner=someone, name="someone's", digest="0" * 64)
     compared = make_campaign(board, name="compared", states=["done"])
     measure(compared.runs.get(), throughput=(412.5, "MB/s"))

@@ -42,7 +42,9 @@ class Receiver:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        # A short poll: shutdown() waits for the loop's next look (0.5 s by default).
+        serve = threading.Thread(target=self.server.serve_forever, args=(0.02,), daemon=True)
+        serve.start()
 
     def url(self) -> str:
         return f"json://127.0.0.1:{self.port}/{SECRET_PATH}"
@@ -220,7 +222,7 @@ class SmtpSink(socketserver.StreamRequestHandler):
 def test_an_e_mail_carries_names_as_text_never_as_markup(redis_queue, run_jobs):
     SmtpSink.received = []
     server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), SmtpSink)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True).start()
     try:
         port = server.server_address[1]
         url = f"mailto://127.0.0.1:{port}?user=u&pass=p&from=pifarm@lab.test&to=lab@lab.test"

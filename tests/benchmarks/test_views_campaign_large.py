@@ -230,6 +230,7 @@ def csv_peak_bytes(client, campaign) -> tuple[int, bool]:
     return peak, response.streaming
 
 
+@pytest.mark.slow  # twelve CSV chunks of runs: a scale test, not one for the loop
 def test_the_csv_streams_in_as_much_memory_for_many_runs_as_for_few(client, viewer, board):
     """Runs are read CSV_CHUNK at a time: the memory of a chunk, whatever their number."""
     few, many = campaign_of(board, 2 * CSV_CHUNK), campaign_of(board, 10 * CSV_CHUNK)
