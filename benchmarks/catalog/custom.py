@@ -42,7 +42,10 @@ reader=$!
 sh -c "$1" > "$fifo"
 status=$?
 i=0
-while kill -0 "$reader" 2>/dev/null && [ $i -lt 20 ]; do sleep 0.05; i=$((i + 1)); done
+while kill -0 "$reader" 2>/dev/null && [ $i -lt 38 ]; do
+  if [ $i -lt 20 ]; then sleep 0.005; else sleep 0.05; fi  # at once, as a rule: 1 s at most
+  i=$((i + 1))
+done
 kill "$reader" 2>/dev/null
 rm -f -- "$fifo"
 if [ "$status" = 141 ]; then

@@ -299,3 +299,21 @@ def test_as_is_is_the_state_before_the_campaign_and_the_board_is_left_as_found(
     ), lane.left
     assert node.read_file(config) == original
     assert board.applications.first().version == stock
+
+
+def test_a_custom_command_that_leaves_a_child_holding_its_output_ends_within_a_second(
+    pisim_farm, run_jobs
+):
+    """Its output's reader drains for a second at most, then stops: the run is done with the
+    value, and the child the command left behind is swept from the board."""
+    node = pisim_farm.nodes["pi4"]
+    board = register_node(node)
+    started = time.monotonic()
+    run = run_once(
+        board, run_jobs, "leaver", command="sleep 300 & echo 42", pattern=r"(?P<value>\d+)"
+    )
+    assert run.state == Run.State.DONE, run.reason
+    assert run.measurements.get().value == 42
+    assert 1 <= run.measure_s < 3  # the second the reader drains, not the 300 s
+    assert time.monotonic() - started < 30
+    assert "sleep 300" not in node.run_as_root(["ps", "-eo", "args"], check=True).stdout.decode()
