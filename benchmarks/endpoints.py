@@ -47,9 +47,10 @@ start_one() {
   name=$1 limit=$2 ready=$3
   shift 3
   # A name used before must not seem done at once.
-  rm -f -- "$dir/$name.pid" "$dir/$name.exit" "$dir/$name.times"
+  rm -f -- "$dir/$name.pid" "$dir/$name.exit" "$dir/$name.times" "$dir/$name.wrapper"
   setsid sh -c '
     dir=$1 name=$2 limit=$3; shift 3
+    echo $$ > "$dir/$name.wrapper"
     PIFARM_TRIAL=$dir timeout -k {kill_after} "$limit" "$@" \
       > "$dir/$name.out" 2> "$dir/$name.err" < /dev/null &
     echo $! > "$dir/$name.pid"
@@ -118,23 +119,26 @@ return 0
 # no second round trip reads it; then, where a companion was stopped, its output (the
 # sampler's: one round trip fewer after each measurement). "vanished" instead of a status: the
 # command's `timeout` is gone (or a zombie) and no exit status came, so the wrapper that
-# writes it was killed (out of memory, or by the command itself) and none ever will. Only
-# /proc is read for that: kill -0 cannot tell a gone process from a root one (sudo).
+# writes it was killed (out of memory, or by the command itself) and none ever will: the
+# wrapper (its pid in <name>.wrapper) is gone too. A wrapper still there, only slow (a loaded
+# board), is waited for: "running", and the next wait sees its status. Only /proc is read for
+# that: kill -0 cannot tell a gone process from a root one (sudo).
 _WAIT = (
     _STOP_ALL_FUNCTION
     + _POLL_FUNCTION
     + r"""
 dir=$1 name=$2 limit=$3 tail=$4 companion=${5:-}
-pid=
+pid= wrapper=
 [ -s "$dir/$name.pid" ] && read -r pid < "$dir/$name.pid"
-leader_gone() {
-  [ -n "$pid" ] || return 1
+[ -s "$dir/$name.wrapper" ] && read -r wrapper < "$dir/$name.wrapper"
+gone() {  # $1 a pid: gone, or a zombie
   [ -r /proc/1/stat ] || return 1  # /proc hides others' processes (hidepid): cannot tell
   stat=
-  read -r stat < "/proc/$pid/stat" 2>/dev/null || return 0
+  read -r stat < "/proc/$1/stat" 2>/dev/null || return 0
   state=${stat##*) }
   [ "${state%% *}" = Z ]
 }
+leader_gone() { [ -n "$pid" ] && gone "$pid"; }
 i=0 steps=$((limit * 20))
 if [ -n "$pid" ] && [ ! -e "$dir/$name.exit" ]; then
   # Block until the command's `timeout` ends, for the slice at most: GNU tail looks every
@@ -154,7 +158,7 @@ if [ ! -e "$dir/$name.exit" ] && leader_gone; then
   while [ ! -e "$dir/$name.exit" ] && [ $j -lt {polls} ]; do poll $j; j=$((j + 1)); done
 fi
 if [ -e "$dir/$name.exit" ]; then read -r status < "$dir/$name.exit"
-elif leader_gone; then status=vanished
+elif leader_gone && { [ -z "$wrapper" ] || gone "$wrapper"; }; then status=vanished
 else status=running
 fi
 # The tail is copied first and its own length sent: a child the command left behind may

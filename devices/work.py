@@ -403,6 +403,7 @@ def perform(kind_name: str, pk: int) -> None:
     if row is None:
         return
     body = import_string(kind.body)
+    ended = None
     try:
         if kind.lock_step_s is None:
             outcome = _run_body(kind, body, row, None)
@@ -410,6 +411,8 @@ def perform(kind_name: str, pk: int) -> None:
             label = f"{kind.name} {row.pk}"
             with hold(*kind.boards(row), ttl=kind.lock_ttl_s(), label=label) as held:
                 outcome = _run_body(kind, body, row, held)
+                if outcome != AGAIN:  # ended before its boards are free: the work that
+                    ended = _end_with(row, outcome)  # takes them next finds it ended
     except BoardBusy:
         if kind.on_busy is not None:
             outcome = kind.on_busy
@@ -417,7 +420,7 @@ def perform(kind_name: str, pk: int) -> None:
             return
         else:
             outcome = Stop(State.FAILED, kind.reason_when_busy(row))
-    _conclude(kind, row, outcome)
+    _conclude(kind, row, outcome, ended=ended)
 
 
 def perform_holding(kind_name: str, pk: int, held: Hold) -> BoardWork | None:
@@ -445,12 +448,26 @@ def _run_body(kind: Kind, body, row: BoardWork, held: Hold | None):
         return Stop(State.FAILED, str(exc), board_status=status_for(exc), board_reason=str(exc))
 
 
-def _conclude(kind: Kind, row: BoardWork, outcome, *, after: bool = True) -> None:
+def _as_stop(outcome) -> Stop:
+    return outcome if isinstance(outcome, Stop) else Stop(outcome or State.DONE, "")
+
+
+def _end_with(row: BoardWork, outcome) -> int:
+    stop = _as_stop(outcome)
+    return end(row, stop.state, stop.reason)
+
+
+def _conclude(
+    kind: Kind, row: BoardWork, outcome, *, after: bool = True, ended: int | None = None
+) -> None:
+    """End the row with its body's outcome (ended: it was, while its boards were held), mark
+    its board, and run its kind's `ended`; AGAIN: queue its next job instead."""
     if outcome == AGAIN:
         again(row)
         return
-    stop = outcome if isinstance(outcome, Stop) else Stop(outcome or State.DONE, "")
-    ended = end(row, stop.state, stop.reason)
+    stop = _as_stop(outcome)
+    if ended is None:
+        ended = end(row, stop.state, stop.reason)
     mark_board(row.board_id, stop.board_status, stop.board_reason)
     if ended and after:
         row.refresh_from_db()

@@ -194,3 +194,21 @@ def test_what_a_command_left_behind_writes_late_does_not_shift_into_the_companio
     waited = end.wait(directory, "work", up_to_s=10, then_stop="ticker")
     assert waited.exit_status == 0 and waited.tail == "done\n"
     assert waited.companion == "start\nlast\n"
+
+
+@pytest.mark.slow
+def test_a_wrapper_slower_than_the_grace_is_waited_for_not_taken_for_vanished(tmp_path):
+    """A loaded board: the command ended, but its wrapper writes the status only seconds
+    later (held stopped here past the wait's grace). It is there, so the command is still
+    "running", and the next wait gets its status."""
+    end, directory = ControllerEndpoint(), str(tmp_path / "trial")
+    end.start(directory, "work", ["sleep", "0.2"], 10)
+    [wrapper] = wrapper_pids(directory, "work")
+    os.kill(wrapper, signal.SIGSTOP)
+    try:
+        time.sleep(0.5)
+        held = end.wait(directory, "work", up_to_s=1)
+    finally:
+        os.kill(wrapper, signal.SIGCONT)
+    assert not held.finished and not held.vanished
+    assert end.wait(directory, "work", up_to_s=5).exit_status == 0
