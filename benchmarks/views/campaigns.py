@@ -102,12 +102,13 @@ def _preview(form: CampaignForm, spec: dict, token: str, changed: bool) -> dict:
     """The figures shown before a start; changed: Start was pressed on an edited form. A
     spec with a schedule: its timing in words and its first starts too."""
     timing, starts = schedules.first_starts(spec["schedule"]) if "schedule" in spec else ("", [])
-    # A cron schedule's first start is at its time: what runs now says nothing of then.
+    # A cron schedule's first start is at its time: what runs now says nothing of then (and
+    # its words name the time zone already).
     starts_now = "cron" not in spec.get("schedule", {})
     return {
         "timing": timing,
         "starts": starts,
-        "zone": "" if "cron" in spec.get("schedule", {}) else timezone.get_current_timezone_name(),
+        "zone": timezone.get_current_timezone_name() if starts_now else "",
         "trials": form.trials,
         "boards": len(form.checked.boards),
         "estimate_s": plans.estimate_s(form.checked),
